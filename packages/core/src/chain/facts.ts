@@ -1,0 +1,92 @@
+import type { ResultAsync } from 'neverthrow';
+import type { AssetType, TransactionCategory, TransactionState } from '../contract/enums.js';
+
+/** TRON's finality policy: 19 confirmations together with finalized (solidified) evidence. */
+export const REQUIRED_CONFIRMATIONS = 19;
+
+/** One normalized value movement of a transaction. Addresses are base58 `T…`. */
+export interface Transfer {
+  /** Stable position in the normalized list (0-based). */
+  index: number;
+  assetType: AssetType;
+  /** Where the transfer was read from: the contract itself, a TRC20 Transfer log, or an internal transaction. */
+  source: 'contract' | 'log' | 'internal';
+  sender: string | null;
+  recipient: string | null;
+  /** TRC20 contract (the log's emitter), base58; null for TRX and TRC10. */
+  tokenContract: string | null;
+  /** TRC10 token id ("1002000"); null otherwise. */
+  tokenId: string | null;
+  /** As read from the token (a symbol does not prove authenticity); null when unreadable. TRX: "TRX". */
+  tokenSymbol: string | null;
+  /** Token name, for impersonation checks; null when unreadable. */
+  tokenName: string | null;
+  /** Null when the token's metadata could not be read. TRX: 6. */
+  decimals: number | null;
+  /** Raw integer units. */
+  rawAmount: bigint;
+}
+
+/** Why two answers could not both be true (full vs solidity node, node vs its own raw bytes…). */
+export interface Disagreement {
+  code:
+    | 'tx_id_mismatch'
+    | 'raw_data_mismatch'
+    | 'nodes_disagree'
+    | 'info_id_mismatch'
+    | 'log_mismatch'
+    | 'other';
+  detail: string;
+}
+
+/** The chain facts of one transaction, as established (not merely reported) by the provider. */
+export interface ChainFacts {
+  txHash: string;
+  state: TransactionState;
+  /** Raw contract type name (`TransferContract`…); `unknown` when not found. */
+  transactionType: string;
+  category: TransactionCategory;
+  /** Owner (signer) of the transaction's contract. */
+  owner: string | null;
+  blockNumber: number | null;
+  /** Block time of the transaction (freshness.transaction_at). */
+  blockTime: Date | null;
+  confirmations: number | null;
+  /** The solidity node has the transaction (finalized evidence). */
+  finalized: boolean;
+  /** txID = sha256(raw_data_hex) = requested hash and the decoded raw bytes match the JSON. */
+  verified: boolean;
+  /** Contradictions between sources; non-empty means TX_FACTS_DISAGREE. */
+  disagreements: Disagreement[];
+  /**
+   * Facts a complete answer needs are missing (e.g. one node unreachable, tx info missing,
+   * internal transactions unreadable); non-empty means TX_FACTS_PARTIAL.
+   */
+  missing: string[];
+  transfers: Transfer[];
+  transfersTruncated: boolean;
+  /**
+   * Index into `transfers` of the transfer the transaction is about when nothing is expected
+   * (the contract's own transfer, or the single TRC20 Transfer log); null when there is none.
+   */
+  primaryTransfer: number | null;
+  /** Oldest time the token metadata in `transfers` was read from the chain; null when no token is involved. */
+  tokenDataAt: Date | null;
+  /** When the node answers were read. */
+  observedAt: Date;
+}
+
+export interface ProviderContext {
+  /** Aborted at the request deadline: every call made for the check must honor it. */
+  signal: AbortSignal;
+}
+
+export type ChainProviderError =
+  /** No node could be asked or none answered usefully: required transaction data unavailable. */
+  | { kind: 'unavailable'; detail: string }
+  /** The deadline's signal fired. */
+  | { kind: 'aborted' };
+
+export interface ChainFactsProvider {
+  getTransactionFacts(txHash: string, ctx: ProviderContext): ResultAsync<ChainFacts, ChainProviderError>;
+}

@@ -1,0 +1,4 @@
+export * from './enums.js';
+export * from './models.js';
+export * from './reasons.js';
+export { annotate, annotationOf, type JsonSchema } from './schema.js';

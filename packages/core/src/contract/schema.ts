@@ -1,0 +1,97 @@
+import * as t from 'io-ts';
+
+/**
+ * JSON Schema fragments attached to codecs. io-ts carries no constraints a schema can read
+ * (a refinement is an opaque predicate), so every constrained primitive registers the
+ * schema it enforces here, next to its own `validate`: the two cannot drift apart silently
+ * because the OpenAPI tests validate real responses against the generated document.
+ */
+export type JsonSchema = { [key: string]: unknown };
+
+const annotations = new WeakMap<t.Mixed, JsonSchema>();
+
+export function annotate<C extends t.Mixed>(codec: C, schema: JsonSchema): C {
+  annotations.set(codec, schema);
+  return codec;
+}
+
+export function annotationOf(codec: t.Mixed): JsonSchema | undefined {
+  return annotations.get(codec);
+}
+
+/** A string codec checked by a predicate, with the schema that describes the same rule. */
+export function constrainedString(
+  name: string,
+  predicate: (s: string) => boolean,
+  schema: JsonSchema,
+): t.Type<string, string, unknown> {
+  const codec = new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && predicate(u),
+    (u, c) => (typeof u === 'string' && predicate(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+  return annotate(codec, { type: 'string', ...schema });
+}
+
+/** A plain (unbranded) integer, optionally bounded. */
+export function integer(
+  name = 'integer',
+  bounds: { minimum?: number; maximum?: number } = {},
+): t.Type<number, number, unknown> {
+  const ok = (u: unknown): u is number =>
+    typeof u === 'number' &&
+    Number.isSafeInteger(u) &&
+    (bounds.minimum === undefined || u >= bounds.minimum) &&
+    (bounds.maximum === undefined || u <= bounds.maximum);
+  const codec = new t.Type<number, number, unknown>(
+    name,
+    ok,
+    (u, c) => (ok(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+  return annotate(codec, { type: 'integer', ...bounds });
+}
+
+export const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+
+/** An enum of string values, kept in declaration order for the schema. */
+export function enumOf<const V extends readonly [string, ...string[]]>(name: string, values: V) {
+  const keys = Object.fromEntries(values.map((v) => [v, null])) as { [K in V[number]]: null };
+  return t.keyof(keys, name);
+}
+
+/**
+ * An object codec that fails on unknown properties (io-ts `exact` only strips them).
+ * It keeps the `ExactType` tag, so the schema walker emits `additionalProperties: false`.
+ */
+export function strictObject<R extends t.Props, O extends t.Props>(
+  name: string,
+  required: R,
+  optional: O,
+) {
+  const inner = t.intersection([t.type(required), t.partial(optional)]);
+  const allowed = new Set([...Object.keys(required), ...Object.keys(optional)]);
+  const exact = t.exact(inner);
+  return new t.ExactType<typeof inner, t.TypeOf<typeof inner>, t.OutputOf<typeof inner>, unknown>(
+    name,
+    exact.is,
+    (u, c) => {
+      if (typeof u === 'object' && u !== null && !Array.isArray(u)) {
+        const unknownKeys = Object.keys(u).filter((k) => !allowed.has(k));
+        if (unknownKeys.length > 0) {
+          return t.failure(u, c, `unknown field${unknownKeys.length > 1 ? 's' : ''}: ${unknownKeys.join(', ')}`);
+        }
+      }
+      return exact.validate(u, c);
+    },
+    exact.encode,
+    inner,
+  );
+}
+
+export const isoDateTime = constrainedString(
+  'DateTime',
+  (s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(s) && !Number.isNaN(Date.parse(s)),
+  { format: 'date-time' },
+);

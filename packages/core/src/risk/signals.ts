@@ -1,0 +1,91 @@
+import type { ProviderContext } from '../chain/facts.js';
+import type { ExposureType } from '../contract/enums.js';
+
+/**
+ * Provider answers. Each one either carries data with the time the data is as of, or says
+ * it is unavailable and why. There is no way to express "clean" without having assessed.
+ */
+export type Unavailable = { status: 'unavailable'; reason: string };
+
+// ---- sanctions ---------------------------------------------------------------------------
+
+export type SanctionsAnswer =
+  | {
+      status: 'answered';
+      /** Every screened address that is listed (empty = screened, none listed). */
+      hits: { address: string; source: string; name: string | null }[];
+      /** Age of the data: the list date, or when a live API answered (cache age included). */
+      asOf: Date;
+    }
+  | Unavailable;
+
+export interface SanctionsProvider {
+  /** Screens all `addresses` (base58). Never rejects: outside failures are `unavailable`. */
+  screen(addresses: readonly string[], ctx: ProviderContext): Promise<SanctionsAnswer>;
+}
+
+// ---- AML ---------------------------------------------------------------------------------
+
+export type AmlLevel = 'low' | 'moderate' | 'high' | 'severe';
+
+export interface Exposure {
+  category: string;
+  exposureType: ExposureType;
+  /** 1 for direct; see the risk README for indirect. */
+  hops: number;
+  /** Decimal string percentage ("12.5"), or null when the vendor gives none. */
+  percent: string | null;
+}
+
+export type AmlAnswer =
+  | { status: 'answered'; level: AmlLevel; exposures: Exposure[]; asOf: Date }
+  | Unavailable;
+
+/** The asset a transfer moves, as far as AML coverage is concerned. */
+export type AssetRef =
+  | { kind: 'trx' }
+  | { kind: 'trc10'; tokenId: string }
+  | { kind: 'trc20'; contract: string };
+
+export interface AmlProvider {
+  /** False when the vendor does not cover this asset (AML_UNSUPPORTED_ASSET). */
+  supportsAsset(asset: AssetRef): boolean;
+  /** Risk of one address. Never rejects. */
+  assessAddress(address: string, ctx: ProviderContext): Promise<AmlAnswer>;
+}
+
+// ---- token authenticity ------------------------------------------------------------------
+
+export interface TokenRef {
+  asset: AssetRef;
+  symbol: string | null;
+  name: string | null;
+}
+
+export type TokenAuthenticityAnswer =
+  | { status: 'answered'; authenticity: 'official' | 'fake' | 'unknown'; asOf: Date }
+  | Unavailable;
+
+export interface TokenAuthenticityProvider {
+  assess(token: TokenRef, ctx: ProviderContext): Promise<TokenAuthenticityAnswer>;
+}
+
+// ---- what the assessment receives ----------------------------------------------------------
+
+/**
+ * The risk half of a check, gathered for one transaction.
+ * `null` entries mean "not applicable" (nothing to screen / no token involved), which is
+ * different from an `unavailable` answer.
+ */
+export interface RiskSignals {
+  sanctions: SanctionsAnswer | null;
+  /** Combined AML over the screened counterparties (highest level), or unsupported asset. */
+  aml: AmlAnswer | { status: 'unsupported_asset' } | null;
+  token: TokenAuthenticityAnswer | null;
+}
+
+export interface RiskProviders {
+  sanctions: SanctionsProvider;
+  aml: AmlProvider;
+  tokens: TokenAuthenticityProvider;
+}

@@ -1,0 +1,1 @@
+export { sharedDir, sharedPath } from './shared.js';
