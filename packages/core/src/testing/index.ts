@@ -1,1 +1,2 @@
 export { sharedDir, sharedPath } from './shared.js';
+export * from './fake-vendors.js';
