@@ -5,3 +5,4 @@ export * from './chain/facts.js';
 export * from './risk/signals.js';
 export * from './assessment/input.js';
 export * from './runtime/http.js';
+export * from './validation/index.js';

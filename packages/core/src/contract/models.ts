@@ -37,6 +37,7 @@ export const DecimalAmount = constrainedString('DecimalAmount', isPlainDecimal, 
 });
 
 const NonNegativeInteger = integer('NonNegativeInteger', { minimum: 0 });
+export const Days = integer('Days', { minimum: 1, maximum: 90 });
 const Text = t.string;
 
 // ---- request -----------------------------------------------------------------------------
@@ -51,6 +52,17 @@ export const TransactionCheckRequest = strictObject(
   },
 );
 export type TransactionCheckRequest = t.TypeOf<typeof TransactionCheckRequest>;
+
+/**
+ * Header `Idempotency-Key`: 1 to 128 printable ASCII characters (space included), but no
+ * leading or trailing space: HTTP hops strip those, so such a key could change between retries.
+ */
+const IDEMPOTENCY_KEY = /^[!-~]([ -~]{0,126}[!-~])?$/;
+export const IdempotencyKey = constrainedString('IdempotencyKey', (s) => IDEMPOTENCY_KEY.test(s), {
+  pattern: IDEMPOTENCY_KEY.source,
+  minLength: 1,
+  maxLength: 128,
+});
 
 // ---- check response ----------------------------------------------------------------------
 
@@ -138,7 +150,7 @@ export type TransactionCheckResponse = t.TypeOf<typeof TransactionCheckResponse>
 
 // ---- usage -------------------------------------------------------------------------------
 
-export const UsageQuery = strictObject('UsageQuery', {}, { days: integer('Days', { minimum: 1, maximum: 90 }) });
+export const UsageQuery = strictObject('UsageQuery', {}, { days: Days });
 export type UsageQuery = t.TypeOf<typeof UsageQuery>;
 
 export const UsagePlanResponse = t.type(
@@ -169,7 +181,7 @@ export const UsagePeriodResponse = t.type(
 
 export const UsageRecentResponse = t.type(
   {
-    days: integer('Days', { minimum: 1, maximum: 90 }),
+    days: Days,
     requests: NonNegativeInteger,
     billable: NonNegativeInteger,
     limited_data: NonNegativeInteger,
