@@ -1,2 +1,14 @@
 export { sharedDir, sharedPath } from './shared.js';
 export * from './fake-vendors.js';
+export * from './fake-tron-node.js';
+export {
+  TRON_FIXTURE_TX,
+  RECORDED_FAILED_USDT_TX,
+  USDT_CONTRACT,
+  TRC10_FIXTURE_ASSET_ID,
+  buildTronTransaction,
+  transferLog,
+  loadTronFixtures,
+  type BuildTransactionInput,
+  type FakeTronTransaction,
+} from './fake-tron-fixtures.js';

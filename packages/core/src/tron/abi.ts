@@ -1,0 +1,159 @@
+/**
+ * Defensive decoding of the ABI values a payment check reads from TRC20 contracts and logs.
+ * A contract is arbitrary code: every return may be short, oversized, bytes32-style or garbage,
+ * so each decoder answers null instead of throwing or guessing.
+ */
+const WORD = 64; // hex chars per 32-byte word
+const HEX = /^(?:[0-9a-fA-F]{2})*$/;
+
+/** Keccak selectors of the TRC20 functions and event we read. */
+export const SELECTORS = {
+  transfer: 'a9059cbb',
+  transferFrom: '23b872dd',
+  /** Error(string): a revert reason, never a value. */
+  error: '08c379a0',
+} as const;
+export const TRANSFER_EVENT_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+const clean = (hex: string): string | null => {
+  const body = hex.startsWith('0x') ? hex.slice(2) : hex;
+  return HEX.test(body) ? body.toLowerCase() : null;
+};
+
+/** A single uint256 word; null unless exactly one 32-byte word. */
+export function decodeUint256(hex: string): bigint | null {
+  const body = clean(hex);
+  if (body === null || body.length !== WORD) return null;
+  return BigInt(`0x${body}`);
+}
+
+/** The low 20 bytes of an address word, as 40 hex chars; null when the high 12 bytes hold anything but 0 or a 0x41 prefix byte. */
+export function decodeAddressWord(hex: string): string | null {
+  const body = clean(hex);
+  if (body === null || body.length !== WORD) return null;
+  const high = body.slice(0, 24);
+  // java-tron call data sometimes carries the 0x41 prefix in the address word.
+  if (high !== '0'.repeat(24) && high !== `${'0'.repeat(22)}41`) return null;
+  return body.slice(24);
+}
+
+/** decimals(): a uint in 0..77 (10^77 is the largest power of ten a uint256 holds). */
+export function decodeDecimals(hex: string): number | null {
+  const body = clean(hex);
+  if (body === null || body.length < WORD || body.startsWith(SELECTORS.error)) return null;
+  // Some tokens return a wider tuple; ABI decoders read the first word.
+  const value = decodeUint256(body.slice(0, WORD));
+  return value !== null && value <= 77n ? Number(value) : null;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const MAX_TEXT_BYTES = 256;
+
+function text(bytes: Buffer): string | null {
+  if (bytes.length > MAX_TEXT_BYTES) return null;
+  let value: string;
+  try {
+    value = utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+  // Control characters have no business in a symbol or name and would corrupt logs and responses.
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(value) ? null : value;
+}
+
+/**
+ * symbol()/name(): an ABI `string` (offset, length, bytes) or, as some old tokens do, a `bytes32`
+ * right-padded with zeros. Null for anything else (revert data, bad offsets, invalid UTF-8).
+ */
+export function decodeAbiString(hex: string): string | null {
+  const body = clean(hex);
+  if (body === null || body.length === 0 || body.startsWith(SELECTORS.error)) return null;
+  const bytes = Buffer.from(body, 'hex');
+  if (bytes.length === 32) {
+    const end = bytes.indexOf(0);
+    const trimmed = bytes.subarray(0, end === -1 ? 32 : end);
+    // A bytes32 symbol is text followed only by zero bytes.
+    if (end !== -1 && bytes.subarray(end).some((b) => b !== 0)) return null;
+    return trimmed.length === 0 ? null : text(trimmed);
+  }
+  if (bytes.length < 64 || bytes.length % 32 !== 0) return null;
+  const offset = BigInt(`0x${body.slice(0, WORD)}`);
+  if (offset % 32n !== 0n || offset + 32n > BigInt(bytes.length)) return null;
+  const start = Number(offset);
+  const length = BigInt(`0x${bytes.subarray(start, start + 32).toString('hex')}`);
+  if (length > BigInt(bytes.length - start - 32)) return null;
+  const value = bytes.subarray(start + 32, start + 32 + Number(length));
+  return value.length === 0 ? null : text(value);
+}
+
+/** A decoded `transfer(address,uint256)` or `transferFrom(address,address,uint256)` call. */
+export interface TokenTransferCall {
+  selector: typeof SELECTORS.transfer | typeof SELECTORS.transferFrom;
+  /** 20-byte hex; null for `transfer`, where the sender is the caller. */
+  from: string | null;
+  to: string;
+  amount: bigint;
+}
+
+/** The token-transfer call in TriggerSmartContract data; null for any other call or malformed arguments. */
+export function decodeTokenTransferCall(data: string): TokenTransferCall | null {
+  const body = clean(data);
+  if (body === null) return null;
+  const selector = body.slice(0, 8);
+  const words = body.slice(8);
+  const word = (i: number) => words.slice(i * WORD, (i + 1) * WORD);
+  if (selector === SELECTORS.transfer && words.length >= 2 * WORD) {
+    const to = decodeAddressWord(word(0));
+    const amount = decodeUint256(word(1));
+    return to !== null && amount !== null ? { selector, from: null, to, amount } : null;
+  }
+  if (selector === SELECTORS.transferFrom && words.length >= 3 * WORD) {
+    const from = decodeAddressWord(word(0));
+    const to = decodeAddressWord(word(1));
+    const amount = decodeUint256(word(2));
+    return from !== null && to !== null && amount !== null ? { selector, from, to, amount } : null;
+  }
+  return null;
+}
+
+/** A Transfer(address,address,uint256) event log. */
+export interface TransferEvent {
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+export type TransferLogReading =
+  | { kind: 'transfer'; event: TransferEvent }
+  /** Carries the Transfer topic but not its shape (e.g. an ERC-721-style indexed id, or tampered data). */
+  | { kind: 'malformed' }
+  | { kind: 'other' };
+
+/** Reads a log as a Transfer event: topic0, two address topics, one uint256 data word. */
+export function readTransferLog(topics: readonly string[], data: string): TransferLogReading {
+  if (clean(topics[0] ?? '') !== TRANSFER_EVENT_TOPIC) return { kind: 'other' };
+  // Four topics: an ERC-721-style transfer of a token id, not an amount.
+  if (topics.length === 4) return { kind: 'other' };
+  if (topics.length !== 3) return { kind: 'malformed' };
+  const from = decodeAddressWord(topics[1] ?? '');
+  const to = decodeAddressWord(topics[2] ?? '');
+  const amount = decodeUint256(data);
+  if (from === null || to === null || amount === null) return { kind: 'malformed' };
+  return { kind: 'transfer', event: { from, to, amount } };
+}
+
+/** ABI encodings the fake node answers with. */
+export function encodeUint256(value: bigint): string {
+  return value.toString(16).padStart(WORD, '0');
+}
+
+export function encodeAbiString(value: string): string {
+  const bytes = Buffer.from(value, 'utf8');
+  const padded = Math.ceil(bytes.length / 32) * WORD;
+  return encodeUint256(32n) + encodeUint256(BigInt(bytes.length)) + bytes.toString('hex').padEnd(padded, '0');
+}
+
+export function encodeAddressWord(address20Hex: string): string {
+  return address20Hex.toLowerCase().padStart(WORD, '0');
+}
