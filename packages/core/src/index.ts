@@ -4,5 +4,7 @@ export * from './tron/amount.js';
 export * from './chain/facts.js';
 export * from './risk/signals.js';
 export * from './assessment/input.js';
+export { assess, compareTransfer, matchExpectations, selectTransfer } from './assessment/index.js';
+export type { Comparison, ExpectedPaymentMatch, TransferComparison } from './assessment/index.js';
 export * from './runtime/http.js';
 export * from './validation/index.js';

@@ -1,0 +1,110 @@
+import type { Result } from 'neverthrow';
+import { REQUIRED_CONFIRMATIONS, type ChainFacts, type Transfer } from '../chain/facts.js';
+import type { ExposureResponse, TransactionCheckResponse, TransferResponse } from '../contract/models.js';
+import type { Exposure, RiskSignals } from '../risk/signals.js';
+import { formatAmount } from '../tron/amount.js';
+import { coverageOf } from './coverage.js';
+import { readEvidence } from './evidence.js';
+import { freshnessOf } from './freshness.js';
+import type { AssessmentInput, AssessmentRejection } from './input.js';
+import { matchExpectations } from './matching.js';
+import { verdictOf } from './verdict.js';
+
+const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
+
+/**
+ * The spec's not_found values: nothing about the transaction is known, and nothing was screened,
+ * whatever a provider may have said.
+ */
+function asNotFound(facts: ChainFacts): ChainFacts {
+  return {
+    ...facts,
+    transactionType: 'unknown',
+    category: 'unknown',
+    owner: null,
+    blockNumber: null,
+    blockTime: null,
+    confirmations: null,
+    finalized: false,
+    transfers: [],
+    transfersTruncated: false,
+    primaryTransfer: null,
+    tokenDataAt: null,
+  };
+}
+
+function transferResponse(transfer: Transfer): TransferResponse {
+  return {
+    index: transfer.index,
+    asset_type: transfer.assetType,
+    sender: transfer.sender,
+    recipient: transfer.recipient,
+    token_contract: transfer.tokenContract,
+    token_id: transfer.tokenId,
+    token_symbol: transfer.tokenSymbol,
+    decimals: transfer.decimals,
+    amount: transfer.decimals === null ? null : formatAmount(transfer.rawAmount, transfer.decimals),
+  };
+}
+
+function exposureResponse(exposure: Exposure): ExposureResponse {
+  return {
+    category: exposure.category,
+    exposure_type: exposure.exposureType,
+    hops: exposure.hops,
+    percent: exposure.percent,
+  };
+}
+
+/**
+ * The whole response body of one check, from chain facts, risk signals and the caller's
+ * expectations. Pure: the time comes in `checkedAt`. The one error is the 422 for an expected
+ * amount finer than its asset's decimals, which can only be known once the decimals are.
+ */
+export function assess(input: AssessmentInput): Result<TransactionCheckResponse, AssessmentRejection> {
+  const notFound = input.facts.state === 'not_found';
+  const facts = notFound ? asNotFound(input.facts) : input.facts;
+  const signals = notFound ? NO_SIGNALS : input.signals;
+
+  return matchExpectations(facts, input.expectations).map((match) => {
+    const evidence = readEvidence(facts, signals, match);
+    const coverage = coverageOf(evidence);
+    const verdict = verdictOf(evidence);
+    if (verdict.overallState === 'CLEAR' && coverage !== 'complete') {
+      throw new Error(`CLEAR with partial coverage: ${JSON.stringify(evidence)}`);
+    }
+    const selected = match.selection.transfer;
+    const selectedResponse = selected === null ? null : transferResponse(selected);
+    const aml = signals.aml?.status === 'answered' ? signals.aml : null;
+    const token = signals.token?.status === 'answered' ? signals.token.authenticity : 'unknown';
+    return {
+      request_id: input.requestId,
+      tx_hash: input.txHash,
+      network: 'tron',
+      transaction_type: facts.transactionType,
+      transaction_category: facts.category,
+      transaction_state: facts.state,
+      confirmations: facts.confirmations,
+      required_confirmations: REQUIRED_CONFIRMATIONS,
+      sender: selectedResponse?.sender ?? null,
+      recipient: selectedResponse?.recipient ?? null,
+      token_contract: selectedResponse?.token_contract ?? null,
+      token_symbol: selectedResponse?.token_symbol ?? null,
+      decimals: selectedResponse?.decimals ?? null,
+      amount: selectedResponse?.amount ?? null,
+      transfers: facts.transfers.map(transferResponse),
+      transfers_truncated: facts.transfersTruncated,
+      aml_risk_level: aml?.level ?? 'unknown',
+      sanctions_hit: evidence.sanctions === 'unavailable' ? null : evidence.sanctions === 'hit',
+      key_exposure: (aml?.exposures ?? []).map(exposureResponse),
+      token_authenticity: token,
+      recipient_match: match.recipient,
+      token_match: match.token,
+      amount_match: match.amount,
+      coverage,
+      freshness: freshnessOf(facts, signals, input.checkedAt),
+      overall_state: verdict.overallState,
+      reasons: verdict.reasons,
+    };
+  });
+}

@@ -1,0 +1,84 @@
+import { REQUIRED_CONFIRMATIONS, type ChainFacts } from '../chain/facts.js';
+import type { TransactionState } from '../contract/enums.js';
+import type { AmlLevel, RiskSignals } from '../risk/signals.js';
+import type { ExpectedPaymentMatch } from './matching.js';
+
+/**
+ * What a check established, each piece read once and conservatively: an answer the assessment
+ * cannot use is `unavailable`, never a clean value. Coverage, overall state and reasons are all
+ * derived from this one reading, so they cannot disagree about the evidence.
+ */
+export interface Evidence {
+  state: TransactionState;
+  /** Verified against the hash, no contradiction, nothing missing (TX_FACTS_VERIFIED). */
+  factsVerified: boolean;
+  /** Sources contradict each other (TX_FACTS_DISAGREE). */
+  contradictory: boolean;
+  /** A found transaction whose facts are unverified or incomplete, or whose state is unknown (TX_FACTS_PARTIAL). */
+  factsIncomplete: boolean;
+  /** Included in finalized evidence with at least 19 confirmations (confirmed or failed). */
+  final: boolean;
+  truncated: boolean;
+  sanctions: 'hit' | 'clear' | 'unavailable';
+  aml: AmlLevel | 'unavailable' | 'unsupported' | 'not_applicable';
+  token: 'official' | 'fake' | 'unknown' | 'unavailable' | 'not_applicable';
+  match: ExpectedPaymentMatch;
+}
+
+function isFinal(facts: ChainFacts): boolean {
+  return (
+    (facts.state === 'confirmed' || facts.state === 'failed') &&
+    facts.finalized &&
+    facts.confirmations !== null &&
+    facts.confirmations >= REQUIRED_CONFIRMATIONS
+  );
+}
+
+/**
+ * Screening applies to every found transaction (it always has a signer), so no answer is no screening;
+ * for a transaction that was not found nothing was screened (sanctions_hit null).
+ */
+function readSanctions(signals: RiskSignals): Evidence['sanctions'] {
+  const answer = signals.sanctions;
+  if (answer === null || answer.status !== 'answered') return 'unavailable';
+  return answer.hits.length > 0 ? 'hit' : 'clear';
+}
+
+function readAml(signals: RiskSignals): Evidence['aml'] {
+  const answer = signals.aml;
+  if (answer === null) return 'not_applicable';
+  if (answer.status === 'answered') return answer.level;
+  return answer.status === 'unsupported_asset' ? 'unsupported' : 'unavailable';
+}
+
+/**
+ * Token authenticity applies where the selected transfer moves a TRC10/TRC20 token; a missing answer
+ * there is unavailable. Without such a transfer a `null` answer is "not applicable" (TRX is answered
+ * `official` by the token provider itself).
+ */
+function readToken(signals: RiskSignals, match: ExpectedPaymentMatch): Evidence['token'] {
+  const answer = signals.token;
+  if (answer === null) {
+    const asset = match.selection.transfer?.assetType;
+    return asset === 'trc10' || asset === 'trc20' ? 'unavailable' : 'not_applicable';
+  }
+  return answer.status === 'answered' ? answer.authenticity : 'unavailable';
+}
+
+export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: ExpectedPaymentMatch): Evidence {
+  const found = facts.state !== 'not_found';
+  const contradictory = facts.disagreements.length > 0;
+  const factsIncomplete = found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown');
+  return {
+    state: facts.state,
+    factsVerified: found && !contradictory && !factsIncomplete,
+    contradictory,
+    factsIncomplete,
+    final: isFinal(facts),
+    truncated: found && facts.transfersTruncated,
+    sanctions: readSanctions(signals),
+    aml: readAml(signals),
+    token: readToken(signals, match),
+    match,
+  };
+}

@@ -1,0 +1,37 @@
+import type { ChainFacts } from '../chain/facts.js';
+import type { FreshnessResponse } from '../contract/models.js';
+import type { RiskSignals } from '../risk/signals.js';
+
+function oldest(times: readonly (Date | null)[]): Date | null {
+  let result: Date | null = null;
+  for (const time of times) {
+    if (time && (result === null || time.getTime() < result.getTime())) result = time;
+  }
+  return result;
+}
+
+const iso = (time: Date | null) => (time === null ? null : time.toISOString());
+
+const answeredAt = (answer: { status: string; asOf?: Date } | null) =>
+  answer?.status === 'answered' ? (answer.asOf ?? null) : null;
+
+/**
+ * Source times of one check, from the facts and signals the assessment used.
+ * `risk_data_at`: the oldest `asOf` of the sanctions and AML answers; `token_data_at`: the oldest of
+ * the token answer's `asOf` and the chain's token metadata read time; `max_source_age_seconds`: whole
+ * seconds from the oldest of those and the chain observation to `checked_at` (block time is when the
+ * transaction happened, not how old our data is); 0 when a source claims a time after `checked_at`.
+ */
+export function freshnessOf(facts: ChainFacts, signals: RiskSignals, checkedAt: Date): FreshnessResponse {
+  const riskDataAt = oldest([answeredAt(signals.sanctions), answeredAt(signals.aml)]);
+  const tokenDataAt = oldest([answeredAt(signals.token), facts.tokenDataAt]);
+  const oldestSource = oldest([facts.observedAt, riskDataAt, tokenDataAt])!;
+  const age = Math.floor((checkedAt.getTime() - oldestSource.getTime()) / 1000);
+  return {
+    checked_at: checkedAt.toISOString(),
+    transaction_at: iso(facts.blockTime),
+    risk_data_at: iso(riskDataAt),
+    token_data_at: iso(tokenDataAt),
+    max_source_age_seconds: Math.max(0, age),
+  };
+}

@@ -1,0 +1,164 @@
+import { err, ok, type Result } from 'neverthrow';
+import type { ChainFacts, Transfer } from '../chain/facts.js';
+import { parseAmount } from '../tron/amount.js';
+import type { AssessmentRejection, Expectations, TransferSelection } from './input.js';
+
+/** `true` matches, `false` checked and differs, `null` not supplied or not enough data. */
+export type Comparison = boolean | null;
+
+export interface TransferComparison {
+  recipient: Comparison;
+  token: Comparison;
+  amount: Comparison;
+}
+
+/** The expected-payment answer of a check: one selected transfer and its three comparisons. */
+export interface ExpectedPaymentMatch {
+  selection: TransferSelection;
+  recipient: Comparison;
+  token: Comparison;
+  amount: Comparison;
+  /** A supplied expectation could not be compared (EXPECTED_DATA_UNAVAILABLE, coverage partial). */
+  dataUnavailable: boolean;
+}
+
+const FIELDS = ['recipient', 'token', 'amount'] as const;
+
+function supplied(expectations: Expectations): Record<keyof TransferComparison, boolean> {
+  return {
+    recipient: expectations.recipient !== null,
+    token: expectations.tokenContract !== null,
+    amount: expectations.amount !== null,
+  };
+}
+
+export function hasExpectations(expectations: Expectations): boolean {
+  return FIELDS.some((field) => supplied(expectations)[field]);
+}
+
+/** TRX and TRC10 have no contract, so they never match an expected contract; a TRC20 without one is unknown. */
+function compareContract(transfer: Transfer, expected: string): Comparison {
+  if (transfer.tokenContract !== null) return transfer.tokenContract === expected;
+  return transfer.assetType === 'trc20' ? null : false;
+}
+
+/** Raw units in the transfer's own decimals; an amount finer than those decimals cannot equal it. */
+function compareAmount(transfer: Transfer, expected: string): Comparison {
+  if (transfer.decimals === null) return null;
+  return parseAmount(expected, transfer.decimals).match(
+    (raw) => raw === transfer.rawAmount,
+    (error) => {
+      if (error.kind === 'excess_precision') return false;
+      throw new Error(`expected amount was not syntax-validated: ${JSON.stringify(expected)}`);
+    },
+  );
+}
+
+/** Each supplied expectation against one transfer. */
+export function compareTransfer(transfer: Transfer, expectations: Expectations): TransferComparison {
+  const { recipient, tokenContract, amount } = expectations;
+  return {
+    recipient: recipient === null || transfer.recipient === null ? null : transfer.recipient === recipient,
+    token: tokenContract === null ? null : compareContract(transfer, tokenContract),
+    amount: amount === null ? null : compareAmount(transfer, amount),
+  };
+}
+
+function matchCount(comparison: TransferComparison): number {
+  return FIELDS.filter((field) => comparison[field] === true).length;
+}
+
+function satisfiesAll(comparison: TransferComparison, expectations: Expectations): boolean {
+  const wanted = supplied(expectations);
+  return FIELDS.every((field) => !wanted[field] || comparison[field] === true);
+}
+
+const byIndex = (a: Transfer, b: Transfer) => a.index - b.index;
+
+/**
+ * The transfer a check is about (matching rules 1–3). Without expectations: the facts' primary
+ * transfer. Otherwise the first transfer (by index) satisfying every supplied expectation, else
+ * the one with the most matches (ties: lowest index). Unknown comparisons count as no match.
+ */
+export function selectTransfer(facts: ChainFacts, expectations: Expectations): TransferSelection {
+  if (!hasExpectations(expectations)) {
+    const primary = facts.transfers.find((transfer) => transfer.index === facts.primaryTransfer) ?? null;
+    return { transfer: primary, ambiguous: false };
+  }
+  const ordered = [...facts.transfers].sort(byIndex);
+  const scored = ordered.map((transfer) => ({ transfer, comparison: compareTransfer(transfer, expectations) }));
+  const full = scored.filter(({ comparison }) => satisfiesAll(comparison, expectations));
+  if (full.length > 0) return { transfer: full[0]!.transfer, ambiguous: full.length > 1 };
+  let best: (typeof scored)[number] | null = null;
+  for (const candidate of scored) {
+    if (best === null || matchCount(candidate.comparison) > matchCount(best.comparison)) best = candidate;
+  }
+  return { transfer: best?.transfer ?? null, ambiguous: false };
+}
+
+/**
+ * A list that may hide transfers (truncated, facts missing or contradictory, state not established):
+ * the absence of a matching transfer in it proves nothing.
+ */
+function transferListComplete(facts: ChainFacts): boolean {
+  return (
+    !facts.transfersTruncated &&
+    facts.missing.length === 0 &&
+    facts.disagreements.length === 0 &&
+    facts.verified &&
+    facts.state !== 'not_found' &&
+    facts.state !== 'unknown'
+  );
+}
+
+/**
+ * Decimals the expected amount is written in: the expected token's (read from any listed transfer of
+ * that exact contract) when a contract is expected, otherwise the selected transfer's. Null when unknown.
+ */
+function expectedAmountDecimals(
+  facts: ChainFacts,
+  expectations: Expectations,
+  selected: Transfer | null,
+): number | null {
+  if (expectations.tokenContract === null) return selected?.decimals ?? null;
+  const ofToken = [...facts.transfers]
+    .sort(byIndex)
+    .find((transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null);
+  return ofToken?.decimals ?? null;
+}
+
+/**
+ * Matching rules 1–10 for one check: the selection, its three comparisons, and the 422 for an
+ * expected amount with more nonzero precision than its asset's known decimals.
+ */
+export function matchExpectations(
+  facts: ChainFacts,
+  expectations: Expectations,
+): Result<ExpectedPaymentMatch, AssessmentRejection> {
+  const selection = selectTransfer(facts, expectations);
+  const selected = selection.transfer;
+
+  if (expectations.amount !== null) {
+    const decimals = expectedAmountDecimals(facts, expectations, selected);
+    if (decimals !== null && parseAmount(expectations.amount, decimals).isErr()) {
+      return err({
+        code: 'invalid_expected_amount',
+        message: `expected_amount has more decimal places than the asset supports (${decimals})`,
+      });
+    }
+  }
+
+  const wanted = supplied(expectations);
+  const listComplete = transferListComplete(facts);
+  const compared = selected === null ? null : compareTransfer(selected, expectations);
+  const field = (name: keyof TransferComparison): Comparison => {
+    if (!wanted[name]) return null;
+    // No transfer at all: a complete list proves nothing matches.
+    const value = compared === null ? false : compared[name];
+    // A matching transfer may be hidden in an incomplete list: `false` is then not proven.
+    return value === false && !listComplete ? null : value;
+  };
+  const match = { recipient: field('recipient'), token: field('token'), amount: field('amount') };
+  const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
+  return ok({ selection, ...match, dataUnavailable });
+}

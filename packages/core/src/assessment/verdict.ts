@@ -1,0 +1,171 @@
+import type { OverallState, Severity } from '../contract/enums.js';
+import type { ReasonResponse } from '../contract/models.js';
+import { reason, REASONS, type ReasonCode } from '../contract/reasons.js';
+import type { Evidence } from './evidence.js';
+
+export const MIN_REASONS = 2;
+export const MAX_REASONS = 5;
+
+/**
+ * What each code does to the overall state. The lowest rank present decides it:
+ * a sanctions hit beats everything, contradictory facts beat every other finding,
+ * then high findings, then missing/unsupported evidence, then conditions to review.
+ * Codes without an effect are evidence found in order: with only those, the check is CLEAR.
+ */
+const EFFECT: Partial<Record<ReasonCode, { rank: number; state: Exclude<OverallState, 'CLEAR'> }>> = {
+  SANCTIONS_HIT: { rank: 0, state: 'HIGH_RISK' },
+  TX_FACTS_DISAGREE: { rank: 1, state: 'LIMITED_DATA' },
+  AML_HIGH: { rank: 2, state: 'HIGH_RISK' },
+  TOKEN_FAKE: { rank: 2, state: 'HIGH_RISK' },
+  TX_NOT_FOUND: { rank: 3, state: 'LIMITED_DATA' },
+  TX_FACTS_PARTIAL: { rank: 3, state: 'LIMITED_DATA' },
+  SANCTIONS_UNAVAILABLE: { rank: 3, state: 'LIMITED_DATA' },
+  AML_UNAVAILABLE: { rank: 3, state: 'LIMITED_DATA' },
+  AML_UNSUPPORTED_ASSET: { rank: 3, state: 'LIMITED_DATA' },
+  TOKEN_AUTH_UNAVAILABLE: { rank: 3, state: 'LIMITED_DATA' },
+  TOKEN_UNKNOWN: { rank: 3, state: 'LIMITED_DATA' },
+  EXPECTED_DATA_UNAVAILABLE: { rank: 3, state: 'LIMITED_DATA' },
+  TX_REVERTED: { rank: 4, state: 'REVIEW' },
+  TX_PENDING_CONFIRMATIONS: { rank: 4, state: 'REVIEW' },
+  EXPECTED_RECIPIENT_MISMATCH: { rank: 4, state: 'REVIEW' },
+  EXPECTED_TOKEN_MISMATCH: { rank: 4, state: 'REVIEW' },
+  EXPECTED_AMOUNT_MISMATCH: { rank: 4, state: 'REVIEW' },
+  AMBIGUOUS_TRANSFER: { rank: 4, state: 'REVIEW' },
+  AML_ELEVATED: { rank: 4, state: 'REVIEW' },
+  TRANSFERS_TRUNCATED: { rank: 4, state: 'REVIEW' },
+};
+
+/**
+ * Order of codes of equal severity (severity itself comes from the reason table): the transaction's
+ * state first, then findings about the expected payment and risk, then gaps in the evidence, then
+ * the evidence found in order.
+ */
+export const TIE_ORDER: readonly ReasonCode[] = [
+  'SANCTIONS_HIT',
+  'TX_FACTS_DISAGREE',
+  'AML_HIGH',
+  'TOKEN_FAKE',
+  'TX_NOT_FOUND',
+  'TX_REVERTED',
+  'TX_PENDING_CONFIRMATIONS',
+  'TX_FACTS_PARTIAL',
+  'EXPECTED_RECIPIENT_MISMATCH',
+  'EXPECTED_TOKEN_MISMATCH',
+  'EXPECTED_AMOUNT_MISMATCH',
+  'AMBIGUOUS_TRANSFER',
+  'AML_ELEVATED',
+  'SANCTIONS_UNAVAILABLE',
+  'AML_UNAVAILABLE',
+  'AML_UNSUPPORTED_ASSET',
+  'TOKEN_AUTH_UNAVAILABLE',
+  'TOKEN_UNKNOWN',
+  'EXPECTED_DATA_UNAVAILABLE',
+  'TRANSFERS_TRUNCATED',
+  'TX_FINALIZED',
+  'TX_FACTS_VERIFIED',
+  'SANCTIONS_CLEAR',
+  'AML_LOW',
+  'TOKEN_OFFICIAL',
+];
+
+const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, warning: 2, info: 3 };
+
+/** Sort key: severity (from the reason table), then TIE_ORDER. */
+export function reasonPriority(a: ReasonCode, b: ReasonCode): number {
+  return (
+    SEVERITY_RANK[REASONS[a].severity] - SEVERITY_RANK[REASONS[b].severity] ||
+    TIE_ORDER.indexOf(a) - TIE_ORDER.indexOf(b)
+  );
+}
+
+/** The one code about the transaction's state; every response carries it. */
+function stateReason(evidence: Evidence): ReasonCode {
+  switch (evidence.state) {
+    case 'not_found':
+      return 'TX_NOT_FOUND';
+    case 'failed':
+      return 'TX_REVERTED';
+    case 'unknown':
+      return 'TX_FACTS_PARTIAL';
+    case 'pending':
+      return 'TX_PENDING_CONFIRMATIONS';
+    case 'confirmed':
+      return evidence.final ? 'TX_FINALIZED' : 'TX_PENDING_CONFIRMATIONS';
+  }
+}
+
+const SANCTIONS_CODE = { hit: 'SANCTIONS_HIT', clear: 'SANCTIONS_CLEAR', unavailable: 'SANCTIONS_UNAVAILABLE' } as const;
+
+const AML_CODE = {
+  low: 'AML_LOW',
+  moderate: 'AML_ELEVATED',
+  high: 'AML_HIGH',
+  severe: 'AML_HIGH',
+  unavailable: 'AML_UNAVAILABLE',
+  unsupported: 'AML_UNSUPPORTED_ASSET',
+  not_applicable: null,
+} as const;
+
+const TOKEN_CODE = {
+  official: 'TOKEN_OFFICIAL',
+  fake: 'TOKEN_FAKE',
+  unknown: 'TOKEN_UNKNOWN',
+  unavailable: 'TOKEN_AUTH_UNAVAILABLE',
+  not_applicable: null,
+} as const;
+
+/** Every code that applies to the evidence (unordered, unique). */
+export function applicableReasons(evidence: Evidence): Set<ReasonCode> {
+  const { match } = evidence;
+  const codes: (ReasonCode | null | false)[] = [
+    stateReason(evidence),
+    // A failure that is not yet final could still be reorganized away.
+    evidence.state === 'failed' && !evidence.final && 'TX_PENDING_CONFIRMATIONS',
+    evidence.contradictory && 'TX_FACTS_DISAGREE',
+    evidence.factsIncomplete && 'TX_FACTS_PARTIAL',
+    evidence.factsVerified && 'TX_FACTS_VERIFIED',
+    evidence.truncated && 'TRANSFERS_TRUNCATED',
+    match.selection.ambiguous && 'AMBIGUOUS_TRANSFER',
+    SANCTIONS_CODE[evidence.sanctions],
+    AML_CODE[evidence.aml],
+    TOKEN_CODE[evidence.token],
+    match.recipient === false && 'EXPECTED_RECIPIENT_MISMATCH',
+    match.token === false && 'EXPECTED_TOKEN_MISMATCH',
+    match.amount === false && 'EXPECTED_AMOUNT_MISMATCH',
+    match.dataUnavailable && 'EXPECTED_DATA_UNAVAILABLE',
+  ];
+  return new Set(codes.filter((code): code is ReasonCode => typeof code === 'string'));
+}
+
+export interface Verdict {
+  overallState: OverallState;
+  /** The code that decided the overall state. */
+  explanation: ReasonCode;
+  reasons: ReasonResponse[];
+}
+
+/**
+ * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state,
+ * the transaction-state code, and any SANCTIONS_UNAVAILABLE / AML_UNAVAILABLE (the spec's response
+ * rules) are always kept; the remaining places go to the highest-priority other codes.
+ */
+export function verdictOf(evidence: Evidence): Verdict {
+  const applicable = [...applicableReasons(evidence)].sort(reasonPriority);
+  const rankOf = (code: ReasonCode) => EFFECT[code]?.rank ?? Number.POSITIVE_INFINITY;
+  // Stable sort: among equal ranks the higher-priority code explains.
+  const explanation = [...applicable].sort((a, b) => rankOf(a) - rankOf(b))[0]!;
+  const overallState = EFFECT[explanation]?.state ?? 'CLEAR';
+
+  const kept = new Set<ReasonCode>([explanation, stateReason(evidence)]);
+  for (const code of ['SANCTIONS_UNAVAILABLE', 'AML_UNAVAILABLE'] as const) {
+    if (applicable.includes(code)) kept.add(code);
+  }
+  for (const code of applicable) {
+    if (kept.size >= MAX_REASONS) break;
+    kept.add(code);
+  }
+  const reasons = [...kept].sort(reasonPriority).map(reason);
+  // A state reason and a sanctions reason always apply, so this holds by construction.
+  if (reasons.length < MIN_REASONS) throw new Error(`only ${reasons.length} reason(s) apply`);
+  return { overallState, explanation, reasons };
+}
