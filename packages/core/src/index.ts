@@ -7,4 +7,5 @@ export * from './assessment/input.js';
 export { assess, compareTransfer, matchExpectations, selectTransfer } from './assessment/index.js';
 export type { Comparison, ExpectedPaymentMatch, TransferComparison } from './assessment/index.js';
 export * from './runtime/http.js';
+export * from './runtime/node-adapter.js';
 export * from './validation/index.js';

@@ -1,0 +1,138 @@
+import { err, ok, type Result } from 'neverthrow';
+
+/** The host's configuration, read from the environment (README: "Configuration"). */
+export interface HostConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  seedFile: string | null;
+  tronFullNodeUrl: string;
+  tronSolidityUrl: string;
+  tronApiKey: string | null;
+  chainalysisApiUrl: string;
+  chainalysisApiKey: string | null;
+  chainalysisSanctionsUrl: string;
+  chainalysisSanctionsApiKey: string | null;
+  sanctionsListFiles: string[];
+  requestDeadlineMs: number;
+  idempotencyRetentionSeconds: number;
+  /** null: the chain provider's documented default. */
+  maxTransfers: number | null;
+  apiDisabled: boolean;
+  /** Beyond the issue's table: which framework serves HTTP (both serve the same API). */
+  framework: 'express' | 'koa';
+  logLevel: string;
+  /** Beyond the issue's table: how long SIGTERM/SIGINT waits for in-flight checks. */
+  shutdownGraceMs: number;
+}
+
+/** A refused configuration names the variable (or seed field) that is wrong. */
+export interface ConfigError {
+  field: string;
+  message: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads the environment; the first invalid variable refuses the whole configuration. */
+export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
+  const read = new Reader(env);
+  const fullNode = read.url('TRON_FULLNODE_URL', 'https://api.trongrid.io');
+  const config: HostConfig = {
+    port: read.integer('PORT', 8080, 0, 65535),
+    host: read.text('HOST', '127.0.0.1'),
+    databaseUrl: read.optionalUrl('DATABASE_URL'),
+    seedFile: read.optionalText('SAFETY_SEED_FILE'),
+    tronFullNodeUrl: fullNode,
+    tronSolidityUrl: read.url('TRON_SOLIDITY_URL', fullNode),
+    tronApiKey: read.optionalText('TRON_API_KEY'),
+    chainalysisApiUrl: read.url('CHAINALYSIS_API_URL', 'https://api.chainalysis.com/api/risk'),
+    chainalysisApiKey: read.optionalText('CHAINALYSIS_API_KEY'),
+    chainalysisSanctionsUrl: read.url('CHAINALYSIS_SANCTIONS_URL', 'https://public.chainalysis.com/api/v1'),
+    chainalysisSanctionsApiKey: read.optionalText('CHAINALYSIS_SANCTIONS_API_KEY'),
+    sanctionsListFiles: read.list('SANCTIONS_LIST_FILES'),
+    requestDeadlineMs: read.integer('REQUEST_DEADLINE_MS', 12_000, 100, 600_000),
+    idempotencyRetentionSeconds: read.integer('IDEMPOTENCY_RETENTION_SECONDS', 86_400, 1, 366 * 86_400),
+    maxTransfers: read.optionalInteger('MAX_TRANSFERS', 1, 100_000),
+    apiDisabled: read.boolean('API_DISABLED', false),
+    framework: read.oneOf('HOST_FRAMEWORK', ['express', 'koa'] as const, 'express'),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000),
+  };
+  return read.error ? err(read.error) : ok(config);
+}
+
+/** Collects the first error and returns a placeholder meanwhile, so `parseConfig` reads as a table. */
+class Reader {
+  error: ConfigError | null = null;
+  constructor(private readonly env: Env) {}
+
+  private value(name: string): string | undefined {
+    const raw = this.env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  }
+
+  private fail<T>(field: string, message: string, placeholder: T): T {
+    this.error ??= { field, message: `${field}: ${message}` };
+    return placeholder;
+  }
+
+  text(name: string, fallback: string): string {
+    return this.value(name) ?? fallback;
+  }
+
+  optionalText(name: string): string | null {
+    return this.value(name) ?? null;
+  }
+
+  list(name: string): string[] {
+    return (this.value(name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    return this.optionalInteger(name, min, max) ?? fallback;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | null {
+    const raw = this.value(name);
+    if (raw === undefined) return null;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) return this.fail(name, `must be an integer from ${min} to ${max}, got '${raw}'`, min);
+    return n;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.value(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    return this.fail(name, `must be true or false, got '${raw}'`, fallback);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.value(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    return this.fail(name, `must be one of ${allowed.join(', ')}, got '${raw}'`, fallback);
+  }
+
+  url(name: string, fallback: string): string {
+    return this.optionalUrl(name) ?? fallback;
+  }
+
+  optionalUrl(name: string): string | null {
+    const raw = this.value(name);
+    if (raw === undefined) return null;
+    try {
+      const url = new URL(raw);
+      const schemes = name === 'DATABASE_URL' ? ['postgres:', 'postgresql:'] : ['http:', 'https:'];
+      if (!schemes.includes(url.protocol)) return this.fail(name, `must be a ${schemes.join(' or ')} URL`, raw);
+      return raw.replace(/\/+$/, '');
+    } catch {
+      // never echo the value: a database URL may carry a password
+      return this.fail(name, 'is not a valid URL', raw);
+    }
+  }
+}

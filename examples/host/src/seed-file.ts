@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import * as t from 'io-ts';
+import { err, ok, type Result } from 'neverthrow';
+import type { ConfigError } from './config.js';
+
+// The seed file (SAFETY_SEED_FILE): plans, organizations and their API keys, upserted at start.
+
+const PositiveInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1, 'positive integer');
+const NonNegativeInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0, 'nonnegative integer');
+const NonEmpty = t.refinement(t.string, (s) => s.trim() !== '', 'nonempty string');
+const Uuid = t.refinement(
+  t.string,
+  (s) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s),
+  'uuid',
+);
+
+const Limits = {
+  rate_limit_per_minute: PositiveInt,
+  max_concurrent_requests: PositiveInt,
+  monthly_quota: NonNegativeInt,
+  enabled_networks: t.array(t.literal('tron')),
+};
+
+export const SeedPlan = t.strict({ code: NonEmpty, version: PositiveInt, name: NonEmpty, ...Limits }, 'SeedPlan');
+export const SeedEntitlements = t.strict(Limits, 'SeedEntitlements');
+export const SeedApiKey = t.strict({ label: NonEmpty, key: NonEmpty, revoked: t.boolean }, 'SeedApiKey');
+export const SeedOrganization = t.strict(
+  {
+    id: Uuid,
+    name: NonEmpty,
+    status: t.keyof({ active: null, suspended: null }),
+    plan: t.union([t.strict({ code: NonEmpty, version: PositiveInt }), t.null]),
+    custom_entitlements: t.union([SeedEntitlements, t.null]),
+    api_keys: t.array(SeedApiKey),
+  },
+  'SeedOrganization',
+);
+export const SeedFile = t.strict(
+  { plans: t.array(SeedPlan), organizations: t.array(SeedOrganization) },
+  'SeedFile',
+);
+export type SeedPlan = t.TypeOf<typeof SeedPlan>;
+export type SeedOrganization = t.TypeOf<typeof SeedOrganization>;
+export type SeedFile = t.TypeOf<typeof SeedFile>;
+
+/** Decodes a seed document; the error names the first wrong field, e.g. `organizations[0].plan.version`. */
+export function decodeSeed(value: unknown): Result<SeedFile, ConfigError> {
+  const decoded = SeedFile.decode(value);
+  if (isLeft(decoded)) {
+    const first = decoded.left[0];
+    const field = first ? fieldPath(first.context) : '';
+    const got = first?.value === undefined ? 'missing' : `got ${JSON.stringify(first.value)}`.slice(0, 80);
+    const expected = first?.context.at(-1)?.type.name ?? 'a valid value';
+    return err({ field: `seed:${field}`, message: `seed file: ${field || '(root)'} must be ${expected} (${got})` });
+  }
+  return checkReferences(decoded.right);
+}
+
+/** Reads and decodes the seed file at `path`. */
+export async function loadSeedFile(path: string): Promise<Result<SeedFile, ConfigError>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    return err({ field: 'SAFETY_SEED_FILE', message: `SAFETY_SEED_FILE: cannot read ${path} (${(e as Error).message})` });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return err({ field: 'SAFETY_SEED_FILE', message: `SAFETY_SEED_FILE: ${path} is not JSON (${(e as Error).message})` });
+  }
+  return decodeSeed(json);
+}
+
+/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids and keys. */
+function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
+  const fail = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
+  const plans = new Set<string>();
+  for (const [i, plan] of seed.plans.entries()) {
+    const id = `${plan.code}@${plan.version}`;
+    if (plans.has(id)) return fail(`plans[${i}]`, `repeats plan ${plan.code} version ${plan.version}`);
+    plans.add(id);
+  }
+  const orgIds = new Set<string>();
+  const keys = new Set<string>();
+  for (const [i, org] of seed.organizations.entries()) {
+    const at = `organizations[${i}]`;
+    if (orgIds.has(org.id.toLowerCase())) return fail(`${at}.id`, `repeats organization ${org.id}`);
+    orgIds.add(org.id.toLowerCase());
+    if ((org.plan === null) === (org.custom_entitlements === null)) {
+      return fail(`${at}.plan`, 'and custom_entitlements: exactly one of them must be set');
+    }
+    if (org.plan && !plans.has(`${org.plan.code}@${org.plan.version}`)) {
+      return fail(`${at}.plan`, `refers to plan ${org.plan.code} version ${org.plan.version}, which the seed file does not define`);
+    }
+    for (const [k, key] of org.api_keys.entries()) {
+      if (keys.has(key.key)) return fail(`${at}.api_keys[${k}].key`, 'repeats a key of another entry');
+      keys.add(key.key);
+    }
+  }
+  return ok(seed);
+}
+
+/** `a.b[0].c` from an io-ts context, skipping the keys io-ts adds for union and refinement members. */
+function fieldPath(context: t.Context): string {
+  let path = '';
+  for (let i = 1; i < context.length; i++) {
+    const parent = context[i - 1]!.type;
+    const key = context[i]!.key;
+    if (parent instanceof t.UnionType || parent instanceof t.RefinementType || key === '') continue;
+    if (parent instanceof t.ArrayType) path += `[${key}]`;
+    else path += path ? `.${key}` : key;
+  }
+  return path;
+}

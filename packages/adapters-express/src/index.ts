@@ -1,0 +1,72 @@
+import {
+  adapterFailureResponse,
+  bodyConsumed,
+  type CoreHttpRequest,
+  type CoreHttpResponse,
+  preParsedBody,
+  readNodeBody,
+  type ReadBody,
+} from '@tron-safety/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+/** What the adapter needs of the safety service: its HTTP-shaped entry point. */
+export interface SafetyHandler {
+  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
+}
+
+export interface SafetyRouterOptions {
+  /**
+   * Which paths (relative to where the middleware is mounted) go to the service; others fall
+   * through to the host's next handler. Default: everything under `/v1/`.
+   */
+  matches?: (path: string) => boolean;
+}
+
+const underV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
+/**
+ * `express.json({ verify: keepRawBody })`: lets a host that parses JSON before the service keep the
+ * exact request bytes for it (otherwise the adapter re-serializes `req.body`).
+ */
+export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buffer): void {
+  (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+}
+
+/**
+ * Express 5 middleware serving the safety service's `/v1` API. Mount it before `express.json()`
+ * (`app.use(safetyRouter(service)); app.use(express.json())`) so it reads the raw bytes under the
+ * 4 KiB limit itself. Mounted after a JSON parser it still works, from `req.rawBody` (see
+ * `keepRawBody`) or by re-serializing `req.body`; but then that parser's errors (HTML 400/413) come
+ * first for bodies it rejects, so the order above is the one to use.
+ */
+export function safetyRouter(service: SafetyHandler, options: SafetyRouterOptions = {}): RequestHandler {
+  const matches = options.matches ?? underV1;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!matches(req.path)) return next();
+    let response: CoreHttpResponse;
+    try {
+      const { body, bodyTooLarge } = await requestBody(req);
+      response = await service.handle({
+        method: req.method,
+        path: req.path,
+        query: req.query as CoreHttpRequest['query'],
+        headers: req.headers,
+        body,
+        bodyTooLarge,
+      });
+    } catch {
+      response = adapterFailureResponse();
+    }
+    res.status(response.status);
+    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.end(response.body);
+  };
+}
+
+function requestBody(req: Request & { rawBody?: unknown }): Promise<ReadBody> {
+  if (!bodyConsumed(req)) return readNodeBody(req);
+  const kept = preParsedBody(req.rawBody, req.body);
+  return Promise.resolve(kept ?? { body: new Uint8Array(0), bodyTooLarge: false });
+}

@@ -1,0 +1,61 @@
+import {
+  adapterFailureResponse,
+  bodyConsumed,
+  type CoreHttpRequest,
+  type CoreHttpResponse,
+  preParsedBody,
+  readNodeBody,
+  type ReadBody,
+} from '@tron-safety/core';
+import type { Context, Middleware, Next } from 'koa';
+
+/** What the adapter needs of the safety service: its HTTP-shaped entry point. */
+export interface SafetyHandler {
+  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
+}
+
+export interface SafetyMiddlewareOptions {
+  /** Which paths go to the service; others go on to the next middleware. Default: everything under `/v1/`. */
+  matches?: (path: string) => boolean;
+}
+
+const underV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
+/**
+ * Koa 3 middleware serving the safety service's `/v1` API. Put it before a body parser such as
+ * `@koa/bodyparser` so it reads the raw bytes under the 4 KiB limit itself; behind one it uses
+ * `ctx.request.rawBody` (or re-serializes `ctx.request.body`). It sets `ctx.status`, headers and
+ * `ctx.body` and never throws: Koa's error handler would drop the rate-limit and request-id headers.
+ */
+export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewareOptions = {}): Middleware {
+  const matches = options.matches ?? underV1;
+  return async (ctx: Context, next: Next) => {
+    if (!matches(ctx.path)) return next();
+    let response: CoreHttpResponse;
+    try {
+      const { body, bodyTooLarge } = await requestBody(ctx);
+      response = await service.handle({
+        method: ctx.method,
+        path: ctx.path,
+        query: ctx.query,
+        headers: ctx.req.headers,
+        body,
+        bodyTooLarge,
+      });
+    } catch {
+      response = adapterFailureResponse();
+    }
+    ctx.status = response.status;
+    // Content type first: Koa guesses one (text/plain) only for a body without it.
+    ctx.set('content-type', 'application/json; charset=utf-8');
+    ctx.set(response.headers);
+    ctx.body = response.body;
+  };
+}
+
+function requestBody(ctx: Context): Promise<ReadBody> {
+  if (!bodyConsumed(ctx.req)) return readNodeBody(ctx.req);
+  const request = ctx.request as Context['request'] & { rawBody?: unknown; body?: unknown };
+  const kept = preParsedBody(request.rawBody, request.body);
+  return Promise.resolve(kept ?? { body: new Uint8Array(0), bodyTooLarge: false });
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
+
+// What the Express and Koa adapters share: reading a Node request body under the spec's 4 KiB
+// limit, and the last-resort answer when `handle` itself fails (it should not: the core maps every
+// error to the spec's envelope), so a framework never answers with its own HTML.
+
+/** What an adapter passes on as `body`/`bodyTooLarge` of a `CoreHttpRequest`. */
+export interface ReadBody {
+  body: Uint8Array;
+  bodyTooLarge: boolean;
+}
+
+/** Over the limit: flagged, and the body is one byte longer than the limit, so either signal reaches the core. */
+function tooLarge(limit: number): ReadBody {
+  return { body: new Uint8Array(limit + 1), bodyTooLarge: true };
+}
+
+/**
+ * Reads a Node request body, keeping at most `MAX_BODY_BYTES`. Shared by the Express and Koa
+ * adapters so both enforce the spec's 4 KiB limit the same way: a declared `Content-Length` over the
+ * limit is refused without reading; otherwise bytes are counted as they arrive. Past the limit the
+ * rest is drained and discarded, so the client still receives the 422 instead of a reset socket.
+ * Never rejects: a client that aborts mid-body gives whatever arrived (the core then rejects it).
+ */
+export function readNodeBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<ReadBody> {
+  const declared = Number(req.headers['content-length']);
+  if (!req.headers['transfer-encoding'] && Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.resolve(tooLarge(limit));
+  }
+  // Listeners, not `for await`: leaving an async iterator early destroys the socket.
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    // The other listeners stay: a late 'error' after we stopped reading must still have a handler.
+    const finish = (result: ReadBody) => {
+      req.off('data', onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        finish(tooLarge(limit));
+        req.resume();
+      }
+    };
+    const onEnd = () => finish({ body: new Uint8Array(Buffer.concat(chunks)), bodyTooLarge: false });
+    req.on('data', onData).on('end', onEnd).on('error', onEnd).on('aborted', onEnd);
+  });
+}
+
+/**
+ * The body a framework's own parser already consumed: its raw bytes when the parser kept them,
+ * else the parsed value serialized again (no longer byte-exact, but the core fingerprints the
+ * normalized request, not the bytes). `undefined` means nothing usable is left.
+ */
+export function preParsedBody(raw: unknown, parsed: unknown, limit = MAX_BODY_BYTES): ReadBody | undefined {
+  let bytes: Uint8Array | undefined;
+  if (raw instanceof Uint8Array) bytes = raw;
+  else if (typeof raw === 'string') bytes = Buffer.from(raw, 'utf8');
+  else if (parsed !== undefined && typeof parsed !== 'function') bytes = Buffer.from(JSON.stringify(parsed) ?? '', 'utf8');
+  if (bytes === undefined) return undefined;
+  return bytes.length > limit ? tooLarge(limit) : { body: bytes, bodyTooLarge: false };
+}
+
+/** True when the request stream has already been read to its end by someone else. */
+export function bodyConsumed(req: IncomingMessage): boolean {
+  return req.readableEnded || (req.complete && !req.readable);
+}
+
+/** 500 `internal_error` in the spec's envelope, for an adapter whose call to `handle` rejected. */
+export function adapterFailureResponse(): CoreHttpResponse {
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    request_id: requestId,
+    error: { code: 'internal_error', message: 'Internal error; keep the X-Request-ID when reporting it.', retryable: true },
+  });
+  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId }, body };
+}
