@@ -38,6 +38,7 @@ export const DecimalAmount = constrainedString('DecimalAmount', isPlainDecimal, 
 
 const NonNegativeInteger = integer('NonNegativeInteger', { minimum: 0 });
 export const Days = integer('Days', { minimum: 1, maximum: 90 });
+export const DEFAULT_USAGE_DAYS = 30;
 const Text = t.string;
 
 // ---- request -----------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
-import { UsageQuery } from '../contract/models.js';
+import { DEFAULT_USAGE_DAYS, UsageQuery } from '../contract/models.js';
 import { clip, requestError, type RequestError } from './request-error.js';
-
-export const DEFAULT_USAGE_DAYS = 30;
 
 /**
  * The `GET /v1/usage` query: `days` is an integer 1 to 90 written as plain digits without a

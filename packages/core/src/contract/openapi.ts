@@ -1,0 +1,314 @@
+import type * as t from 'io-ts';
+import type { ErrorCode } from './enums.js';
+import {
+  DEFAULT_USAGE_DAYS,
+  ErrorResponse,
+  IdempotencyKey,
+  TransactionCheckRequest,
+  TransactionCheckResponse,
+  UsageQuery,
+  UsageResponse,
+} from './models.js';
+import { annotationOf, type JsonSchema } from './schema.js';
+
+/** The io-ts codec kinds the contract uses; anything else must carry an annotation (schema.ts). */
+type Walkable =
+  | t.StringType
+  | t.NumberType
+  | t.BooleanType
+  | t.NullType
+  | t.LiteralType<string | number | boolean>
+  | t.KeyofType<Record<string, unknown>>
+  | t.ArrayType<t.Mixed>
+  | t.DictionaryType<t.Mixed, t.Mixed>
+  | t.InterfaceType<t.Props>
+  | t.PartialType<t.Props>
+  | t.ExactType<t.Mixed>
+  | t.IntersectionType<t.Mixed[]>
+  | t.UnionType<t.Mixed[]>;
+
+const MODEL_NAME = /^[A-Z][A-Za-z]*$/;
+const NAMED_KINDS = new Set(['InterfaceType', 'ExactType', 'KeyofType']);
+
+/**
+ * JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of io-ts codecs. Objects and enums with a
+ * model name become `components.schemas` entries referenced by `$ref`; everything else is inline.
+ */
+export class SchemaRegistry {
+  readonly schemas: Record<string, JsonSchema> = {};
+  private readonly named = new Map<string, t.Mixed>();
+
+  schemaOf(codec: t.Mixed): JsonSchema {
+    const { name } = codec;
+    if (!MODEL_NAME.test(name) || !NAMED_KINDS.has((codec as unknown as Walkable)._tag)) return this.inline(codec);
+    const known = this.named.get(name);
+    if (known !== undefined && known !== codec) throw new Error(`two different codecs are named ${name}`);
+    if (known === undefined) {
+      this.named.set(name, codec);
+      this.schemas[name] = this.inline(codec);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /** The schema of a codec itself, never a `$ref` to it. */
+  inline(codec: t.Mixed): JsonSchema {
+    const structure = this.structure(codec as unknown as Walkable);
+    const annotation = annotationOf(codec);
+    if (!structure && !annotation) throw new Error(`no JSON Schema for codec ${codec.name}`);
+    return { ...structure, ...annotation };
+  }
+
+  private structure(c: Walkable): JsonSchema | undefined {
+    switch (c._tag) {
+      case 'StringType':
+        return { type: 'string' };
+      case 'NumberType':
+        return { type: 'number' };
+      case 'BooleanType':
+        return { type: 'boolean' };
+      case 'NullType':
+        return { type: 'null' };
+      case 'LiteralType':
+        return { const: c.value };
+      case 'KeyofType':
+        return { type: 'string', enum: Object.keys(c.keys) };
+      case 'ArrayType':
+        return { type: 'array', items: this.schemaOf(c.type) };
+      case 'DictionaryType':
+        return { type: 'object', additionalProperties: this.schemaOf(c.codomain) };
+      case 'InterfaceType':
+        return this.object(c.props, true);
+      case 'PartialType':
+        return this.object(c.props, false);
+      case 'ExactType':
+        return { ...this.inline(c.type), additionalProperties: false };
+      case 'IntersectionType':
+        return mergeObjects(c.types.map((member) => this.inline(member)));
+      case 'UnionType':
+        return union(c.types.map((member) => this.schemaOf(member)));
+      default:
+        return undefined; // a custom codec: its annotation is its schema
+    }
+  }
+
+  private object(props: t.Props, required: boolean): JsonSchema {
+    const properties = Object.fromEntries(Object.entries(props).map(([key, codec]) => [key, this.schemaOf(codec)]));
+    return { type: 'object', properties, ...(required ? { required: Object.keys(props) } : {}) };
+  }
+}
+
+function mergeObjects(members: JsonSchema[]): JsonSchema {
+  const properties: JsonSchema = {};
+  const required: string[] = [];
+  for (const member of members) {
+    if (member.type !== 'object') throw new Error('only objects can be intersected');
+    Object.assign(properties, member.properties);
+    required.push(...((member.required as string[] | undefined) ?? []));
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+/** `X | null` as a nullable X where JSON Schema allows it, `anyOf` otherwise. */
+function union(members: JsonSchema[]): JsonSchema {
+  const others = members.filter((m) => m.type !== 'null');
+  const [only] = others;
+  if (others.length === 1 && members.length === 2 && only && typeof only.type === 'string') {
+    return { ...only, type: [only.type, 'null'], ...(Array.isArray(only.enum) ? { enum: [...only.enum, null] } : {}) };
+  }
+  return { anyOf: members };
+}
+
+// ---- the document ----------------------------------------------------------------------------
+
+type Operation = 'check' | 'usage';
+
+/** The spec's error table: status, its codes, and the operations each code applies to. */
+const ERRORS: { status: number; description: string; codes: [ErrorCode, Operation[]][] }[] = [
+  { status: 401, description: 'Invalid or revoked API key', codes: [['invalid_api_key', ['check', 'usage']]] },
+  {
+    status: 403,
+    description: 'Access denied for the organization',
+    codes: [['tenant_suspended', ['check', 'usage']], ['network_not_enabled', ['check']]],
+  },
+  {
+    status: 409,
+    description: 'Idempotency-Key conflict or still in progress (then retryable, with Retry-After)',
+    codes: [['idempotency_conflict', ['check']], ['idempotency_in_progress', ['check']]],
+  },
+  {
+    status: 422,
+    description: 'The request must be corrected',
+    codes: [
+      ['malformed_tx_hash', ['check']],
+      ['invalid_network', ['check']],
+      ['invalid_tron_address', ['check']],
+      ['invalid_expected_amount', ['check']],
+      ['invalid_idempotency_key', ['check']],
+      ['payload_too_large', ['check']],
+      ['validation_error', ['check', 'usage']],
+    ],
+  },
+  {
+    status: 429,
+    description: 'Rate, quota or concurrency limit reached; honor Retry-After',
+    codes: [
+      ['rate_limit_exceeded', ['check', 'usage']],
+      ['quota_exceeded', ['check']],
+      ['concurrency_limit_exceeded', ['check']],
+    ],
+  },
+  { status: 500, description: 'Internal error; retain X-Request-ID', codes: [['internal_error', ['check', 'usage']]] },
+  {
+    status: 503,
+    description: 'Temporarily unavailable',
+    codes: [
+      ['provider_unavailable', ['check']],
+      ['api_not_configured', ['check']],
+      ['rate_limiter_unavailable', ['check', 'usage']],
+      ['api_disabled', ['check', 'usage']],
+    ],
+  },
+  { status: 504, description: 'Server deadline (12 seconds) exceeded', codes: [['request_timeout', ['check', 'usage']]] },
+];
+const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
+
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+const HEADERS: Record<string, JsonSchema> = {
+  'X-Request-ID': { description: 'Identifies the response; equals `request_id` in the body', required: true, schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when a stored response is replayed', schema: { type: 'string', enum: ['true'] } },
+  'Retry-After': integerHeader('Seconds to wait before retrying (may be long for the monthly quota)'),
+  'X-RateLimit-Limit': integerHeader('Requests per minute allowed for the organization'),
+  'X-RateLimit-Remaining': integerHeader('Requests left in the current window'),
+  'X-RateLimit-Reset': integerHeader('When the window resets, in Unix seconds'),
+  'X-Quota-Limit': integerHeader('Monthly billable quota'),
+  'X-Quota-Remaining': integerHeader('Billable checks left this month'),
+  'X-Quota-Reset': integerHeader('When the monthly quota resets, in Unix seconds'),
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers), e.g. `"default";q=60;w=60`',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'IETF RateLimit (draft-ietf-httpapi-ratelimit-headers), e.g. `"default";r=59;t=42`',
+    schema: { type: 'string' },
+  },
+};
+const COMMON_HEADERS = ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const CHECK_HEADERS = [...COMMON_HEADERS, 'Idempotent-Replayed', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'];
+
+function headerRefs(names: string[]): JsonSchema {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+function json(schema: JsonSchema): JsonSchema {
+  return { 'application/json': { schema } };
+}
+
+function errorResponses(operation: Operation, headers: string[], registry: SchemaRegistry): JsonSchema {
+  const responses: JsonSchema = {};
+  for (const { status, description, codes } of ERRORS) {
+    const applicable = codes.filter(([, operations]) => operations.includes(operation)).map(([code]) => code);
+    if (applicable.length === 0) continue;
+    responses[String(status)] = {
+      description: `${description}. Codes: ${applicable.map((code) => `\`${code}\``).join(', ')}`,
+      headers: headerRefs(RETRY_AFTER_STATUSES.has(status) ? [...headers, 'Retry-After'] : headers),
+      content: json(registry.schemaOf(ErrorResponse)),
+    };
+  }
+  return responses;
+}
+
+/** Query parameters from an object codec: one per property. */
+function queryParameters(codec: t.Mixed, defaults: Record<string, unknown>, registry: SchemaRegistry): JsonSchema[] {
+  const schema = registry.inline(codec);
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries(schema.properties as Record<string, JsonSchema>).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: name in defaults ? { ...property, default: defaults[name] } : property,
+  }));
+}
+
+/** The OpenAPI 3.1 document of the v1 API, generated from the contract codecs. */
+export function buildOpenApiDocument(): JsonSchema {
+  const registry = new SchemaRegistry();
+  const requestId = {
+    name: 'X-Request-ID',
+    in: 'header',
+    required: false,
+    description: 'Correlation identifier; a valid value becomes `request_id`, otherwise the service makes one',
+    schema: { type: 'string' },
+  };
+  const paths = {
+    '/v1/transaction/check': {
+      post: {
+        operationId: 'checkTransaction',
+        summary: 'Check one TRON transaction before recording a payment as received',
+        description:
+          'A 200 does not mean a payment is safe or confirmed: read `transaction_state`, `overall_state`, ' +
+          '`coverage`, the match flags, `freshness` and `reasons` together. Only a response with ' +
+          '`coverage` = `complete` consumes one unit of monthly quota.',
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Scoped to the organization; the same key and body replay the stored response',
+            schema: registry.schemaOf(IdempotencyKey),
+          },
+          requestId,
+        ],
+        requestBody: {
+          required: true,
+          description: 'At most 4 KiB; unknown fields are rejected',
+          content: json(registry.schemaOf(TransactionCheckRequest)),
+        },
+        responses: {
+          '200': {
+            description: 'The check result (also for LIMITED_DATA)',
+            headers: headerRefs(CHECK_HEADERS),
+            content: json(registry.schemaOf(TransactionCheckResponse)),
+          },
+          ...errorResponses('check', CHECK_HEADERS, registry),
+        },
+      },
+    },
+    '/v1/usage': {
+      get: {
+        operationId: 'getUsage',
+        summary: "The organization's quota for the current UTC month and a usage summary of recent days",
+        parameters: [...queryParameters(UsageQuery, { days: DEFAULT_USAGE_DAYS }, registry), requestId],
+        responses: {
+          '200': {
+            description: 'Quota and recent usage',
+            headers: headerRefs(COMMON_HEADERS),
+            content: json(registry.schemaOf(UsageResponse)),
+          },
+          ...errorResponses('usage', COMMON_HEADERS, registry),
+        },
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Transaction Safety Service',
+      version: '1.0.0',
+      description:
+        'A tenant-scoped safety check of one TRON transaction before a payment is recorded as received, ' +
+        'and a usage report. Missing evidence is never a clean result.',
+    },
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      headers: HEADERS,
+      schemas: Object.fromEntries(Object.entries(registry.schemas).sort(([a], [b]) => (a < b ? -1 : 1))),
+    },
+  };
+}
+
+/** The committed `openapi.json`: formatted, deterministic, with a final newline. */
+export function renderOpenApiJson(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}
