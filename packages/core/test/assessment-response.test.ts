@@ -6,16 +6,22 @@ import type { AssessmentInput } from '../src/assessment/input.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS } from '../src/contract/reasons.js';
-import type { RiskSignals } from '../src/risk/signals.js';
+import type { AmlAnswer, AmlLevel, RiskSignals, SanctionsAnswer, TokenAuthenticityAnswer, Unavailable } from '../src/risk/signals.js';
 import { ADDR, check, codes, expecting, facts, signals, trx, usdt } from './assessment-support.js';
 
 const { alice, bob, usdt: USDT } = ADDR;
-const unavailable = { status: 'unavailable', reason: 'timeout' } as const;
-const hit = { status: 'answered', hits: [{ address: alice, source: 'ofac', name: 'X' }], asOf: new Date('2026-11-20T00:00:00Z') } as const;
-const aml = (level: 'low' | 'moderate' | 'high' | 'severe') =>
-  ({ status: 'answered', level, exposures: [], asOf: new Date('2026-11-21T11:50:00Z') }) as const;
-const token = (authenticity: 'official' | 'fake' | 'unknown') =>
-  ({ status: 'answered', authenticity, asOf: new Date('2026-11-01T00:00:00Z') }) as const;
+const unavailable: Unavailable = { status: 'unavailable', reason: 'timeout' };
+const hit: SanctionsAnswer = {
+  status: 'answered',
+  hits: [{ address: alice, source: 'ofac', name: 'X' }],
+  asOf: new Date('2026-11-20T00:00:00Z'),
+};
+const aml = (level: AmlLevel): AmlAnswer => ({ status: 'answered', level, exposures: [], asOf: new Date('2026-11-21T11:50:00Z') });
+const token = (authenticity: 'official' | 'fake' | 'unknown'): TokenAuthenticityAnswer => ({
+  status: 'answered',
+  authenticity,
+  asOf: new Date('2026-11-01T00:00:00Z'),
+});
 
 function decodes(r: TransactionCheckResponse): void {
   assert.ok(isRight(TransactionCheckResponse.decode(JSON.parse(JSON.stringify(r)))), 'decodes with the codec');
