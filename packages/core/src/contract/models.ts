@@ -16,7 +16,7 @@ import {
   TransactionState,
 } from './enums.js';
 import { ReasonCode } from './reasons.js';
-import { annotate, constrainedString, integer, isoDateTime, nullable, strictObject } from './schema.js';
+import { boundedArray, constrainedString, integer, isoDateTime, nullable, strictObject } from './schema.js';
 
 // ---- primitives --------------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ export const ReasonResponse = t.type(
 );
 export type ReasonResponse = t.TypeOf<typeof ReasonResponse>;
 
-const Reasons = annotate(t.array(ReasonResponse), { minItems: 2, maxItems: 5 });
+const Reasons = boundedArray('Reasons', ReasonResponse, { minItems: 2, maxItems: 5 });
 
 /** The 27 always-present fields, in the spec's order (which is also the JSON order). */
 export const TransactionCheckResponse = t.type(

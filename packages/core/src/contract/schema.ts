@@ -53,6 +53,23 @@ export function integer(
   return annotate(codec, { type: 'integer', ...bounds });
 }
 
+/** An array codec with an item count range; it keeps the `ArrayType` tag for the schema walker. */
+export function boundedArray<C extends t.Mixed>(name: string, item: C, bounds: { minItems: number; maxItems: number }) {
+  const array = t.array(item);
+  const inRange = (n: number) => n >= bounds.minItems && n <= bounds.maxItems;
+  const codec = new t.ArrayType<C, t.TypeOf<C>[], t.OutputOf<C>[], unknown>(
+    name,
+    (u): u is t.TypeOf<C>[] => array.is(u) && inRange(u.length),
+    (u, c) =>
+      Array.isArray(u) && !inRange(u.length)
+        ? t.failure(u, c, `expected ${bounds.minItems} to ${bounds.maxItems} items`)
+        : array.validate(u, c),
+    array.encode,
+    item,
+  );
+  return annotate(codec, bounds);
+}
+
 export const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 /** An enum of string values, kept in declaration order for the schema. */
@@ -73,15 +90,15 @@ export function strictObject<R extends t.Props, O extends t.Props>(
   const inner = t.intersection([t.type(required), t.partial(optional)]);
   const allowed = new Set([...Object.keys(required), ...Object.keys(optional)]);
   const exact = t.exact(inner);
+  const unknownKeysOf = (u: unknown) =>
+    typeof u === 'object' && u !== null && !Array.isArray(u) ? Object.keys(u).filter((k) => !allowed.has(k)) : [];
   return new t.ExactType<typeof inner, t.TypeOf<typeof inner>, t.OutputOf<typeof inner>, unknown>(
     name,
-    exact.is,
+    (u): u is t.TypeOf<typeof inner> => exact.is(u) && unknownKeysOf(u).length === 0,
     (u, c) => {
-      if (typeof u === 'object' && u !== null && !Array.isArray(u)) {
-        const unknownKeys = Object.keys(u).filter((k) => !allowed.has(k));
-        if (unknownKeys.length > 0) {
-          return t.failure(u, c, `unknown field${unknownKeys.length > 1 ? 's' : ''}: ${unknownKeys.join(', ')}`);
-        }
+      const unknownKeys = unknownKeysOf(u);
+      if (unknownKeys.length > 0) {
+        return t.failure(u, c, `unknown field${unknownKeys.length > 1 ? 's' : ''}: ${unknownKeys.join(', ')}`);
       }
       return exact.validate(u, c);
     },
