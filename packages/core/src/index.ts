@@ -9,3 +9,5 @@ export type { Comparison, ExpectedPaymentMatch, TransferComparison } from './ass
 export * from './runtime/http.js';
 export * from './runtime/node-adapter.js';
 export * from './validation/index.js';
+export * from './stores/index.js';
+export * from './runtime/index.js';

@@ -12,3 +12,4 @@ export {
   type BuildTransactionInput,
   type FakeTronTransaction,
 } from './fake-tron-fixtures.js';
+export * from './service-harness.js';

@@ -1,0 +1,374 @@
+import { randomUUID } from 'node:crypto';
+import * as t from 'io-ts';
+import { err, ok, type Result } from 'neverthrow';
+import { Network } from '../contract/enums.js';
+import type { UsageResponse } from '../contract/models.js';
+import type { ApiKeyRecord } from '../stores/api-keys.js';
+import type { SafetyStores } from '../stores/index.js';
+import type {
+  EntitlementAssignment,
+  Entitlements,
+  Organization,
+  OrganizationAccess,
+  OrganizationStatus,
+  Plan,
+} from '../stores/organizations.js';
+import { entitlementsOf } from './access.js';
+import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
+import { buildUsageReport } from './usage-report.js';
+
+/** Member roles of an organization (spec Authentication 4). */
+export type MemberRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+
+/**
+ * Who calls the admin API. The host authenticates the person (portal session, CLI operator)
+ * and says who it is; the core enforces what that actor may do. `operator` runs the service
+ * (creates organizations and plans); a `member` acts only on its own organization.
+ */
+export type AdminActor = { kind: 'operator' } | { kind: 'member'; organizationId: string; role: MemberRole };
+
+export interface AdminError {
+  code: 'forbidden' | 'not_found' | 'invalid' | 'conflict';
+  message: string;
+}
+
+/** What a key list shows: never the key or its hash. */
+export interface ApiKeyMetadata {
+  id: string;
+  organizationId: string;
+  label: string;
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  replacedBy: string | null;
+}
+
+/** A key as shown once, at creation or rotation. */
+export interface IssuedApiKey {
+  key: string;
+  metadata: ApiKeyMetadata;
+}
+
+export interface OrganizationView {
+  organization: Organization;
+  plan: Plan | null;
+  entitlements: Entitlements | null;
+}
+
+/** A plan assignment (latest version when `version` is omitted) or custom entitlements. */
+export type AssignmentInput = { plan: string; version?: number } | { entitlements: Entitlements };
+
+const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
+const MAX_LABEL_LENGTH = 200;
+/** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
+const MIN_IMPORTED_KEY_LENGTH = 24;
+
+const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count');
+const EntitlementsCodec = t.type({
+  rateLimitPerMinute: Count,
+  maxConcurrentRequests: Count,
+  monthlyQuota: Count,
+  enabledNetworks: t.array(Network),
+});
+const PlanCodec = t.intersection([
+  EntitlementsCodec,
+  t.type({
+    code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
+    version: t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'PlanVersion'),
+    name: t.refinement(t.string, (s) => s.length > 0 && s.length <= 200, 'PlanName'),
+  }),
+]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminError> => err({ code, message });
+
+function decode<T>(codec: t.Decoder<unknown, T>, value: unknown, what: string): Result<T, AdminError> {
+  const decoded = codec.decode(value);
+  if (decoded._tag === 'Right') return ok(decoded.right);
+  const path = decoded.left[0]?.context.map((c) => c.key).filter(Boolean).join('.') ?? '';
+  return fail('invalid', `invalid ${what}${path ? ` at ${path}` : ''}`);
+}
+
+function copyEntitlements(e: Entitlements): Entitlements {
+  return {
+    rateLimitPerMinute: e.rateLimitPerMinute,
+    maxConcurrentRequests: e.maxConcurrentRequests,
+    monthlyQuota: e.monthlyQuota,
+    enabledNetworks: [...new Set(e.enabledNetworks)],
+  };
+}
+
+export function keyMetadata(record: ApiKeyRecord): ApiKeyMetadata {
+  const { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy } = record;
+  return { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy };
+}
+
+type Permission = 'read' | 'manage_keys' | 'operate';
+
+function permit(actor: AdminActor, organizationId: string | null, permission: Permission): Result<void, AdminError> {
+  if (actor.kind === 'operator') return ok(undefined);
+  if (permission === 'operate' || actor.organizationId !== organizationId) {
+    return fail('forbidden', 'not allowed for this member');
+  }
+  if (permission === 'manage_keys' && !KEY_MANAGERS.includes(actor.role)) {
+    return fail('forbidden', `role '${actor.role}' cannot manage API keys`);
+  }
+  return ok(undefined);
+}
+
+/**
+ * The typed admin API of the core (organizations, plans, keys, usage) with roles enforced,
+ * plus `seed` for hosts that load organizations, plans and known keys from a file.
+ * Expected refusals are `Result` errors; a rejected promise means a store failed.
+ */
+export function createAdminApi(stores: SafetyStores, now: () => Date) {
+  const { organizations, apiKeys } = stores;
+
+  async function resolveAssignment(input: AssignmentInput): Promise<Result<EntitlementAssignment, AdminError>> {
+    if ('entitlements' in input) {
+      return decode(EntitlementsCodec, input.entitlements, 'entitlements').map((e) => ({ kind: 'custom', entitlements: copyEntitlements(e) }));
+    }
+    const plan = input.version === undefined ? await organizations.latestPlan(input.plan) : await organizations.getPlan(input.plan, input.version);
+    if (!plan) return fail('not_found', `no plan ${input.plan}${input.version === undefined ? '' : ` version ${input.version}`}`);
+    return ok({ kind: 'plan', code: plan.code, version: plan.version });
+  }
+
+  async function view(id: string): Promise<Result<OrganizationView, AdminError>> {
+    const access = await organizations.getOrganization(id);
+    return access ? ok(viewOf(access)) : fail('not_found', 'no such organization');
+  }
+
+  async function update(
+    actor: AdminActor,
+    id: string,
+    change: { status?: OrganizationStatus; assignment?: EntitlementAssignment },
+  ): Promise<Result<OrganizationView, AdminError>> {
+    const allowed = permit(actor, id, 'operate');
+    if (allowed.isErr()) return err(allowed.error);
+    const updated = await organizations.updateOrganization(id, { ...change, updatedAt: now() });
+    return updated ? view(id) : fail('not_found', 'no such organization');
+  }
+
+  async function insertKey(organizationId: string, key: string, label: string, id: string = randomUUID()): Promise<Result<ApiKeyRecord, AdminError>> {
+    const record: ApiKeyRecord = {
+      id,
+      organizationId,
+      label,
+      hash: hashApiKey(key),
+      prefix: displayPrefix(key),
+      createdAt: now(),
+      revokedAt: null,
+      replacedBy: null,
+    };
+    return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
+  }
+
+  const labelOk = (label: string) => label.trim().length > 0 && label.length <= MAX_LABEL_LENGTH;
+
+  async function organizationExists(id: string): Promise<boolean> {
+    return (await organizations.getOrganization(id)) !== null;
+  }
+
+  return {
+    /** A new plan version (the next after the latest of `code` when `version` is omitted). */
+    async createPlanVersion(actor: AdminActor, input: Omit<Plan, 'version'> & { version?: number }): Promise<Result<Plan, AdminError>> {
+      const allowed = permit(actor, null, 'operate');
+      if (allowed.isErr()) return err(allowed.error);
+      const latest = await organizations.latestPlan(input.code);
+      const version = input.version ?? (latest ? latest.version + 1 : 1);
+      if (await organizations.getPlan(input.code, version)) return fail('conflict', `plan ${input.code} version ${version} exists`);
+      const plan = decode(PlanCodec, { ...input, version }, 'plan');
+      if (plan.isErr()) return err(plan.error);
+      const stored: Plan = { code: plan.value.code, version, name: plan.value.name, ...copyEntitlements(plan.value) };
+      await organizations.putPlan(stored);
+      return ok(stored);
+    },
+
+    async listPlans(actor: AdminActor): Promise<Result<Plan[], AdminError>> {
+      const allowed = permit(actor, null, 'operate');
+      return allowed.isErr() ? err(allowed.error) : ok(await organizations.listPlans());
+    },
+
+    async createOrganization(
+      actor: AdminActor,
+      input: { name: string; assignment: AssignmentInput; status?: OrganizationStatus },
+    ): Promise<Result<OrganizationView, AdminError>> {
+      const allowed = permit(actor, null, 'operate');
+      if (allowed.isErr()) return err(allowed.error);
+      if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
+      const assignment = await resolveAssignment(input.assignment);
+      if (assignment.isErr()) return err(assignment.error);
+      const at = now();
+      const organization: Organization = {
+        id: randomUUID(),
+        name: input.name,
+        status: input.status ?? 'active',
+        assignment: assignment.value,
+        createdAt: at,
+        updatedAt: at,
+      };
+      if (!(await organizations.createOrganization(organization))) return fail('conflict', 'organization id exists');
+      return view(organization.id);
+    },
+
+    async listOrganizations(actor: AdminActor): Promise<Result<Organization[], AdminError>> {
+      const allowed = permit(actor, null, 'operate');
+      return allowed.isErr() ? err(allowed.error) : ok(await organizations.listOrganizations());
+    },
+
+    async getOrganization(actor: AdminActor, id: string): Promise<Result<OrganizationView, AdminError>> {
+      const allowed = permit(actor, id, 'read');
+      return allowed.isErr() ? err(allowed.error) : view(id);
+    },
+
+    setOrganizationStatus(actor: AdminActor, id: string, status: OrganizationStatus) {
+      return update(actor, id, { status });
+    },
+
+    suspendOrganization(actor: AdminActor, id: string) {
+      return update(actor, id, { status: 'suspended' });
+    },
+
+    activateOrganization(actor: AdminActor, id: string) {
+      return update(actor, id, { status: 'active' });
+    },
+
+    /** Moves the organization to a plan version (latest when omitted): affects later requests only. */
+    async setOrganizationPlan(actor: AdminActor, id: string, plan: { code: string; version?: number }) {
+      const allowed = permit(actor, id, 'operate');
+      if (allowed.isErr()) return err(allowed.error);
+      const assignment = await resolveAssignment({ plan: plan.code, ...(plan.version === undefined ? {} : { version: plan.version }) });
+      return assignment.isErr() ? err(assignment.error) : update(actor, id, { assignment: assignment.value });
+    },
+
+    async setCustomEntitlements(actor: AdminActor, id: string, entitlements: Entitlements) {
+      const allowed = permit(actor, id, 'operate');
+      if (allowed.isErr()) return err(allowed.error);
+      const assignment = await resolveAssignment({ entitlements });
+      return assignment.isErr() ? err(assignment.error) : update(actor, id, { assignment: assignment.value });
+    },
+
+    /** A new key, shown in full only in this answer. */
+    async createApiKey(actor: AdminActor, organizationId: string, label: string): Promise<Result<IssuedApiKey, AdminError>> {
+      const allowed = permit(actor, organizationId, 'manage_keys');
+      if (allowed.isErr()) return err(allowed.error);
+      if (!labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
+      if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
+      const key = generateApiKey();
+      const inserted = await insertKey(organizationId, key, label);
+      return inserted.map((record) => ({ key, metadata: keyMetadata(record) }));
+    },
+
+    async listApiKeys(actor: AdminActor, organizationId: string): Promise<Result<ApiKeyMetadata[], AdminError>> {
+      const allowed = permit(actor, organizationId, 'read');
+      if (allowed.isErr()) return err(allowed.error);
+      return ok((await apiKeys.listKeys(organizationId)).map(keyMetadata));
+    },
+
+    /** Atomically revokes `keyId` and issues its replacement (same label unless given). */
+    async rotateApiKey(
+      actor: AdminActor,
+      organizationId: string,
+      keyId: string,
+      label?: string,
+    ): Promise<Result<IssuedApiKey & { revoked: ApiKeyMetadata }, AdminError>> {
+      const allowed = permit(actor, organizationId, 'manage_keys');
+      if (allowed.isErr()) return err(allowed.error);
+      if (label !== undefined && !labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
+      const current = (await apiKeys.listKeys(organizationId)).find((k) => k.id === keyId);
+      if (!current) return fail('not_found', 'no such key');
+      const key = generateApiKey();
+      const at = now();
+      const replacement: ApiKeyRecord = {
+        id: randomUUID(),
+        organizationId,
+        label: label ?? current.label,
+        hash: hashApiKey(key),
+        prefix: displayPrefix(key),
+        createdAt: at,
+        revokedAt: null,
+        replacedBy: null,
+      };
+      const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
+      if (!rotated.ok) return fail(rotated.reason === 'not_found' ? 'not_found' : 'conflict', `key ${rotated.reason === 'revoked' ? 'already revoked' : 'not found'}`);
+      return ok({ key, metadata: keyMetadata(rotated.created), revoked: keyMetadata(rotated.revoked) });
+    },
+
+    async revokeApiKey(actor: AdminActor, organizationId: string, keyId: string): Promise<Result<ApiKeyMetadata, AdminError>> {
+      const allowed = permit(actor, organizationId, 'manage_keys');
+      if (allowed.isErr()) return err(allowed.error);
+      const revoked = await apiKeys.revokeKey(organizationId, keyId, now());
+      return revoked ? ok(keyMetadata(revoked)) : fail('not_found', 'no such key');
+    },
+
+    /** The usage report of `GET /v1/usage` for an organization (no rate limit counted). */
+    async usage(actor: AdminActor, organizationId: string, days = 30): Promise<Result<UsageResponse, AdminError>> {
+      const allowed = permit(actor, organizationId, 'read');
+      if (allowed.isErr()) return err(allowed.error);
+      if (!Number.isSafeInteger(days) || days < 1 || days > 90) return fail('invalid', 'days must be an integer from 1 to 90');
+      const access = await organizations.getOrganization(organizationId);
+      if (!access) return fail('not_found', 'no such organization');
+      const entitlements = entitlementsOf(access);
+      if (!entitlements) return fail('not_found', 'the organization has no plan version');
+      return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
+    },
+
+    /** For hosts loading a seed file: idempotent upserts, no actor (the host is the operator). */
+    seed: {
+      /** Inserts or replaces plan version `(code, version)`. */
+      async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
+        const decoded = decode(PlanCodec, plan, 'plan');
+        if (decoded.isErr()) return err(decoded.error);
+        const stored: Plan = { code: decoded.value.code, version: decoded.value.version, name: decoded.value.name, ...copyEntitlements(decoded.value) };
+        await organizations.putPlan(stored);
+        return ok(stored);
+      },
+
+      /** Inserts or replaces the organization `id` (a UUID), keeping its creation time. */
+      async upsertOrganization(input: {
+        id: string;
+        name: string;
+        status?: OrganizationStatus;
+        assignment: AssignmentInput;
+      }): Promise<Result<OrganizationView, AdminError>> {
+        if (!UUID.test(input.id)) return fail('invalid', 'organization id must be a lower-case UUID');
+        if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
+        const assignment = await resolveAssignment(input.assignment);
+        if (assignment.isErr()) return err(assignment.error);
+        const existing = await organizations.getOrganization(input.id);
+        const at = now();
+        await organizations.putOrganization({
+          id: input.id,
+          name: input.name,
+          status: input.status ?? 'active',
+          assignment: assignment.value,
+          createdAt: existing?.organization.createdAt ?? at,
+          updatedAt: at,
+        });
+        return view(input.id);
+      },
+
+      /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
+      async importApiKey(input: { organizationId: string; key: string; label: string; id?: string }): Promise<Result<ApiKeyMetadata, AdminError>> {
+        if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || /\s/.test(input.key)) {
+          return fail('invalid', `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`);
+        }
+        if (!labelOk(input.label)) return fail('invalid', 'label must be 1 to 200 characters');
+        if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
+        const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
+        if (existing) {
+          return existing.organizationId === input.organizationId
+            ? ok(keyMetadata(existing))
+            : fail('conflict', 'this key belongs to another organization');
+        }
+        return (await insertKey(input.organizationId, input.key, input.label, input.id)).map(keyMetadata);
+      },
+    },
+  };
+}
+
+export type AdminApi = ReturnType<typeof createAdminApi>;
+
+function viewOf(access: OrganizationAccess): OrganizationView {
+  return { organization: access.organization, plan: access.plan, entitlements: entitlementsOf(access) };
+}

@@ -1,0 +1,24 @@
+export {
+  createSafetyService,
+  CHECK_PATH,
+  USAGE_PATH,
+  type CheckCall,
+  type SafetyService,
+  type ServiceResult,
+  type UsageCall,
+} from './service.js';
+export type { SafetyProviders, SafetyServiceOptions } from './context.js';
+export { describeError, errorBody, type ErrorDescription, type RuntimeError } from './errors.js';
+export {
+  keyMetadata,
+  type AdminActor,
+  type AdminApi,
+  type AdminError,
+  type ApiKeyMetadata,
+  type AssignmentInput,
+  type IssuedApiKey,
+  type MemberRole,
+  type OrganizationView,
+} from './admin.js';
+export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
+export { entitlementsOf } from './access.js';

@@ -1,0 +1,162 @@
+import type { ErrorResponse, TransactionCheckResponse, TransactionCheckRequest, UsageResponse } from '../contract/models.js';
+import type { SafetyStores } from '../stores/index.js';
+import { createAdminApi, type AdminApi } from './admin.js';
+import { handleCheck } from './check.js';
+import { RequestScope, resolveOptions, type RuntimeContext, type SafetyProviders, type SafetyServiceOptions } from './context.js';
+import { errorBody } from './errors.js';
+import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
+import { requestIdFrom } from './request-id.js';
+import { handleUsage } from './usage-report.js';
+
+export const CHECK_PATH = '/v1/transaction/check';
+export const USAGE_PATH = '/v1/usage';
+
+/** The typed result of `check`/`usage`: the same status, headers and body `handle` gives. */
+export type ServiceResult<T> =
+  | { ok: true; status: number; headers: Record<string, string>; body: T; replayed: boolean }
+  | { ok: false; status: number; headers: Record<string, string>; body: ErrorResponse; replayed: boolean };
+
+export interface CheckCall {
+  apiKey: string;
+  /** The request as JSON bytes (validated exactly as over HTTP) or as an object (serialized first). */
+  request: Uint8Array | TransactionCheckRequest;
+  idempotencyKey?: string;
+  requestId?: string;
+}
+
+export interface UsageCall {
+  apiKey: string;
+  days?: number;
+  requestId?: string;
+}
+
+export interface SafetyService {
+  /** The HTTP-shaped entry point for adapters. Never rejects. */
+  handle(req: CoreHttpRequest): Promise<CoreHttpResponse>;
+  /** `POST /v1/transaction/check` without HTTP. */
+  check(call: CheckCall): Promise<ServiceResult<TransactionCheckResponse>>;
+  /** `GET /v1/usage` without HTTP. */
+  usage(call: UsageCall): Promise<ServiceResult<UsageResponse>>;
+  admin: AdminApi;
+  /** Pauses (true) or resumes business requests: 503 `api_disabled` while paused. */
+  setApiDisabled(disabled: boolean): void;
+  readonly apiDisabled: boolean;
+  /** Checks currently executing. */
+  readonly inFlight: number;
+  /**
+   * Graceful shutdown: new requests get 503 `api_disabled`; waits up to `timeoutMs` (default the
+   * deadline + 1 s) for in-flight requests, then aborts the rest, which release what they hold.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+const ROUTES: Record<string, { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }> = {
+  [CHECK_PATH]: { method: 'POST', run: handleCheck },
+  [USAGE_PATH]: { method: 'GET', run: handleUsage },
+};
+
+/**
+ * The service: stores (all state) + providers (chain facts, risk) + options. Framework-free:
+ * adapters translate their request into `handle`'s and write its answer back.
+ */
+export function createSafetyService(
+  stores: SafetyStores,
+  providers: SafetyProviders,
+  options: SafetyServiceOptions = {},
+): SafetyService {
+  const resolved = resolveOptions(options);
+  const ctx: RuntimeContext = { stores, providers, options: resolved };
+  let apiDisabled = options.apiDisabled ?? false;
+  let closing = false;
+  const inFlight = new Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>();
+
+  async function serve(req: CoreHttpRequest): Promise<CoreHttpResponse> {
+    const requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
+    try {
+      const route = ROUTES[req.path];
+      if (!route) return errorBody(requestId, { kind: 'not_found' });
+      if (req.method.toUpperCase() !== route.method) return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
+      if (closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
+      if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
+      const scope = new RequestScope(ctx, requestId);
+      const entry = { scope, done: route.run(scope, req).finally(() => scope.dispose()) };
+      inFlight.add(entry);
+      try {
+        return await entry.done;
+      } finally {
+        inFlight.delete(entry);
+      }
+    } catch (error) {
+      try {
+        resolved.onError(error, { requestId, step: 'handle' });
+      } catch {
+        // The answer below stands whatever the hook does.
+      }
+      return errorBody(requestId, { kind: 'internal_error' });
+    }
+  }
+
+  async function call<T>(req: CoreHttpRequest): Promise<ServiceResult<T>> {
+    const response = await serve(req);
+    const body = JSON.parse(response.body) as T | ErrorResponse;
+    const replayed = response.headers['Idempotent-Replayed'] === 'true';
+    return response.status === 200
+      ? { ok: true, status: response.status, headers: response.headers, body: body as T, replayed }
+      : { ok: false, status: response.status, headers: response.headers, body: body as ErrorResponse, replayed };
+  }
+
+  const headersOf = (fields: Record<string, string | undefined>) =>
+    Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
+
+  return {
+    handle: serve,
+    check({ apiKey, request, idempotencyKey, requestId }) {
+      const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
+      return call({
+        method: 'POST',
+        path: CHECK_PATH,
+        query: {},
+        headers: headersOf({
+          'x-api-key': apiKey,
+          'idempotency-key': idempotencyKey,
+          'x-request-id': requestId,
+          'content-type': 'application/json',
+        }),
+        body,
+      });
+    },
+    usage({ apiKey, days, requestId }) {
+      return call({
+        method: 'GET',
+        path: USAGE_PATH,
+        query: days === undefined ? {} : { days: String(days) },
+        headers: headersOf({ 'x-api-key': apiKey, 'x-request-id': requestId }),
+        body: new Uint8Array(),
+      });
+    },
+    admin: createAdminApi(stores, resolved.now),
+    setApiDisabled(disabled: boolean) {
+      apiDisabled = disabled;
+    },
+    get apiDisabled() {
+      return apiDisabled;
+    },
+    get inFlight() {
+      return inFlight.size;
+    },
+    async close({ timeoutMs = resolved.deadlineMs + 1000 } = {}) {
+      closing = true;
+      const all = () => Promise.allSettled([...inFlight].map((e) => e.done));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      const outcome = await Promise.race([all(), timedOut]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        for (const entry of inFlight) entry.scope.controller.abort('shutdown');
+        await all();
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * API keys. Only a SHA-256 hash of a key is stored (keys are 256-bit random, so a fast hash is
+ * enough); `prefix` is the non-secret start of the key shown in lists.
+ */
+export interface ApiKeyRecord {
+  id: string;
+  organizationId: string;
+  label: string;
+  /** Lower-case hex SHA-256 of the full key. Unique across all keys. */
+  hash: string;
+  /** The first characters of the key (e.g. `tsk_live_AbCd1234`); never enough to use it. */
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+  /** The key that replaced this one by rotation. */
+  replacedBy: string | null;
+}
+
+export type RotateOutcome =
+  | { ok: true; revoked: ApiKeyRecord; created: ApiKeyRecord }
+  | { ok: false; reason: 'not_found' | 'revoked' };
+
+export interface ApiKeyStore {
+  /** Inserts a key; false when its id or hash already exists. */
+  insertKey(record: ApiKeyRecord): Promise<boolean>;
+  /** The key (revoked or not) whose hash is `hash`, or null. */
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Every key of the organization, oldest first. */
+  listKeys(organizationId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Marks the key revoked at `now` (idempotent: an already revoked key keeps its time).
+   * Null when the organization has no such key.
+   */
+  revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null>;
+  /**
+   * Atomically (one transaction) revokes the active key `keyId` of the organization and inserts
+   * `replacement`, linking the old key to it. Either both happen or neither.
+   */
+  rotateKey(organizationId: string, keyId: string, replacement: ApiKeyRecord, now: Date): Promise<RotateOutcome>;
+}

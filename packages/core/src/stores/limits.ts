@@ -1,0 +1,34 @@
+/**
+ * Request rate (fixed one-minute windows, per organization) and concurrency slots (leases,
+ * per organization). A store failure here makes the runtime fail closed (503).
+ */
+export interface RateWindowOutcome {
+  allowed: boolean;
+  /** Requests admitted in the window after this step. */
+  count: number;
+}
+
+export type SlotOutcome = { ok: true; inFlight: number } | { ok: false; inFlight: number };
+
+export interface LimitStore {
+  /**
+   * One atomic step: admits the request into the window starting at `windowStart` when fewer
+   * than `limit` requests were admitted in it, counting it. Denied requests are not counted.
+   */
+  hitRate(params: { organizationId: string; windowStart: Date; limit: number; now: Date }): Promise<RateWindowOutcome>;
+  /**
+   * One atomic step: takes slot `slotId` until `expiresAt` if fewer than `limit` live slots
+   * (expiry after `now`) are held by the organization.
+   */
+  acquireSlot(params: {
+    organizationId: string;
+    slotId: string;
+    limit: number;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<SlotOutcome>;
+  /** Returns the slot (idempotent). */
+  releaseSlot(params: { organizationId: string; slotId: string }): Promise<void>;
+  /** Deletes windows that ended before `now` and slots whose lease ended. */
+  purgeExpired(now: Date): Promise<number>;
+}

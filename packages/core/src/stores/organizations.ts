@@ -1,0 +1,75 @@
+/**
+ * Organizations (tenants), their versioned plans and custom entitlements.
+ *
+ * Time contract for every store in `stores/`: methods that decide anything by time take an
+ * explicit `now` (the runtime's clock) and must use it, not their own clock, so that the
+ * conformance suite can drive time and every host agrees on windows and leases. A store that
+ * spans several hosts relies on their clocks being synchronized (NTP); skew only shifts a
+ * lease expiry or window edge by the skew.
+ *
+ * Failure contract: a store answers expected outcomes as values (`{ ok: false, … }`, `null`);
+ * a rejected promise means the store itself failed (database down…). The runtime turns
+ * that into an error response and never treats it as an answer.
+ */
+
+export type OrganizationStatus = 'active' | 'suspended';
+
+/** What an organization may do; from its plan version or a custom assignment. */
+export interface Entitlements {
+  rateLimitPerMinute: number;
+  maxConcurrentRequests: number;
+  monthlyQuota: number;
+  enabledNetworks: string[];
+}
+
+/** One version of a plan. Versions are immutable once organizations use them; changes make a new version. */
+export interface Plan extends Entitlements {
+  code: string;
+  version: number;
+  name: string;
+}
+
+export type EntitlementAssignment =
+  | { kind: 'plan'; code: string; version: number }
+  | { kind: 'custom'; entitlements: Entitlements };
+
+export interface Organization {
+  /** UUID (the usage report's `tenant_id`). */
+  id: string;
+  name: string;
+  status: OrganizationStatus;
+  assignment: EntitlementAssignment;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An organization with the plan version it is assigned (null for custom entitlements). */
+export interface OrganizationAccess {
+  organization: Organization;
+  plan: Plan | null;
+}
+
+export interface OrganizationUpdate {
+  status?: OrganizationStatus;
+  assignment?: EntitlementAssignment;
+  updatedAt: Date;
+}
+
+export interface OrganizationStore {
+  /** Inserts or replaces the plan version `(code, version)`. */
+  putPlan(plan: Plan): Promise<void>;
+  getPlan(code: string, version: number): Promise<Plan | null>;
+  /** The highest version of `code`, or null when the code is unknown. */
+  latestPlan(code: string): Promise<Plan | null>;
+  listPlans(): Promise<Plan[]>;
+
+  /** Inserts a new organization; false (and no change) when the id exists. */
+  createOrganization(organization: Organization): Promise<boolean>;
+  /** Inserts or replaces by id (seeding). */
+  putOrganization(organization: Organization): Promise<void>;
+  /** The organization and its assigned plan version, in one read (a join in SQL). */
+  getOrganization(id: string): Promise<OrganizationAccess | null>;
+  listOrganizations(): Promise<Organization[]>;
+  /** Applies the given fields; null when the id is unknown. */
+  updateOrganization(id: string, update: OrganizationUpdate): Promise<Organization | null>;
+}

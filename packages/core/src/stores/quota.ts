@@ -1,0 +1,38 @@
+/**
+ * Monthly quota per organization and UTC calendar month (`period` = `YYYY-MM`): `used`
+ * billable units and outstanding reservations. A reservation is a lease: one whose
+ * `expiresAt` is at or before `now` counts as released everywhere (a crashed request cannot
+ * hold quota forever) and can no longer be committed.
+ */
+export interface QuotaUsage {
+  used: number;
+  reserved: number;
+}
+
+export type ReserveOutcome = { ok: true; usage: QuotaUsage } | { ok: false; usage: QuotaUsage };
+
+export interface QuotaStore {
+  /**
+   * One atomic step: if `used + reserved < limit` (live reservations only), records reservation
+   * `reservationId` in `period` until `expiresAt`. `usage` is the state after the step.
+   */
+  reserve(params: {
+    organizationId: string;
+    period: string;
+    limit: number;
+    reservationId: string;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<ReserveOutcome>;
+  /**
+   * Turns a live reservation into one used unit of its own period (reserved − 1, used + 1).
+   * Null when the reservation is unknown, already finalized or expired (then nothing is billed).
+   */
+  commit(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null>;
+  /** Drops the reservation (idempotent). Null when it was not live. */
+  release(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null>;
+  /** Used and live reserved units of `period`. */
+  getUsage(params: { organizationId: string; period: string; now: Date }): Promise<QuotaUsage>;
+  /** Deletes expired reservations (they already count as released). */
+  purgeExpired(now: Date): Promise<number>;
+}
