@@ -49,7 +49,8 @@ export function decodeDecimals(hex: string): number | null {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const MAX_TEXT_BYTES = 256;
 
-function text(bytes: Buffer): string | null {
+/** Printable UTF-8 text of some bytes; null for invalid UTF-8, control characters or oversize values. */
+export function bytesToText(bytes: Uint8Array): string | null {
   if (bytes.length > MAX_TEXT_BYTES) return null;
   let value: string;
   try {
@@ -75,7 +76,7 @@ export function decodeAbiString(hex: string): string | null {
     const trimmed = bytes.subarray(0, end === -1 ? 32 : end);
     // A bytes32 symbol is text followed only by zero bytes.
     if (end !== -1 && bytes.subarray(end).some((b) => b !== 0)) return null;
-    return trimmed.length === 0 ? null : text(trimmed);
+    return trimmed.length === 0 ? null : bytesToText(trimmed);
   }
   if (bytes.length < 64 || bytes.length % 32 !== 0) return null;
   const offset = BigInt(`0x${body.slice(0, WORD)}`);
@@ -84,7 +85,13 @@ export function decodeAbiString(hex: string): string | null {
   const length = BigInt(`0x${bytes.subarray(start, start + 32).toString('hex')}`);
   if (length > BigInt(bytes.length - start - 32)) return null;
   const value = bytes.subarray(start + 32, start + 32 + Number(length));
-  return value.length === 0 ? null : text(value);
+  return value.length === 0 ? null : bytesToText(value);
+}
+
+/** Text of a java-tron visible=false bytes field (hex); null when not hex or not printable text. */
+export function hexToText(hex: string): string | null {
+  const body = clean(hex);
+  return body === null || body.length === 0 ? null : bytesToText(Buffer.from(body, 'hex'));
 }
 
 /** A decoded `transfer(address,uint256)` or `transferFrom(address,address,uint256)` call. */

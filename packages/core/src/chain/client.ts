@@ -1,0 +1,260 @@
+import type * as t from 'io-ts';
+import { errAsync, okAsync, ResultAsync } from 'neverthrow';
+import { Pool } from 'undici';
+import {
+  NodeAssetIssue,
+  NodeBlock,
+  NodeConstantCall,
+  NodeTransaction,
+  NodeTransactionInfo,
+} from './node-codecs.js';
+
+/** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
+export type TronNode = 'full' | 'solidity';
+
+export type NodeCallError =
+  /** The caller's signal fired (request deadline): do not retry, stop. */
+  | { kind: 'aborted' }
+  /** No answer within the per-call timeout, after the retries the deadline allowed. */
+  | { kind: 'timeout'; node: TronNode; endpoint: string }
+  | { kind: 'network'; node: TronNode; endpoint: string; detail: string }
+  | { kind: 'http_status'; node: TronNode; endpoint: string; status: number }
+  /** java-tron's 200 `{"Error": …}` (business error, rate limit, disabled API). */
+  | { kind: 'node_error'; node: TronNode; endpoint: string; message: string }
+  /** Not JSON (HTML, truncated), too large, or not the shape the codec expects. */
+  | { kind: 'bad_response'; node: TronNode; endpoint: string; detail: string };
+
+export function describeNodeError(error: NodeCallError): string {
+  switch (error.kind) {
+    case 'aborted':
+      return 'aborted';
+    case 'timeout':
+      return `${error.node} node ${error.endpoint}: timeout`;
+    case 'network':
+      return `${error.node} node ${error.endpoint}: network error (${error.detail})`;
+    case 'http_status':
+      return `${error.node} node ${error.endpoint}: HTTP ${error.status}`;
+    case 'node_error':
+      return `${error.node} node ${error.endpoint}: node error (${error.message.slice(0, 200)})`;
+    case 'bad_response':
+      return `${error.node} node ${error.endpoint}: bad response (${error.detail})`;
+  }
+}
+
+export interface RetryPolicy {
+  /** Total attempts per call, first included; default 3. */
+  attempts: number;
+  /** Full-jitter exponential backoff: a random wait in [0, min(maxDelayMs, baseDelayMs·2^n)]. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 50, maxDelayMs: 500 };
+
+export interface TronNodeClientOptions {
+  fullNodeUrl: string;
+  /** Default: the full node URL (TronGrid serves both). */
+  solidityNodeUrl?: string;
+  /** Sent as `TRON-PRO-API-KEY`. */
+  apiKey?: string;
+  /** Per-attempt timeout (ms); default 2500. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Connections per origin; default 16. */
+  connections?: number;
+  /** Larger answers are a bad response; default 4 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** Answer of a lookup where java-tron's `{}` means "not found". */
+export type Found<A> = A | null;
+
+const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
+
+type Attempt<A> =
+  | { ok: true; value: A }
+  | { ok: false; error: NodeCallError; retryable: boolean };
+
+const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * java-tron HTTP client: one keep-alive undici `Pool` per origin, JSON POSTs with visible=false,
+ * a per-attempt timeout combined with the caller's signal, and bounded retries with full jitter on
+ * 5xx/429/network errors/timeouts while the caller's signal has not fired. Every answer is decoded
+ * through an io-ts codec; nothing the node sends can make a call throw.
+ */
+export class TronNodeClient {
+  private readonly pools = new Map<string, Pool>();
+  private readonly bases: Record<TronNode, { origin: string; prefix: string }>;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly maxResponseBytes: number;
+  private readonly headers: Record<string, string>;
+  private readonly connections: number;
+
+  constructor(options: TronNodeClientOptions) {
+    const parse = (url: string, node: TronNode) => {
+      const u = new URL(url);
+      return { origin: u.origin, prefix: `${u.pathname.replace(/\/+$/, '')}/${node === 'full' ? 'wallet' : 'walletsolidity'}/` };
+    };
+    this.bases = {
+      full: parse(options.fullNodeUrl, 'full'),
+      solidity: parse(options.solidityNodeUrl ?? options.fullNodeUrl, 'solidity'),
+    };
+    this.timeoutMs = options.timeoutMs ?? 2500;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
+    this.connections = options.connections ?? 16;
+    this.headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}),
+    };
+  }
+
+  getTransactionById(node: TronNode, txId: string, signal: AbortSignal) {
+    return this.call(node, 'gettransactionbyid', { value: txId, visible: false }, NodeTransaction, signal, true);
+  }
+
+  getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal) {
+    return this.call(node, 'gettransactioninfobyid', { value: txId, visible: false }, NodeTransactionInfo, signal, true);
+  }
+
+  getNowBlock(node: TronNode, signal: AbortSignal): ResultAsync<NodeBlock, NodeCallError> {
+    return this.call(node, 'getnowblock', {}, NodeBlock, signal, false).andThen((block) =>
+      block === null ? errAsync(this.bad(node, 'getnowblock', 'empty block')) : okAsync(block),
+    );
+  }
+
+  /** A constant (read-only) call of a no-argument method, e.g. `decimals()`. */
+  triggerConstantContract(node: TronNode, contractHex41: string, functionSelector: string, signal: AbortSignal) {
+    return this.call(
+      node,
+      'triggerconstantcontract',
+      // Any valid owner works for a constant call: the contract itself always exists as an address.
+      { owner_address: contractHex41, contract_address: contractHex41, function_selector: functionSelector, visible: false },
+      NodeConstantCall,
+      signal,
+      false,
+    );
+  }
+
+  getAssetIssueById(node: TronNode, id: string, signal: AbortSignal) {
+    return this.call(node, 'getassetissuebyid', { value: id, visible: false }, NodeAssetIssue, signal, true);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { connections: this.connections, keepAliveTimeout: 30_000, pipelining: 1 });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  private bad(node: TronNode, endpoint: string, detail: string): NodeCallError {
+    return { kind: 'bad_response', node, endpoint, detail };
+  }
+
+  private call<A>(
+    node: TronNode,
+    endpoint: string,
+    body: object,
+    codec: t.Type<A, unknown, unknown>,
+    signal: AbortSignal,
+    emptyIsNotFound: boolean,
+  ): ResultAsync<Found<A>, NodeCallError> {
+    const run = async (): Promise<Found<A>> => {
+      for (let attempt = 0; ; attempt++) {
+        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
+        const result = await this.attempt(node, endpoint, body, codec, signal, emptyIsNotFound);
+        if (result.ok) return result.value;
+        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
+        if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;
+        const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+        await abortableSleep(Math.random() * cap, signal);
+      }
+    };
+    return ResultAsync.fromPromise(run(), (e) => e as NodeCallError);
+  }
+
+  private async attempt<A>(
+    node: TronNode,
+    endpoint: string,
+    body: object,
+    codec: t.Type<A, unknown, unknown>,
+    signal: AbortSignal,
+    emptyIsNotFound: boolean,
+  ): Promise<Attempt<Found<A>>> {
+    const base = this.bases[node];
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = AbortSignal.any([signal, timeout]);
+    const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
+    let text: string;
+    try {
+      const res = await this.pool(base.origin).request({
+        method: 'POST',
+        path: base.prefix + endpoint,
+        headers: this.headers,
+        body: JSON.stringify(body),
+        signal: combined,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.maxResponseBytes) {
+          res.body.destroy();
+          return fail(this.bad(node, endpoint, 'response too large'), false);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      text = Buffer.concat(chunks).toString('utf8');
+      if (res.statusCode !== 200) {
+        return fail({ kind: 'http_status', node, endpoint, status: res.statusCode }, RETRYABLE_STATUS(res.statusCode));
+      }
+    } catch (e) {
+      if (signal.aborted) return fail({ kind: 'aborted' }, false);
+      if (timeout.aborted) return fail({ kind: 'timeout', node, endpoint }, true);
+      const detail = e instanceof Error ? (('code' in e && typeof e.code === 'string' ? `${e.code}: ` : '') + e.message) : String(e);
+      return fail({ kind: 'network', node, endpoint, detail }, true);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      const what = text.trimStart().startsWith('<') ? 'HTML instead of JSON' : 'not JSON';
+      return fail(this.bad(node, endpoint, what), false);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      return fail(this.bad(node, endpoint, 'not a JSON object'), false);
+    }
+    if ('Error' in json) {
+      return fail({ kind: 'node_error', node, endpoint, message: String((json as { Error: unknown }).Error) }, false);
+    }
+    if (Object.keys(json).length === 0) {
+      return emptyIsNotFound ? { ok: true, value: null } : fail(this.bad(node, endpoint, 'empty answer'), false);
+    }
+    const decoded = codec.decode(json);
+    if (decoded._tag === 'Left') {
+      const path = decoded.left[0]?.context.map((c) => c.key).filter(Boolean).join('.') ?? '';
+      return fail(this.bad(node, endpoint, `unexpected shape at ${path || 'root'}`), false);
+    }
+    return { ok: true, value: decoded.right };
+  }
+}

@@ -1,0 +1,317 @@
+import { err, errAsync, ok, ResultAsync, type Result } from 'neverthrow';
+import type { TransactionState } from '../contract/enums.js';
+import { hexToBase58Address } from '../tron/address.js';
+import { describeNodeError, TronNodeClient, type NodeCallError, type RetryPolicy, type TronNode } from './client.js';
+import {
+  REQUIRED_CONFIRMATIONS,
+  type ChainFacts,
+  type ChainFactsProvider,
+  type ChainProviderError,
+  type Disagreement,
+  type ProviderContext,
+  type Transfer,
+} from './facts.js';
+import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
+import { TokenMetadataReader, type TokenMetadata, type TokenRef } from './token-metadata.js';
+import { normalizeTransfers, type RawTransfer } from './transfers.js';
+import { verifyTransaction } from './verify.js';
+
+/**
+ * Transfers kept per transaction. A payment is one transfer and a DEX swap a handful; batch payouts
+ * and airdrops emit hundreds of logs. 100 keeps every payment-shaped transaction whole while bounding
+ * the response (~40 KB of transfers) and the token lookups; beyond it `transfersTruncated` is true.
+ */
+export const DEFAULT_MAX_TRANSFERS = 100;
+/** Distinct tokens whose metadata one check reads; further tokens keep `decimals: null` (and a `missing` entry). */
+export const DEFAULT_MAX_TOKEN_LOOKUPS = 20;
+
+export interface TronChainFactsProviderOptions {
+  /** java-tron full node (or TronGrid) base URL; `/wallet/*` is appended. */
+  fullNodeUrl: string;
+  /** Solidity node base URL (`/walletsolidity/*` is appended); default the full node URL. */
+  solidityNodeUrl?: string;
+  /** Sent as `TRON-PRO-API-KEY`. */
+  apiKey?: string;
+  /** Per-call (per-attempt) timeout in ms; default 2500. The request's signal bounds everything. */
+  timeoutMs?: number;
+  /** Retries on 5xx/429/network errors/timeouts; default 3 attempts, 50 ms base, 500 ms cap, full jitter. */
+  retry?: Partial<RetryPolicy>;
+  /** Default `DEFAULT_MAX_TRANSFERS` (100). */
+  maxTransfers?: number;
+  /** Default `DEFAULT_MAX_TOKEN_LOOKUPS` (20). */
+  maxTokenLookups?: number;
+  /** Tokens kept in the metadata LRU; default 1000. */
+  tokenCacheSize?: number;
+  /** Connections per node origin; default 16. */
+  connections?: number;
+}
+
+export interface TronChainFactsProvider extends ChainFactsProvider {
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+const TX_HASH = /^[0-9a-fA-F]{64}$/;
+const TRX_METADATA = { tokenSymbol: 'TRX', tokenName: 'TRX', decimals: 6 } as const;
+
+type Answer<A> = Result<A, NodeCallError>;
+
+interface NodeAnswers {
+  tx: Answer<NodeTransaction | null>;
+  info: Answer<NodeTransactionInfo | null>;
+  block: Answer<NodeBlock>;
+}
+
+const settle = async <A>(r: ResultAsync<A, NodeCallError>): Promise<Answer<A>> => await r;
+const value = <A>(r: Answer<A | null>): A | null => (r.isOk() ? r.value : null);
+const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
+
+/**
+ * Chain facts from java-tron's HTTP API. One round of six parallel calls (transaction, tx info and
+ * now-block on the full node and on the solidity node), then one round of token metadata (cached).
+ *
+ * Rules (see `ChainFacts` for the fields):
+ * - confirmations = full node head − tx block + 1 (at least 1 once in a block; 0 for a broadcast tx
+ *   not yet in a block); finalized = the solidity node has the tx info (it answers only for solidified blocks).
+ * - state: `failed` when any answer says the execution failed (`ret[0].contractRet`, `receipt.result`
+ *   not SUCCESS, or `result: FAILED`); `not_found` when both nodes answered `{}` for both lookups;
+ *   `unknown` when a call failed or the answers lack what a state needs (body, a contract call's
+ *   receipt result); `confirmed` when finalized and confirmations ≥ 19; `pending` otherwise.
+ * - Disagreements: txID/hash/sha256/raw bytes (see `verifyTransaction`), tx info id ≠ hash, full vs
+ *   solidity answers that differ (body, block, result, logs, internal transactions), a solidified
+ *   block height at or past the tx block while the solidity node does not know the tx.
+ * - Facts come from the solidity node's info when it has one (final), else the full node's.
+ * - Calls use visible=false (java-tron's default): addresses come back as `41…` hex, converted here.
+ */
+export function createTronChainFactsProvider(options: TronChainFactsProviderOptions): TronChainFactsProvider {
+  const client = new TronNodeClient({
+    fullNodeUrl: options.fullNodeUrl,
+    ...(options.solidityNodeUrl !== undefined ? { solidityNodeUrl: options.solidityNodeUrl } : {}),
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.retry !== undefined ? { retry: options.retry } : {}),
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
+  });
+  const metadata = new TokenMetadataReader(client, {
+    ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
+    lookupBudgetMs: (options.timeoutMs ?? 2500) * 2,
+  });
+  const maxTransfers = options.maxTransfers ?? DEFAULT_MAX_TRANSFERS;
+  const maxTokenLookups = options.maxTokenLookups ?? DEFAULT_MAX_TOKEN_LOOKUPS;
+
+  const ask = async (node: TronNode, hash: string, signal: AbortSignal): Promise<NodeAnswers> => {
+    const [tx, info, block] = await Promise.all([
+      settle(client.getTransactionById(node, hash, signal)),
+      settle(client.getTransactionInfoById(node, hash, signal)),
+      settle(client.getNowBlock(node, signal)),
+    ]);
+    return { tx, info, block };
+  };
+
+  const facts = async (hash: string, signal: AbortSignal): Promise<Result<ChainFacts, ChainProviderError>> => {
+    const [full, solidity] = await Promise.all([ask('full', hash, signal), ask('solidity', hash, signal)]);
+    if (signal.aborted) return err({ kind: 'aborted' });
+    const observedAt = new Date();
+    const lookups = [full.tx, full.info, solidity.tx, solidity.info];
+    if (lookups.every((r) => r.isErr())) {
+      const detail = lookups.map((r) => (r.isErr() ? describeNodeError(r.error) : '')).join('; ');
+      return err({ kind: 'unavailable', detail });
+    }
+    const missing = [full.tx, full.info, full.block, solidity.tx, solidity.info, solidity.block].flatMap((r) =>
+      r.isErr() ? [describeNodeError(r.error)] : [],
+    );
+    const disagreements: Disagreement[] = [];
+
+    const tx = value(full.tx) ?? value(solidity.tx);
+    const info = value(solidity.info) ?? value(full.info);
+    for (const [node, answer] of [['full', full.info], ['solidity', solidity.info]] as const) {
+      const id = value(answer)?.id.toLowerCase();
+      if (id !== undefined && id !== hash) {
+        disagreements.push({ code: 'info_id_mismatch', detail: `${node} node's tx info is for ${id}` });
+      }
+    }
+    disagreements.push(...compareNodes(full, solidity));
+
+    if (tx === null && info === null) {
+      const state: TransactionState = lookups.every((r) => r.isOk()) ? 'not_found' : 'unknown';
+      return ok(emptyFacts(hash, state, observedAt, missing, disagreements));
+    }
+
+    const verification = tx ? verifyTransaction(hash, tx) : null;
+    if (verification) disagreements.push(...verification.disagreements);
+    else missing.push('transaction body (gettransactionbyid answered {} while its tx info exists)');
+
+    const failed = [value(full.tx), value(solidity.tx)].some((t) => isFailure(t?.ret?.[0]?.contractRet)) ||
+      [value(full.info), value(solidity.info)].some((i) => isFailure(i?.receipt?.result) || i?.result === 'FAILED');
+    const view = verification?.view ?? null;
+    const isContractCall = view?.type === 'TriggerSmartContract' || view?.type === 'CreateSmartContract';
+    if (!failed && info && isContractCall && info.receipt?.result === undefined) {
+      missing.push('receipt.result of the contract call');
+    }
+
+    const blockNumber = info?.blockNumber ?? null;
+    const heads = [full.block, solidity.block].flatMap((b) =>
+      b.isOk() && b.value.block_header.raw_data.number !== undefined ? [b.value.block_header.raw_data.number] : [],
+    );
+    const solidifiedHead = solidity.block.isOk() ? (solidity.block.value.block_header.raw_data.number ?? null) : null;
+    const head = heads.length > 0 ? Math.max(...heads) : null;
+    const confirmations =
+      blockNumber === null ? (tx && !info ? 0 : null) : head === null ? null : Math.max(1, head - blockNumber + 1);
+    // The solidity node answers a tx info only for a solidified block (reference: finality check a).
+    const finalized = value(solidity.info) !== null;
+    const solidityKnowsNothing = solidity.tx.isOk() && solidity.info.isOk() && !value(solidity.tx) && !value(solidity.info);
+    if (solidityKnowsNothing && blockNumber !== null && solidifiedHead !== null && solidifiedHead >= blockNumber) {
+      disagreements.push({
+        code: 'nodes_disagree',
+        detail: `block ${blockNumber} is solidified (solidity head ${solidifiedHead}) but the solidity node does not have the transaction`,
+      });
+    }
+
+    const normalized = normalizeTransfers(view, info, failed);
+    missing.push(...normalized.unreadable);
+    const truncated = normalized.transfers.length > maxTransfers;
+    const kept = normalized.transfers.slice(0, maxTransfers);
+    const withMetadata = await attachMetadata(kept, signal);
+    if (withMetadata === 'aborted') return err({ kind: 'aborted' });
+    missing.push(...withMetadata.missing);
+
+    const callsComplete = [full.tx, full.info, full.block, solidity.tx, solidity.info].every((r) => r.isOk());
+    const stateComplete = callsComplete && tx !== null && !missing.includes('receipt.result of the contract call');
+    const state: TransactionState = failed
+      ? 'failed'
+      : !stateComplete
+        ? 'unknown'
+        : finalized && confirmations !== null && confirmations >= REQUIRED_CONFIRMATIONS
+          ? 'confirmed'
+          : 'pending';
+
+    return ok({
+      txHash: hash,
+      state,
+      transactionType: view?.type ?? 'unknown',
+      category: normalized.category,
+      owner: view?.owner ? hexToBase58Address(view.owner) : null,
+      blockNumber,
+      blockTime: info?.blockTimeStamp !== undefined ? new Date(info.blockTimeStamp) : null,
+      confirmations,
+      finalized,
+      verified: verification?.verified ?? false,
+      disagreements,
+      missing,
+      transfers: withMetadata.transfers,
+      transfersTruncated: truncated,
+      primaryTransfer: normalized.primary !== null && normalized.primary < kept.length ? normalized.primary : null,
+      tokenDataAt: withMetadata.tokenDataAt,
+      observedAt,
+    });
+  };
+
+  const attachMetadata = async (
+    transfers: RawTransfer[],
+    signal: AbortSignal,
+  ): Promise<{ transfers: Transfer[]; missing: string[]; tokenDataAt: Date | null } | 'aborted'> => {
+    const keyOf = (t: TokenRef) => (t.kind === 'trc20' ? t.contractHex : `trc10:${t.id}`);
+    const tokens = new Map<string, TokenRef>();
+    for (const t of transfers) if (t.token) tokens.set(keyOf(t.token), t.token);
+    const looked = [...tokens.entries()].slice(0, maxTokenLookups);
+    const answers = await Promise.all(looked.map(async ([key, ref]) => [key, await metadata.read(ref, signal)] as const));
+    if (answers.some(([, m]) => m === 'aborted')) return 'aborted';
+    const known = new Map(answers as (readonly [string, TokenMetadata])[]);
+    const missing: string[] = [];
+    for (const [key] of [...tokens.entries()].slice(maxTokenLookups)) missing.push(`token metadata of ${key} (lookup limit)`);
+    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (node unreachable)`);
+    const readTimes = [...known.values()].map((m) => m.readAt.getTime());
+    return {
+      missing,
+      tokenDataAt: readTimes.length > 0 ? new Date(Math.min(...readTimes)) : null,
+      transfers: transfers.map((t, index): Transfer => {
+        const m = t.token ? known.get(keyOf(t.token)) : undefined;
+        const meta = t.token === null ? TRX_METADATA : { tokenSymbol: m?.symbol ?? null, tokenName: m?.name ?? null, decimals: m?.decimals ?? null };
+        return {
+          index,
+          assetType: t.assetType,
+          source: t.source,
+          sender: t.sender,
+          recipient: t.recipient,
+          tokenContract: t.tokenContract,
+          tokenId: t.tokenId,
+          ...meta,
+          rawAmount: t.rawAmount,
+        };
+      }),
+    };
+  };
+
+  return {
+    getTransactionFacts(txHash: string, ctx: ProviderContext): ResultAsync<ChainFacts, ChainProviderError> {
+      if (!TX_HASH.test(txHash)) return errAsync({ kind: 'unavailable', detail: 'not a 64-hex transaction hash' });
+      if (ctx.signal.aborted) return errAsync({ kind: 'aborted' });
+      return new ResultAsync(facts(txHash.toLowerCase(), ctx.signal));
+    },
+    close: () => client.close(),
+  };
+}
+
+function emptyFacts(
+  txHash: string,
+  state: TransactionState,
+  observedAt: Date,
+  missing: string[],
+  disagreements: Disagreement[],
+): ChainFacts {
+  return {
+    txHash,
+    state,
+    transactionType: 'unknown',
+    category: 'unknown',
+    owner: null,
+    blockNumber: null,
+    blockTime: null,
+    confirmations: null,
+    finalized: false,
+    verified: false,
+    disagreements,
+    missing,
+    transfers: [],
+    transfersTruncated: false,
+    primaryTransfer: null,
+    tokenDataAt: null,
+    observedAt,
+  };
+}
+
+/** Contradictions between the full and the solidity node about the same transaction. */
+function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] {
+  const out: Disagreement[] = [];
+  const fullTx = value(full.tx);
+  const solidTx = value(solidity.tx);
+  const fullInfo = value(full.info);
+  const solidInfo = value(solidity.info);
+  if (full.tx.isOk() && full.info.isOk() && !fullTx && !fullInfo && (solidTx || solidInfo)) {
+    out.push({ code: 'nodes_disagree', detail: 'the solidity node has the transaction, the full node does not' });
+  }
+  if (fullTx && solidTx) {
+    const differs = [
+      fullTx.txID.toLowerCase() !== solidTx.txID.toLowerCase() && 'txID',
+      fullTx.raw_data_hex.toLowerCase() !== solidTx.raw_data_hex.toLowerCase() && 'raw_data_hex',
+      fullTx.ret?.[0]?.contractRet !== solidTx.ret?.[0]?.contractRet && 'contractRet',
+    ].filter(Boolean);
+    if (differs.length > 0) out.push({ code: 'nodes_disagree', detail: `transaction bodies differ in ${differs.join(', ')}` });
+  }
+  if (fullInfo && solidInfo) {
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const differs = [
+      fullInfo.blockNumber !== solidInfo.blockNumber && 'blockNumber',
+      fullInfo.blockTimeStamp !== solidInfo.blockTimeStamp && 'blockTimeStamp',
+      fullInfo.result !== solidInfo.result && 'result',
+      fullInfo.receipt?.result !== solidInfo.receipt?.result && 'receipt.result',
+      !same(fullInfo.contract_address, solidInfo.contract_address) && 'contract_address',
+      !same(fullInfo.internal_transactions ?? [], solidInfo.internal_transactions ?? []) && 'internal_transactions',
+    ].filter(Boolean);
+    if (differs.length > 0) out.push({ code: 'nodes_disagree', detail: `tx infos differ in ${differs.join(', ')}` });
+    if (!same(fullInfo.log ?? [], solidInfo.log ?? [])) {
+      out.push({ code: 'log_mismatch', detail: 'the full and solidity nodes report different event logs' });
+    }
+  }
+  return out;
+}
