@@ -13,3 +13,4 @@ export {
   type FakeTronTransaction,
 } from './fake-tron-fixtures.js';
 export * from './service-harness.js';
+export { runStoreConformance, type StoreFactory } from './store-conformance.js';

@@ -1,0 +1,4 @@
+import { runStoreConformance } from '@tron-safety/core/testing';
+import { createMemoryStores } from '../src/index.js';
+
+runStoreConformance('store-memory', () => ({ stores: createMemoryStores() }));
