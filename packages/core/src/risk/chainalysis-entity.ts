@@ -1,0 +1,126 @@
+import BigNumber from 'bignumber.js';
+import * as t from 'io-ts';
+import type { ProviderContext } from '../chain/facts.js';
+import { nullable } from '../contract/schema.js';
+import { levelFromChainalysis } from './aml-levels.js';
+import { lookupOptions, sharedLookup, type SharedLookupOptions } from './shared-lookup.js';
+import type { AmlAnswer, AmlProvider, AssetRef, Exposure } from './signals.js';
+import { assetCoverage, OFFICIAL_ASSETS } from './token-registry.js';
+import { getVendorJson } from './vendor-http.js';
+
+const Big = BigNumber.clone({ EXPONENTIAL_AT: 1e9 });
+
+/** Chainalysis sends numbers; Chainalysis-compatible vendors sometimes send numeric strings. */
+const Numeric = new t.Type<BigNumber, unknown, unknown>(
+  'Numeric',
+  (u): u is BigNumber => u instanceof Big,
+  (u, c) => {
+    const n = typeof u === 'number' || typeof u === 'string' ? new Big(u) : null;
+    return n && n.isFinite() && !n.isNegative() ? t.success(n) : t.failure(u, c);
+  },
+  (n) => n.toFixed(),
+);
+const ExposureType = t.keyof({ direct: null, indirect: null });
+
+const VendorExposure = t.intersection([
+  t.type({ category: t.string, value: Numeric }),
+  t.partial({ exposureType: ExposureType, direction: nullable(t.string) }),
+]);
+const VendorTrigger = t.intersection([
+  t.type({ category: t.string, percentage: Numeric }),
+  t.partial({
+    message: nullable(t.string),
+    ruleTriggered: nullable(t.partial({ risk: t.string, exposureType: ExposureType, direction: t.string })),
+  }),
+]);
+/** `GET {base}/v2/entities/{address}` (Address Screening / Entity API v2). */
+const EntityBody = t.intersection([
+  t.type({ risk: t.string }),
+  t.partial({
+    status: t.string,
+    riskReason: nullable(t.string),
+    exposures: nullable(t.array(VendorExposure)),
+    triggers: nullable(t.array(VendorTrigger)),
+  }),
+]);
+type EntityBody = t.TypeOf<typeof EntityBody>;
+
+/** The vendor gives no hop count for indirect exposure; 2 is the least it can be. */
+export const INDIRECT_EXPOSURE_HOPS = 2;
+
+export interface ChainalysisEntityOptions extends Partial<SharedLookupOptions> {
+  /** e.g. `https://api.chainalysis.com/api/risk` */
+  baseUrl: string;
+  apiKey: string;
+  /** Assets the vendor covers (default: TRX and the official TRC20s of the bundled registry). */
+  supportedAssets?: readonly AssetRef[];
+}
+
+export function createChainalysisAmlProvider(options: ChainalysisEntityOptions): AmlProvider {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const lookup = sharedLookup<AmlAnswer>(async (address, signal) => {
+    const body = await getVendorJson(
+      `${base}/v2/entities/${encodeURIComponent(address)}`,
+      { Token: options.apiKey },
+      EntityBody,
+      signal,
+    );
+    if (body.isErr()) return { status: 'unavailable', reason: `Chainalysis Entity API: ${body.error}` };
+    return amlAnswerFromEntity(body.value, new Date());
+  }, lookupOptions(options));
+  return {
+    supportsAsset: assetCoverage(options.supportedAssets ?? OFFICIAL_ASSETS),
+    assessAddress: (address: string, ctx: ProviderContext) => lookup(address, ctx.signal),
+  };
+}
+
+/** Entity body → our answer. Exported for tests and for Chainalysis-compatible vendors. */
+export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
+  if (body.status !== undefined && body.status !== 'COMPLETE') {
+    return { status: 'unavailable', reason: `Chainalysis Entity API: assessment ${body.status}` };
+  }
+  const level = levelFromChainalysis(body.risk);
+  if (level === null) return { status: 'unavailable', reason: `Chainalysis Entity API: unknown risk "${body.risk}"` };
+  return { status: 'answered', level, exposures: exposuresOf(body), asOf };
+}
+
+/**
+ * `exposures` give USD values: percent = the category's share of the address's total exposure.
+ * `triggers` give the vendor's own percentage, which wins for the same category and type.
+ */
+function exposuresOf(body: EntityBody): Exposure[] {
+  const byKey = new Map<string, Exposure>();
+  const vendorExposures = body.exposures ?? [];
+  const total = vendorExposures.reduce((sum, e) => sum.plus(e.value), new Big(0));
+  for (const e of vendorExposures) {
+    const exposureType = e.exposureType ?? 'direct';
+    const percent = total.isZero() ? null : percentString(e.value.div(total).times(100));
+    addExposure(byKey, { category: e.category, exposureType, hops: hopsOf(exposureType), percent });
+  }
+  for (const trigger of body.triggers ?? []) {
+    const exposureType = trigger.ruleTriggered?.exposureType ?? 'direct';
+    const percent = trigger.percentage.isGreaterThan(100) ? null : percentString(trigger.percentage);
+    byKey.set(`${trigger.category}\n${exposureType}`, {
+      category: trigger.category,
+      exposureType,
+      hops: hopsOf(exposureType),
+      percent,
+    });
+  }
+  return [...byKey.values()];
+}
+
+function addExposure(byKey: Map<string, Exposure>, exposure: Exposure): void {
+  const key = `${exposure.category}\n${exposure.exposureType}`;
+  const existing = byKey.get(key);
+  // The same category twice (e.g. per direction): the shares add up.
+  const percent =
+    existing && existing.percent !== null && exposure.percent !== null
+      ? percentString(new Big(existing.percent).plus(exposure.percent))
+      : exposure.percent;
+  byKey.set(key, { ...exposure, percent });
+}
+
+const hopsOf = (type: 'direct' | 'indirect'): number => (type === 'direct' ? 1 : INDIRECT_EXPOSURE_HOPS);
+
+const percentString = (n: BigNumber): string => n.decimalPlaces(2, BigNumber.ROUND_HALF_UP).toFixed();

@@ -1,0 +1,74 @@
+/**
+ * The impersonation rule: does a token's symbol or name imitate an official token's?
+ *
+ * Both sides are reduced to a skeleton: Unicode compatibility forms folded (full-width `ＵＳＤＴ`,
+ * ligatures), accents dropped, look-alike letters mapped to Latin (Cyrillic `С`, Greek `Τ`,
+ * Armenian `Ս`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
+ * (spaces, dots, dashes, zero-width characters). Then:
+ * - a symbol of 4+ characters (`USDT`, `TUSD`) or a name of 6+ (`TETHERUSD`, `BITTORRENT`) found
+ *   anywhere in the skeleton is an imitation (`USDT.e`, `USDT-TRC20`, `TRC20 USDT`, `Tether USD (TRON)`);
+ * - a shorter mark (`SUN`, `WIN`, `BTT`, `JST`, `TRX`, `JUST`, `TRON`) only when the skeleton is the mark,
+ *   optionally with a chain or version tag before or after it (`WIN.e`, `SUN Token`, `TRON-BTT`),
+ *   so that ordinary words containing them (`Sunflower`, `Winner`) stay unknown.
+ * Limits: misspellings (`USTD`), look-alikes outside the table, and legitimate derivatives
+ * (JustLend `jUSDT`, which this flags) need the registry extended by configuration.
+ */
+
+const LOOK_ALIKES: Record<string, string> = {
+  // Cyrillic
+  А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', У: 'Y',
+  Х: 'X', Ү: 'Y', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', а: 'A', с: 'C', е: 'E', һ: 'H', і: 'I', ј: 'J', к: 'K', м: 'M', н: 'H',
+  о: 'O', р: 'P', ѕ: 'S', т: 'T', у: 'Y', х: 'X', ү: 'Y', ԁ: 'D', ԛ: 'Q', ԝ: 'W', п: 'N', ь: 'B',
+  // Greek
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  α: 'A', ε: 'E', ι: 'I', κ: 'K', ν: 'V', ο: 'O', ρ: 'P', τ: 'T', υ: 'U', χ: 'X',
+  // Armenian
+  Ս: 'U', ս: 'U', Օ: 'O', օ: 'O',
+  // Latin letters NFKD leaves alone, currency signs, digits and strokes read as letters
+  ı: 'I', ł: 'L', Ł: 'L', ø: 'O', Ø: 'O', đ: 'D', Đ: 'D', '₮': 'T', $: 'S', '0': 'O', '1': 'I', '5': 'S', '|': 'I',
+  '!': 'I', l: 'I', L: 'I',
+};
+
+/** The comparable form of a symbol or name (empty when nothing readable is left). */
+export function skeleton(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFKD').replace(/\p{M}/gu, '')) out += LOOK_ALIKES[ch] ?? ch.toUpperCase();
+  return out.replace(/[^A-Z0-9]/g, '');
+}
+
+/** Chain, bridge and version tags impostors put around a real symbol. */
+const TAGS = ['E', 'TRC20', 'TRC', 'TRON', 'TRX', 'ERC20', 'BEP20', 'TOKEN', 'OFFICIAL', 'NEW', 'OLD', 'V2'].map(skeleton);
+
+/** Marks at least this long are matched anywhere inside a skeleton; names need more to avoid common words. */
+const ANYWHERE_LENGTH = { symbol: 4, name: 6 } as const;
+
+export interface Mark<T> {
+  /** Symbol, or name/alias, of an official token. */
+  text: string;
+  kind: 'symbol' | 'name';
+  token: T;
+}
+
+/** Builds the rule over the given marks; returns the imitated token or null. */
+export function impersonationRule<T>(marks: readonly Mark<T>[]): (text: string | null) => T | null {
+  const compiled = marks
+    .map((m) => ({ ...m, skeleton: skeleton(m.text) }))
+    .filter((m) => m.skeleton.length > 0)
+    .map((m) => ({ ...m, anywhere: m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
+  return (text) => {
+    if (text === null) return null;
+    const s = skeleton(text);
+    if (s.length === 0) return null;
+    for (const m of compiled) {
+      if (m.anywhere ? s.includes(m.skeleton) : isTagged(s, m.skeleton)) return m.token;
+    }
+    return null;
+  };
+}
+
+function isTagged(s: string, mark: string): boolean {
+  if (s === mark) return true;
+  if (s.startsWith(mark)) return TAGS.includes(s.slice(mark.length));
+  if (s.endsWith(mark)) return TAGS.includes(s.slice(0, -mark.length));
+  return false;
+}

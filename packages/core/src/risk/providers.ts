@@ -1,0 +1,115 @@
+import { err, ok, type Result } from 'neverthrow';
+import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
+import { createChainalysisAmlProvider } from './chainalysis-entity.js';
+import { createChainalysisSanctionsProvider } from './chainalysis-sanctions.js';
+import { combineSanctionsProviders } from './sanctions-combine.js';
+import { createListSanctionsProvider, loadSanctionsListFile, OFAC_TRON_LIST, type SanctionsList } from './sanctions-list.js';
+import { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
+import type { AssetRef, RiskProviders, SanctionsProvider } from './signals.js';
+import { createTokenAuthenticityProvider, createTokenRegistry, type OfficialTokenData } from './token-registry.js';
+
+export const DEFAULT_CHAINALYSIS_API_URL = 'https://api.chainalysis.com/api/risk';
+export const DEFAULT_CHAINALYSIS_SANCTIONS_URL = 'https://public.chainalysis.com/api/v1';
+
+/** Plain configuration of the risk providers (a host fills it from its environment). */
+export interface RiskConfig {
+  /** Chainalysis Entity API base. */
+  chainalysisApiUrl?: string;
+  /** Unset: no AML vendor, AML is reported unavailable. */
+  chainalysisApiKey?: string | null;
+  chainalysisSanctionsUrl?: string;
+  /** Unset: sanctions come from the lists only. */
+  chainalysisSanctionsApiKey?: string | null;
+  /** Extra address lists screened with the bundled OFAC list. */
+  sanctionsListFiles?: readonly string[];
+  /** Tokens added to the official registry. */
+  extraTokens?: readonly OfficialTokenData[];
+  /** Assets the AML vendor covers (default TRX and the official TRC20s). */
+  amlSupportedAssets?: readonly AssetRef[];
+  /** Reuse of vendor answers (default 5 minutes; 0 = no cache). */
+  cacheTtlMs?: number;
+  /** Each vendor call's timeout (default 4 s), always within the check deadline. */
+  timeoutMs?: number;
+}
+
+/** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
+export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, string> {
+  const ttlMs = config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS;
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) return err(`cacheTtlMs must be a nonnegative integer, got ${ttlMs}`);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) return err(`timeoutMs must be a positive integer, got ${timeoutMs}`);
+  const entityUrl = httpUrl('chainalysisApiUrl', config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL);
+  const sanctionsUrl = httpUrl('chainalysisSanctionsUrl', config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL);
+  if (entityUrl.isErr()) return err(entityUrl.error);
+  if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
+
+  const lists: SanctionsList[] = [OFAC_TRON_LIST];
+  for (const path of config.sanctionsListFiles ?? []) {
+    const list = loadSanctionsListFile(path);
+    if (list.isErr()) return err(list.error);
+    lists.push(list.value);
+  }
+  const sanctions: SanctionsProvider[] = [createListSanctionsProvider(lists)];
+  if (config.chainalysisSanctionsApiKey) {
+    sanctions.push(
+      createChainalysisSanctionsProvider({ baseUrl: sanctionsUrl.value, apiKey: config.chainalysisSanctionsApiKey, ttlMs, timeoutMs }),
+    );
+  }
+
+  const registry = createTokenRegistry(config.extraTokens ?? []);
+  if (registry.isErr()) return err(registry.error);
+
+  const aml = config.chainalysisApiKey
+    ? createChainalysisAmlProvider({
+        baseUrl: entityUrl.value,
+        apiKey: config.chainalysisApiKey,
+        ttlMs,
+        timeoutMs,
+        ...(config.amlSupportedAssets ? { supportedAssets: config.amlSupportedAssets } : {}),
+      })
+    : createNotConfiguredAmlProvider();
+
+  return ok({
+    sanctions: sanctions.length === 1 ? sanctions[0]! : combineSanctionsProviders(sanctions),
+    aml,
+    tokens: createTokenAuthenticityProvider(registry.value),
+  });
+}
+
+/**
+ * `RiskConfig` from environment variables: CHAINALYSIS_API_URL, CHAINALYSIS_API_KEY,
+ * CHAINALYSIS_SANCTIONS_URL, CHAINALYSIS_SANCTIONS_API_KEY, SANCTIONS_LIST_FILES (comma-separated
+ * paths), RISK_CACHE_TTL_SECONDS, RISK_TIMEOUT_MS. Empty values count as unset.
+ */
+export function riskConfigFromEnv(env: Readonly<Record<string, string | undefined>>): Result<RiskConfig, string> {
+  const value = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const integer = (name: string): Result<number | undefined, string> => {
+    const raw = value(name);
+    if (raw === undefined) return ok(undefined);
+    return /^[0-9]{1,10}$/.test(raw) ? ok(Number(raw)) : err(`${name} must be a nonnegative integer, got "${raw}"`);
+  };
+  const ttlSeconds = integer('RISK_CACHE_TTL_SECONDS');
+  const timeoutMs = integer('RISK_TIMEOUT_MS');
+  if (ttlSeconds.isErr()) return err(ttlSeconds.error);
+  if (timeoutMs.isErr()) return err(timeoutMs.error);
+  const files = value('SANCTIONS_LIST_FILES')?.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  return ok({
+    chainalysisApiUrl: value('CHAINALYSIS_API_URL') ?? DEFAULT_CHAINALYSIS_API_URL,
+    chainalysisApiKey: value('CHAINALYSIS_API_KEY') ?? null,
+    chainalysisSanctionsUrl: value('CHAINALYSIS_SANCTIONS_URL') ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL,
+    chainalysisSanctionsApiKey: value('CHAINALYSIS_SANCTIONS_API_KEY') ?? null,
+    sanctionsListFiles: files ?? [],
+    ...(ttlSeconds.value !== undefined ? { cacheTtlMs: ttlSeconds.value * 1000 } : {}),
+    ...(timeoutMs.value !== undefined ? { timeoutMs: timeoutMs.value } : {}),
+  });
+}
+
+function httpUrl(name: string, value: string): Result<string, string> {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return ok(value);
+  } catch {
+    // reported below
+  }
+  return err(`${name} must be an http(s) URL, got "${value}"`);
+}

@@ -1,0 +1,88 @@
+import type { Unavailable } from './signals.js';
+
+export interface SharedLookupOptions {
+  /** How long an answered result is reused; 0 = no cache. Failures are never cached. */
+  ttlMs: number;
+  /** Each vendor call's own limit, inside the caller's deadline. */
+  timeoutMs: number;
+  /** Bound on cached keys (oldest dropped first). */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/** Defaults: a few minutes of reuse; a call timeout well inside the spec's 12 s deadline. */
+export const DEFAULT_RISK_CACHE_TTL_MS = 300_000;
+export const DEFAULT_RISK_TIMEOUT_MS = 4_000;
+
+export function lookupOptions(partial: Partial<SharedLookupOptions>): SharedLookupOptions {
+  return { ...partial, ttlMs: partial.ttlMs ?? DEFAULT_RISK_CACHE_TTL_MS, timeoutMs: partial.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS };
+}
+
+export type Lookup<A> = (key: string, signal: AbortSignal) => Promise<A | Unavailable>;
+
+interface InFlight<A> {
+  promise: Promise<A | Unavailable>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Per-key vendor lookups. An answered result is kept for `ttlMs` with its `asOf` untouched (the
+ * time the vendor answered), so freshness shows the cache age. Concurrent lookups of one key share
+ * one call; a caller stops waiting at its own deadline, and the call is aborted when no caller is
+ * left waiting or its own timeout passes.
+ */
+export function sharedLookup<A extends { status: string }>(
+  load: (key: string, signal: AbortSignal) => Promise<A | Unavailable>,
+  options: SharedLookupOptions,
+): Lookup<A> {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const cache = new Map<string, { value: A; storedAt: number }>();
+  const inFlight = new Map<string, InFlight<A>>();
+
+  const start = (key: string): InFlight<A> => {
+    const controller = new AbortController();
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(options.timeoutMs)]);
+    const promise = load(key, signal)
+      .catch((cause: unknown): Unavailable => ({ status: 'unavailable', reason: `internal error: ${String(cause)}` }))
+      .then((value) => {
+        if (inFlight.get(key) === entry) inFlight.delete(key);
+        if (value.status === 'answered' && options.ttlMs > 0) {
+          cache.delete(key);
+          cache.set(key, { value: value as A, storedAt: now() });
+          if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
+        }
+        return value;
+      });
+    const entry: InFlight<A> = { promise, controller, waiters: 0 };
+    inFlight.set(key, entry);
+    return entry;
+  };
+
+  return (key, signal) => {
+    const cached = cache.get(key);
+    if (cached && now() - cached.storedAt < options.ttlMs) return Promise.resolve(cached.value);
+    if (signal.aborted) return Promise.resolve(deadlineReached());
+    const entry = inFlight.get(key) ?? start(key);
+    entry.waiters++;
+    return new Promise((resolve) => {
+      const abandon = () => {
+        entry.waiters--;
+        if (entry.waiters === 0) {
+          if (inFlight.get(key) === entry) inFlight.delete(key);
+          entry.controller.abort(new DOMException('check deadline reached', 'AbortError'));
+        }
+        resolve(deadlineReached());
+      };
+      signal.addEventListener('abort', abandon, { once: true });
+      void entry.promise.then((value) => {
+        signal.removeEventListener('abort', abandon);
+        entry.waiters--;
+        resolve(value);
+      });
+    });
+  };
+}
+
+const deadlineReached = (): Unavailable => ({ status: 'unavailable', reason: 'check deadline reached' });

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createChainalysisAmlProvider, INDIRECT_EXPOSURE_HOPS } from '../src/risk/chainalysis-entity.js';
+import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanctions.js';
+import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
+import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
+import { startFakeChainalysis, type FakeChainalysis, type FakeFault } from '../src/testing/fake-vendors.js';
+
+const ADDR = {
+  severe: 'TA3rH2A7iHnm6pKH8gr9cK1EZnShnmZdFg',
+  high: 'TA82wQ77kb9DieW4C8q7C4KwMfnCzfziqN',
+  medium: 'TASWbk6X1wiTku5TMmMQYqYFvshVEtfJy8',
+  low: 'TAgZxxuvfuKYJY5UPC1DXF8NPHbKtTzEGu',
+  clean: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+  listed: 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', // OFAC TRX list (Grinex)
+};
+const KEY = 'test-key';
+const ctx = () => ({ signal: new AbortController().signal });
+const answered = <A extends { status: string }>(a: A) => {
+  assert.equal(a.status, 'answered', JSON.stringify(a));
+  return a as Extract<A, { status: 'answered' }>;
+};
+
+let fake: FakeChainalysis;
+before(async () => {
+  fake = await startFakeChainalysis({
+    apiKey: KEY,
+    entities: {
+      [ADDR.severe]: {
+        risk: 'Severe',
+        riskReason: 'Identified as sanctioned entity',
+        exposures: [
+          { category: 'sanctioned entity', value: 750, exposureType: 'direct' },
+          { category: 'no kyc exchange', value: 250, exposureType: 'indirect' },
+        ],
+      },
+      [ADDR.high]: {
+        risk: 'High',
+        triggers: [
+          { category: 'darknet market', percentage: 12.5, ruleTriggered: { risk: 'High', exposureType: 'indirect' } },
+        ],
+      },
+      [ADDR.medium]: { risk: 'Medium', exposures: [{ category: 'gambling', value: '0' as unknown as number }] },
+      [ADDR.low]: { risk: 'Low' },
+    },
+    sanctioned: { [ADDR.listed]: [{ category: 'sanctions', name: 'SANCTIONS: OFAC SDN Grinex 2025-08-14' }] },
+  });
+});
+after(() => fake.close());
+
+const aml = (options: { timeoutMs?: number; ttlMs?: number; now?: () => number; apiKey?: string } = {}) =>
+  createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 1000, ...options });
+const sanctionsApi = (options: { timeoutMs?: number; ttlMs?: number } = {}) =>
+  createChainalysisSanctionsProvider({ baseUrl: fake.sanctionsUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 1000, ...options });
+
+describe('Chainalysis Entity API adapter', () => {
+  test('every risk level maps: Severe/High/Medium/Low → severe/high/moderate/low', async () => {
+    const p = aml();
+    const levels = await Promise.all(
+      [ADDR.severe, ADDR.high, ADDR.medium, ADDR.low].map(async (a) => answered(await p.assessAddress(a, ctx())).level),
+    );
+    assert.deepEqual(levels, ['severe', 'high', 'moderate', 'low']);
+    const call = fake.calls.at(-1);
+    assert.equal(call?.apiKey, KEY, 'Token header');
+  });
+
+  test('exposures: direct hops 1, indirect hops 2, percent = share of value; triggers keep the vendor percentage', async () => {
+    const p = aml();
+    const severe = answered(await p.assessAddress(ADDR.severe, ctx()));
+    assert.deepEqual(severe.exposures, [
+      { category: 'sanctioned entity', exposureType: 'direct', hops: 1, percent: '75' },
+      { category: 'no kyc exchange', exposureType: 'indirect', hops: INDIRECT_EXPOSURE_HOPS, percent: '25' },
+    ]);
+    const high = answered(await p.assessAddress(ADDR.high, ctx()));
+    assert.deepEqual(high.exposures, [{ category: 'darknet market', exposureType: 'indirect', hops: 2, percent: '12.5' }]);
+    const medium = answered(await p.assessAddress(ADDR.medium, ctx()));
+    assert.deepEqual(medium.exposures, [{ category: 'gambling', exposureType: 'direct', hops: 1, percent: null }], 'zero total: no share');
+    assert.deepEqual(answered(await p.assessAddress(ADDR.low, ctx())).exposures, []);
+  });
+
+  const faults: [string, FakeFault][] = [
+    ['HTTP 500', { kind: 'status', status: 500 }],
+    ['rate limited (HTTP 429)', { kind: 'status', status: 429 }],
+    ['HTTP 503', { kind: 'status', status: 503 }],
+    ['malformed body', { kind: 'malformed' }],
+    ['unexpected body', { kind: 'missing_fields' }],
+    ['timed out', { kind: 'delay', ms: 400 }],
+    ['timed out', { kind: 'hang' }],
+  ];
+  for (const [reason, fault] of faults) {
+    test(`fault ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''} → unavailable (${reason}), never an answer`, async () => {
+      fake.setFault('entity', ADDR.low, fault);
+      try {
+        const answer = await aml({ timeoutMs: 150 }).assessAddress(ADDR.low, ctx());
+        assert.equal(answer.status, 'unavailable');
+        assert.match((answer as { reason: string }).reason, new RegExp(reason.replace(/[()]/g, '\\$&')));
+      } finally {
+        fake.setFault('entity', ADDR.low, null);
+      }
+    });
+  }
+
+  test('an unknown risk value and a wrong key → unavailable', async () => {
+    fake.setEntity(ADDR.clean, { risk: 'Unknown' });
+    assert.equal((await aml().assessAddress(ADDR.clean, ctx())).status, 'unavailable');
+    const wrongKey = await aml({ apiKey: 'nope' }).assessAddress(ADDR.low, ctx());
+    assert.deepEqual(wrongKey, { status: 'unavailable', reason: 'Chainalysis Entity API: HTTP 401' });
+    fake.setEntity(ADDR.clean, { risk: 'Low' });
+  });
+
+  test('the check deadline releases the caller at once and aborts the vendor call', async () => {
+    fake.setFault('entity', ADDR.medium, { kind: 'hang' });
+    try {
+      const controller = new AbortController();
+      const started = Date.now();
+      setTimeout(() => controller.abort(), 50);
+      const answer = await aml({ timeoutMs: 5000 }).assessAddress(ADDR.medium, { signal: controller.signal });
+      assert.deepEqual(answer, { status: 'unavailable', reason: 'check deadline reached' });
+      assert.ok(Date.now() - started < 1000);
+    } finally {
+      fake.setFault('entity', ADDR.medium, null);
+    }
+  });
+
+  test('answers are cached for the TTL with asOf = when the vendor answered; failures are not cached', async () => {
+    let clock = 1_000_000;
+    const p = aml({ ttlMs: 60_000, now: () => clock });
+    const count = () => fake.calls.filter((c) => c.api === 'entity' && c.address === ADDR.high).length;
+    const before = count();
+    const first = answered(await p.assessAddress(ADDR.high, ctx()));
+    clock += 30_000;
+    const second = answered(await p.assessAddress(ADDR.high, ctx()));
+    assert.equal(count(), before + 1, 'second answer from the cache');
+    assert.equal(second.asOf, first.asOf, 'cache age shows in asOf');
+    clock += 30_001;
+    answered(await p.assessAddress(ADDR.high, ctx()));
+    assert.equal(count(), before + 2, 'expired after the TTL');
+
+    fake.setFault('entity', ADDR.severe, { kind: 'status', status: 500 });
+    assert.equal((await p.assessAddress(ADDR.severe, ctx())).status, 'unavailable');
+    fake.setFault('entity', ADDR.severe, null);
+    assert.equal(answered(await p.assessAddress(ADDR.severe, ctx())).level, 'severe');
+  });
+
+  test('concurrent identical lookups share one call', async () => {
+    const p = aml({ ttlMs: 60_000 });
+    fake.setFault('entity', ADDR.medium, { kind: 'delay', ms: 50 });
+    const before = fake.calls.length;
+    const answers: AmlAnswer[] = await Promise.all(Array.from({ length: 5 }, () => p.assessAddress(ADDR.medium, ctx())));
+    fake.setFault('entity', ADDR.medium, null);
+    assert.equal(fake.calls.length - before, 1);
+    for (const a of answers) assert.equal(answered(a).level, 'moderate');
+  });
+
+  test('supportsAsset: TRX and official TRC20s by default, configurable', () => {
+    const p = aml();
+    assert.equal(p.supportsAsset({ kind: 'trx' }), true);
+    assert.equal(p.supportsAsset({ kind: 'trc20', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), true);
+    assert.equal(p.supportsAsset({ kind: 'trc20', contract: ADDR.clean }), false);
+    assert.equal(p.supportsAsset({ kind: 'trc10', tokenId: '1002000' }), false);
+    const onlyTrx = createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, supportedAssets: [{ kind: 'trx' }] });
+    assert.equal(onlyTrx.supportsAsset({ kind: 'trc20', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), false);
+  });
+});
+
+describe('Chainalysis sanctions API adapter and the combiner', () => {
+  test('identifications non-empty = hit with the name; empty = screened clean', async () => {
+    const answer = answered(await sanctionsApi().screen([ADDR.listed, ADDR.clean, ADDR.listed], ctx()));
+    assert.deepEqual(answer.hits, [
+      { address: ADDR.listed, source: 'Chainalysis sanctions API', name: 'SANCTIONS: OFAC SDN Grinex 2025-08-14' },
+    ]);
+    assert.equal(fake.calls.at(-1)?.apiKey, KEY, 'X-API-Key header');
+    assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, []);
+  });
+
+  const faults: FakeFault[] = [
+    { kind: 'status', status: 500 },
+    { kind: 'status', status: 429 },
+    { kind: 'malformed' },
+    { kind: 'missing_fields' },
+    { kind: 'delay', ms: 400 },
+    { kind: 'hang' },
+  ];
+  for (const fault of faults) {
+    test(`fault ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''} → unavailable alone, a list hit still stands combined`, async () => {
+      fake.setFault('sanctions', '*', fault);
+      try {
+        const api = sanctionsApi({ timeoutMs: 150 });
+        assert.equal((await api.screen([ADDR.clean], ctx())).status, 'unavailable');
+        const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+        const clean: SanctionsAnswer = await combined.screen([ADDR.clean], ctx());
+        assert.equal(clean.status, 'unavailable', 'no hit + a failed source is not clean');
+        const hit = answered(await combined.screen([ADDR.clean, ADDR.listed], ctx()));
+        assert.deepEqual(hit.hits.map((h) => h.address), [ADDR.listed]);
+      } finally {
+        fake.setFault('sanctions', '*', null);
+      }
+    });
+  }
+
+  test('combined: no hit and every source answered → answered clean, as of the oldest source', async () => {
+    const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), sanctionsApi()]);
+    const answer = answered(await combined.screen([ADDR.clean], ctx()));
+    assert.deepEqual(answer.hits, []);
+    assert.equal(answer.asOf.getTime(), OFAC_TRON_LIST.asOf.getTime());
+    const both = answered(await combined.screen([ADDR.listed], ctx()));
+    assert.deepEqual(both.hits.map((h) => h.source).sort(), ['Chainalysis sanctions API', 'OFAC SDN (Digital Currency Address - TRX)']);
+  });
+});
