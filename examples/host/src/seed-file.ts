@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
+import type { AdminApi, Entitlements } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
 
@@ -114,4 +115,63 @@ function fieldPath(context: t.Context): string {
     else path += path ? `.${key}` : key;
   }
   return path;
+}
+
+/** The part of the core's admin API that loads a seed (`service.admin.seed`) plus revocation. */
+export interface SeedTarget {
+  seed: Pick<AdminApi['seed'], 'upsertPlanVersion' | 'upsertOrganization' | 'importApiKey'>;
+  revokeApiKey: AdminApi['revokeApiKey'];
+}
+
+export interface SeedSummary {
+  plans: number;
+  organizations: number;
+  keys: number;
+}
+
+/**
+ * Upserts the seed: plans, then organizations, then their keys (a key marked revoked is imported,
+ * then revoked, so it answers 401 instead of being unknown). The error names the failing entry.
+ */
+export async function applySeed(admin: SeedTarget, seed: SeedFile): Promise<Result<SeedSummary, ConfigError>> {
+  const refuse = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
+  for (const [i, plan] of seed.plans.entries()) {
+    const stored = await admin.seed.upsertPlanVersion({
+      code: plan.code,
+      version: plan.version,
+      name: plan.name,
+      ...entitlementsOf(plan),
+    });
+    if (stored.isErr()) return refuse(`plans[${i}]`, stored.error.message);
+  }
+  let keys = 0;
+  for (const [i, org] of seed.organizations.entries()) {
+    const id = org.id.toLowerCase();
+    const upserted = await admin.seed.upsertOrganization({
+      id,
+      name: org.name,
+      status: org.status,
+      assignment: org.plan ? { plan: org.plan.code, version: org.plan.version } : { entitlements: entitlementsOf(org.custom_entitlements!) },
+    });
+    if (upserted.isErr()) return refuse(`organizations[${i}]`, upserted.error.message);
+    for (const [k, key] of org.api_keys.entries()) {
+      const imported = await admin.seed.importApiKey({ organizationId: id, key: key.key, label: key.label });
+      if (imported.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, imported.error.message);
+      if (key.revoked && imported.value.revokedAt === null) {
+        const revoked = await admin.revokeApiKey({ kind: 'operator' }, id, imported.value.id);
+        if (revoked.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, revoked.error.message);
+      }
+      keys++;
+    }
+  }
+  return ok({ plans: seed.plans.length, organizations: seed.organizations.length, keys });
+}
+
+function entitlementsOf(limits: t.TypeOf<typeof SeedEntitlements>): Entitlements {
+  return {
+    rateLimitPerMinute: limits.rate_limit_per_minute,
+    maxConcurrentRequests: limits.max_concurrent_requests,
+    monthlyQuota: limits.monthly_quota,
+    enabledNetworks: limits.enabled_networks,
+  };
 }

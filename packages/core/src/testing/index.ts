@@ -13,4 +13,5 @@ export {
   type FakeTronTransaction,
 } from './fake-tron-fixtures.js';
 export * from './service-harness.js';
+export * from './http-conformance.js';
 export { runStoreConformance, type StoreFactory } from './store-conformance.js';

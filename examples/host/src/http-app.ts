@@ -1,0 +1,54 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { safetyRouter } from '@tron-safety/adapters-express';
+import { safetyMiddleware } from '@tron-safety/adapters-koa';
+import express from 'express';
+import Koa from 'koa';
+import type { Handler } from './log.js';
+
+export type Framework = 'express' | 'koa';
+
+const everything = () => true;
+
+/**
+ * An HTTP server serving `handler` through the chosen framework's adapter. The host gives every
+ * path to the service, so unknown paths also answer in the spec's JSON envelope.
+ */
+export function createHttpServer(handler: Handler, framework: Framework): Server {
+  if (framework === 'koa') {
+    const app = new Koa();
+    app.use(safetyMiddleware(handler, { matches: everything }));
+    return createServer(app.callback());
+  }
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(safetyRouter(handler, { matches: everything }));
+  return createServer(app);
+}
+
+export interface Listening {
+  server: Server;
+  url: string;
+}
+
+export function listen(server: Server, port: number, host: string): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({ server, url: `http://${shownHost}:${address.port}` });
+    });
+  });
+}
+
+/**
+ * Stops accepting connections and closes idle keep-alive ones; resolves when every open
+ * request has been answered (the caller bounds the wait with its own deadline).
+ */
+export function stopAccepting(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}

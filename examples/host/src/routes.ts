@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { renderOpenApiJson, type CoreHttpResponse } from '@tron-safety/core';
+import type { Handler } from './log.js';
+
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const STATUS_PATH = '/v1/status';
+
+/** The service's controls the public routes read. */
+export interface HostRoutesTarget extends Handler {
+  readonly apiDisabled: boolean;
+}
+
+/**
+ * The host's two unauthenticated routes in front of the service: the generated contract and the
+ * public status indicator, which says only whether business access is enabled (no provider check,
+ * no uptime claim). Everything else goes to the service.
+ */
+export function withHostRoutes(service: HostRoutesTarget): Handler {
+  const openapi = renderOpenApiJson();
+  return {
+    handle(request) {
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        if (request.path === OPENAPI_PATH) return Promise.resolve(json(openapi));
+        if (request.path === STATUS_PATH) {
+          const body = JSON.stringify({ business_access: service.apiDisabled ? 'disabled' : 'enabled' });
+          return Promise.resolve(json(body));
+        }
+      }
+      return service.handle(request);
+    },
+  };
+}
+
+function json(body: string): CoreHttpResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomUUID(), 'cache-control': 'no-store' },
+    body,
+  };
+}
