@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { OFAC_TRON_AS_OF } from '../src/risk/data/ofac-tron.js';
+import { combineSanctionsAnswers } from '../src/risk/sanctions-combine.js';
+import {
+  createListSanctionsProvider,
+  loadSanctionsListFile,
+  OFAC_TRON_LIST,
+  parseSanctionsList,
+} from '../src/risk/sanctions-list.js';
+import type { SanctionsAnswer } from '../src/risk/signals.js';
+import { sharedPath } from '../src/testing/shared.js';
+
+const ctx = { signal: new AbortController().signal };
+const screener = createListSanctionsProvider([OFAC_TRON_LIST]);
+const NOT_LISTED = ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'];
+
+/** The TRON addresses of one OFAC file (`address` or `address;names` lines). */
+function tronAddresses(file: string): string[] {
+  const text = readFileSync(sharedPath('fixtures/sanctions', file), 'utf8');
+  const all = file.endsWith('.json')
+    ? (JSON.parse(text) as string[])
+    : text.split('\n').map((l) => l.split(';')[0]!.trim()).filter((l) => l !== '');
+  return all.filter((a) => a.startsWith('T'));
+}
+
+async function hitsOf(addresses: string[]): Promise<Map<string, { source: string; name: string | null }>> {
+  const answer = await screener.screen(addresses, ctx);
+  assert.equal(answer.status, 'answered');
+  return new Map((answer as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => [h.address, h]));
+}
+
+describe('bundled OFAC list: every address of every OFAC file is a hit', () => {
+  const files: [string, number][] = [
+    ['ofac_trx.txt', 184],
+    ['ofac_trx.json', 184],
+    ['ofac_trx_named_2025-11-27.txt', 29],
+    ['ofac_usdt_named_2025-11-27.txt', 78],
+    ['ofac_trx_2024-09-27.txt', 6],
+  ];
+  for (const [file, count] of files) {
+    test(`${file}: all ${count} TRON addresses screened as hits, a non-listed address is not`, async () => {
+      const addresses = tronAddresses(file);
+      assert.equal(addresses.length, count);
+      const hits = await hitsOf([...addresses, ...NOT_LISTED]);
+      for (const a of addresses) assert.ok(hits.has(a), `${a} from ${file}`);
+      for (const a of NOT_LISTED) assert.equal(hits.has(a), false, a);
+      assert.equal(hits.size, new Set(addresses).size);
+    });
+  }
+
+  test('USDT-tagged TRON wallets carry their feature and SDN name; TRX ones too where the named file gives it', async () => {
+    const hits = await hitsOf(['TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz', 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+    assert.deepEqual(hits.get('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz'), {
+      address: 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz',
+      source: 'OFAC SDN (Digital Currency Address - USDT)',
+      name: 'CHEIL CREDIT BANK',
+    });
+    assert.equal(hits.get('TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM')?.name, 'Grinex');
+    assert.equal(OFAC_TRON_LIST.addresses.size, 184 + 78);
+  });
+
+  test('the list is as of the conservative date 2025-11-27T12:26:36Z', async () => {
+    assert.equal(OFAC_TRON_AS_OF, '2025-11-27T12:26:36.000Z');
+    const answer = await screener.screen(NOT_LISTED, ctx);
+    assert.deepEqual(answer, { status: 'answered', hits: [], asOf: new Date(OFAC_TRON_AS_OF) });
+  });
+});
+
+describe('extra list files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-list-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('one address a line, # comments, an as-of comment, blank lines', () => {
+    const list = parseSanctionsList(
+      '# our blocklist\n# as-of: 2026-03-01T00:00:00Z\n\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv8  # a scammer\r\n',
+      'ours.txt',
+      new Date(0),
+    )._unsafeUnwrap();
+    assert.deepEqual([...list.addresses.keys()], ['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8']);
+    assert.equal(list.asOf.toISOString(), '2026-03-01T00:00:00.000Z');
+  });
+
+  test('invalid lines are rejected with file and line', () => {
+    const bad = (text: string) => parseSanctionsList(text, 'ours.txt', new Date())._unsafeUnwrapErr();
+    assert.equal(bad('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv9\n'), 'ours.txt:2: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv9" is not a valid TRON address');
+    assert.match(bad('0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff'), /^ours\.txt:1: .* is not a valid TRON address$/);
+    assert.match(bad('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8, TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'), /ours\.txt:1/);
+    assert.equal(bad('# as-of: yesterday'), 'ours.txt:1: "yesterday" is not a date');
+  });
+
+  test('a file loads with its mtime as as-of; the screener answers as of its oldest list', async () => {
+    const path = join(dir, 'extra.txt');
+    writeFileSync(path, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8\n');
+    const mtime = new Date('2024-01-02T03:04:05Z');
+    utimesSync(path, mtime, mtime);
+    const list = loadSanctionsListFile(path)._unsafeUnwrap();
+    assert.equal(list.asOf.getTime(), mtime.getTime());
+    const answer = await createListSanctionsProvider([OFAC_TRON_LIST, list]).screen(['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'], ctx);
+    assert.deepEqual(answer, {
+      status: 'answered',
+      hits: [{ address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', source: path, name: null }],
+      asOf: mtime,
+    });
+    assert.match(loadSanctionsListFile(join(dir, 'missing.txt'))._unsafeUnwrapErr(), /cannot read sanctions list/);
+  });
+});
+
+describe('combining sanctions answers', () => {
+  const hit = (source: string): SanctionsAnswer => ({ status: 'answered', hits: [{ address: 'T1', source, name: null }], asOf: new Date(2000) });
+  const clean = (asOf: number): SanctionsAnswer => ({ status: 'answered', hits: [], asOf: new Date(asOf) });
+  const down: SanctionsAnswer = { status: 'unavailable', reason: 'HTTP 500' };
+
+  test('any hit → hits, even when another source failed', () => {
+    assert.deepEqual(combineSanctionsAnswers([down, hit('a')]), { status: 'answered', hits: [{ address: 'T1', source: 'a', name: null }], asOf: new Date(2000) });
+  });
+  test('no hit, all answered → clean as of the oldest', () => {
+    assert.deepEqual(combineSanctionsAnswers([clean(5000), clean(3000)]), { status: 'answered', hits: [], asOf: new Date(3000) });
+  });
+  test('no hit and a failed source → unavailable; no source at all → unavailable', () => {
+    assert.deepEqual(combineSanctionsAnswers([clean(1), down]), { status: 'unavailable', reason: 'HTTP 500' });
+    assert.equal(combineSanctionsAnswers([]).status, 'unavailable');
+  });
+});
