@@ -1,0 +1,95 @@
+import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
+import * as t from 'io-ts';
+import type pg from 'pg';
+import { inTransaction } from './connection.js';
+import { decodeRow, decodeRows, PgDate } from './rows.js';
+
+const ApiKeyRow = t.type({
+  id: t.string,
+  organization_id: t.string,
+  label: t.string,
+  hash: t.string,
+  prefix: t.string,
+  created_at: PgDate,
+  revoked_at: t.union([PgDate, t.null]),
+  replaced_by: t.union([t.string, t.null]),
+});
+
+const COLUMNS = 'id, organization_id, label, hash, prefix, created_at, revoked_at, replaced_by';
+
+/** API keys, stored only as their SHA-256 (the core hashes; this store never sees a full key). */
+export class PostgresApiKeyStore implements ApiKeyStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async insertKey(record: ApiKeyRecord): Promise<boolean> {
+    // No conflict target: a clash on the id or on the hash both mean "not inserted".
+    const result = await this.pool.query(
+      `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      keyParams(record),
+    );
+    return result.rowCount === 1;
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
+    const row = decodeRow(ApiKeyRow, rows, 'api_keys');
+    return row ? toRecord(row) : null;
+  }
+
+  async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`,
+      [organizationId],
+    );
+    return decodeRows(ApiKeyRow, rows, 'api_keys').map(toRecord);
+  }
+
+  async revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
+    const { rows } = await this.pool.query(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
+        WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [organizationId, keyId, now],
+    );
+    const row = decodeRow(ApiKeyRow, rows, 'api_keys');
+    return row ? toRecord(row) : null;
+  }
+
+  async rotateKey(organizationId: string, keyId: string, replacement: ApiKeyRecord, now: Date): Promise<RotateOutcome> {
+    return inTransaction(this.pool, async (client) => {
+      // The conditional UPDATE is the check: of two concurrent rotations only one finds the key active.
+      const revoked = await client.query(
+        `UPDATE api_keys SET revoked_at = $3, replaced_by = $4
+          WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+        [organizationId, keyId, now, replacement.id],
+      );
+      const old = decodeRow(ApiKeyRow, revoked.rows, 'api_keys');
+      if (!old) {
+        const exists = await client.query('SELECT 1 FROM api_keys WHERE organization_id = $1 AND id = $2', [organizationId, keyId]);
+        return { ok: false, reason: exists.rowCount === 1 ? 'revoked' : 'not_found' } as const;
+      }
+      // A clash of the replacement's id or hash throws and rolls the revocation back.
+      const created = await client.query(
+        `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+        keyParams(replacement),
+      );
+      return { ok: true, revoked: toRecord(old), created: toRecord(decodeRows(ApiKeyRow, created.rows, 'api_keys')[0]!) } as const;
+    });
+  }
+}
+
+function keyParams(r: ApiKeyRecord): unknown[] {
+  return [r.id, r.organizationId, r.label, r.hash, r.prefix, r.createdAt, r.revokedAt, r.replacedBy];
+}
+
+function toRecord(row: t.TypeOf<typeof ApiKeyRow>): ApiKeyRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    label: row.label,
+    hash: row.hash,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    replacedBy: row.replaced_by,
+  };
+}

@@ -1,0 +1,40 @@
+import * as t from 'io-ts';
+
+/** A timestamptz column: node-postgres hands it over as a Date. */
+export const PgDate = new t.Type<Date, Date, unknown>(
+  'PgDate',
+  (u): u is Date => u instanceof Date,
+  (u, c) => (u instanceof Date && !Number.isNaN(u.getTime()) ? t.success(u) : t.failure(u, c)),
+  (d) => d,
+);
+
+/**
+ * Decodes database rows through `codec`. A row that does not decode means the schema and the
+ * code disagree: that is a store failure, so it throws (the promise rejects), naming the fields
+ * but never echoing their values.
+ */
+export function decodeRows<C extends t.Mixed>(codec: C, rows: readonly unknown[], table: string): Array<t.TypeOf<C>> {
+  return rows.map((row) => {
+    const decoded = codec.decode(row);
+    if (decoded._tag === 'Left') {
+      const fields = [...new Set(decoded.left.map((e) => e.context.map((c) => c.key).filter(Boolean).join('.')))];
+      throw new Error(`unexpected ${table} row from the database (fields: ${fields.join(', ') || 'row'})`);
+    }
+    return decoded.right;
+  });
+}
+
+export function decodeRow<C extends t.Mixed>(codec: C, rows: readonly unknown[], table: string): t.TypeOf<C> | null {
+  return decodeRows(codec, rows.slice(0, 1), table)[0] ?? null;
+}
+
+/** A count(*) that SQL returns as bigint (a string in node-postgres) or int. */
+export const Count = new t.Type<number, number, unknown>(
+  'Count',
+  (u): u is number => typeof u === 'number',
+  (u, c) => {
+    const n = typeof u === 'string' ? Number(u) : u;
+    return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? t.success(n) : t.failure(u, c);
+  },
+  (n) => n,
+);

@@ -1,0 +1,138 @@
+// Test support: a real PostgreSQL server for the store tests, and a fresh database per caller.
+// Uses TEST_DATABASE_URL when set (CI's .ci/run starts a throwaway cluster and exports it);
+// otherwise starts a throwaway cluster of its own (initdb + pg_ctl, trust auth, 127.0.0.1, a
+// free port) in a temp dir, stopped when the test process ends. When neither is possible,
+// `skip` says why and the tests are skipped with that message.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface TestDatabase {
+  url: string;
+  /** A new pool on this database (one pool = one host process); ended by `drop`. */
+  pool(max?: number): pg.Pool;
+  /** Ends the pools and drops the database. */
+  drop(): Promise<void>;
+}
+
+export interface TestPostgres {
+  /** Why the tests cannot run, or undefined when a server is available. */
+  skip: string | undefined;
+  createDatabase(): Promise<TestDatabase>;
+  /** Stops the server if this process started it. */
+  stop(): Promise<void>;
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const fromEnv = process.env.TEST_DATABASE_URL;
+  if (fromEnv) return serverAt(fromEnv, () => {});
+  try {
+    const cluster = await startCluster();
+    return serverAt(cluster.url, cluster.stop);
+  } catch (error) {
+    const reason = `PostgreSQL unavailable: TEST_DATABASE_URL is unset and no throwaway cluster could be started (${
+      error instanceof Error ? error.message.split('\n')[0] : String(error)
+    })`;
+    return { skip: reason, createDatabase: () => Promise.reject(new Error(reason)), stop: async () => {} };
+  }
+}
+
+function serverAt(adminUrl: string, stopServer: () => void): TestPostgres {
+  const admin = new pg.Pool({ connectionString: adminUrl, max: 2 });
+  admin.on('error', () => {});
+  return {
+    skip: undefined,
+    async createDatabase() {
+      const name = `tron_safety_test_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const pools: pg.Pool[] = [];
+      return {
+        url: url.toString(),
+        pool(max = 10) {
+          const pool = new pg.Pool({ connectionString: url.toString(), max });
+          pool.on('error', () => {});
+          pools.push(pool);
+          return pool;
+        },
+        async drop() {
+          await Promise.all(pools.map((p) => p.end()));
+          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        },
+      };
+    },
+    async stop() {
+      await admin.end();
+      stopServer();
+    },
+  };
+}
+
+async function startCluster(): Promise<{ url: string; stop: () => void }> {
+  const bin = postgresBin();
+  const asRoot = process.getuid?.() === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'tron-safety-pg-'));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (tool: string, args: string[]) => {
+    const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    const result = spawnSync(command as string, argv as string[], { encoding: 'utf8', timeout: 60_000 });
+    if (result.status !== 0) throw new Error(`${tool} failed: ${(result.stderr || result.stdout || result.error?.message || '').trim()}`);
+  };
+  const data = join(dir, 'data');
+  const stop = () => {
+    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
+      ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
+      '-D', data, '-m', 'immediate', 'stop',
+    ], { stdio: 'ignore', timeout: 30_000 });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+    const port = await freePort();
+    run('pg_ctl', [
+      '-D', data, '-l', join(dir, 'log'), '-w', '-o',
+      `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`,
+      'start',
+    ]);
+    // The cluster must not outlive the test process, whatever way it ends.
+    process.once('exit', stop);
+    return {
+      url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      stop: () => {
+        process.removeListener('exit', stop);
+        stop();
+      },
+    };
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  const latest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (!latest) throw new Error(`no initdb under ${root}/*/bin`);
+  return join(root, latest, 'bin');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
