@@ -3,7 +3,7 @@
  *
  * Both sides are reduced to a skeleton: Unicode compatibility forms folded (full-width `ＵＳＤＴ`,
  * ligatures), accents dropped, look-alike letters mapped to Latin (Cyrillic `С`, Greek `Τ`,
- * Armenian `Ս`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
+ * Armenian `Ս`, small capitals `ᴜ`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
  * (spaces, dots, dashes, zero-width characters). Then:
  * - a symbol of 4+ characters (`USDT`, `TUSD`) or a name of 6+ (`TETHERUSD`, `BITTORRENT`) found
  *   anywhere in the skeleton is an imitation (`USDT.e`, `USDT-TRC20`, `TRC20 USDT`, `Tether USD (TRON)`);
@@ -24,6 +24,9 @@ const LOOK_ALIKES: Record<string, string> = {
   α: 'A', ε: 'E', ι: 'I', κ: 'K', ν: 'V', ο: 'O', ρ: 'P', τ: 'T', υ: 'U', χ: 'X',
   // Armenian
   Ս: 'U', ս: 'U', Օ: 'O', օ: 'O',
+  // Latin small capitals (NFKD keeps them)
+  ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'L', ᴍ: 'M', ɴ: 'N', ᴏ: 'O',
+  ᴘ: 'P', ʀ: 'R', ꜱ: 'S', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ʏ: 'Y', ᴢ: 'Z',
   // Latin letters NFKD leaves alone, currency signs, digits and strokes read as letters
   ı: 'I', ł: 'L', Ł: 'L', ø: 'O', Ø: 'O', đ: 'D', Đ: 'D', '₮': 'T', $: 'S', '0': 'O', '1': 'I', '5': 'S', '|': 'I',
   '!': 'I', l: 'I', L: 'I',

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { OFFICIAL_TRON_TOKENS } from '../src/risk/data/official-tokens.js';
+import { createTokenAuthenticityProvider, createTokenRegistry, type TokenRegistry } from '../src/risk/token-registry.js';
+import type { AssetRef, TokenRef } from '../src/risk/signals.js';
+import { isTronAddress } from '../src/tron/address.js';
+
+const registry: TokenRegistry = createTokenRegistry()._unsafeUnwrap();
+const provider = createTokenAuthenticityProvider(registry);
+const ctx = { signal: new AbortController().signal };
+const OTHER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+
+async function verdict(token: TokenRef): Promise<string> {
+  const answer = await provider.assess(token, ctx);
+  assert.equal(answer.status, 'answered');
+  assert.equal((answer as { asOf: Date }).asOf.getTime(), registry.asOf.getTime());
+  return (answer as { authenticity: string }).authenticity;
+}
+const trc20 = (contract: string, symbol: string | null, name: string | null = null): TokenRef => ({
+  asset: { kind: 'trc20', contract },
+  symbol,
+  name,
+});
+
+describe('official tokens', () => {
+  test('every registry entry (TRX native included) is official, with a valid contract and its decimals', async () => {
+    assert.equal(OFFICIAL_TRON_TOKENS.length, 12);
+    for (const token of registry.tokens) {
+      if (token.asset.kind === 'trc20') assert.ok(isTronAddress(token.asset.contract), token.symbol);
+      assert.equal(await verdict({ asset: token.asset, symbol: token.symbol, name: token.name }), 'official', token.symbol);
+    }
+    assert.equal(registry.find({ kind: 'trc20', contract: USDT })?.decimals, 6);
+    assert.equal(registry.find({ kind: 'trc20', contract: 'TXDk8mbtRbXeYuMNS83CfKPaYYT8XWv9Hz' })?.decimals, 18);
+    assert.equal(await verdict({ asset: { kind: 'trx' }, symbol: 'TRX', name: null }), 'official');
+  });
+
+  test('the official contract stays official whatever its metadata says (or when unreadable)', async () => {
+    assert.equal(await verdict(trc20(USDT, 'USDT', 'Tether USD')), 'official');
+    assert.equal(await verdict(trc20(USDT, null, null)), 'official');
+    assert.equal(await verdict(trc20(USDT, 'USDТ')), 'official');
+  });
+
+  test('the contracts public code gets wrong are not official', async () => {
+    // Passes base58check but is not USDC's contract (risk-data.md §3).
+    assert.equal(await verdict(trc20('TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8', 'USDC', 'USD Coin')), 'fake');
+  });
+});
+
+describe('impersonations are fake', () => {
+  const impostors: [string | null, string | null][] = [
+    ['USDT', null], // the same symbol on another contract
+    ['usdt', null], // case
+    ['UsDt', 'Tether USD'],
+    ['USDТ', null], // Cyrillic Т
+    ['UЅDT', null], // Cyrillic Ѕ
+    ['ՍSDT', null], // Armenian Ս
+    ['USDΤ', null], // Greek Τ
+    ['ＵＳＤＴ', null], // full-width
+    ['USD₮', null], // tugrik sign
+    ['U S D T', null], // spacing
+    ['U\u200BSDT', null], // zero-width space
+    ['USDT.e', null], // bridge suffix
+    ['USDT-TRC20', null],
+    ['TRC20-USDT', null],
+    ['USDT0', null],
+    ['U$DT', null],
+    ['USDC.e', null],
+    ['ᴜꜱᴅᴄ', null], // small capitals
+    [null, 'Tether USD'], // name only
+    ['TUSDT', 'Теther USD'], // Cyrillic е in the name
+    ['SUN', 'SUN'],
+    ['WIN.e', null],
+    ['wlN', null], // l for I
+    ['BTT', 'BitTorrent'],
+    ['JST', null],
+    ['TRX', 'TRON'],
+    ['WTRX', null],
+    ['USDD', 'Decentralized USD'],
+    ['USDJ', null],
+    ['TUSD', null],
+    ['SUN Token', null],
+    ['XYZ', 'BitTorrent (TRON)'],
+    ['AIRDROP', 'USDT TRC20 voucher'],
+  ];
+  for (const [symbol, name] of impostors) {
+    test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} on another contract → fake`, async () => {
+      assert.equal(await verdict(trc20(OTHER, symbol, name)), 'fake');
+    });
+  }
+
+  test('TRC10 tokens imitating official ones are fake too', async () => {
+    assert.equal(await verdict({ asset: { kind: 'trc10', tokenId: '1000001' }, symbol: 'USDT', name: 'Tether' }), 'fake');
+  });
+});
+
+describe('other tokens are unknown', () => {
+  const plain: [string | null, string | null][] = [
+    ['PEPE', 'Pepe'],
+    ['SUNDOG', 'Sundog'],
+    ['WINNER', 'Winner Coin'],
+    ['JUSTICE', 'Justice'],
+    ['BTTC', null], // not a tag the rule knows: limits documented
+    ['USD1', 'World Liberty Financial USD'],
+    ['USTD', null], // a misspelling: outside the rule (documented limit)
+    [null, null], // metadata unreadable
+    ['', '   '], // nothing readable
+    ['代币', '代币'],
+  ];
+  for (const [symbol, name] of plain) {
+    test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} → unknown`, async () => {
+      assert.equal(await verdict(trc20(OTHER, symbol, name)), 'unknown');
+    });
+  }
+});
+
+describe('registry extension by configuration', () => {
+  const jusdt = { symbol: 'jUSDT', name: 'JustLend USDT', contract: 'TXJgMdjVX5dKiQaUi9QobwNxtSQaFqccvd', decimals: 8 };
+
+  test('an added token is official at its contract, and imitations of it are fake', async () => {
+    const extended = createTokenRegistry([jusdt, { symbol: 'ACME', name: 'Acme Pay', contract: OTHER, decimals: 6 }])._unsafeUnwrap();
+    const p = createTokenAuthenticityProvider(extended);
+    const asset: AssetRef = { kind: 'trc20', contract: jusdt.contract };
+    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), { status: 'answered', authenticity: 'official', asOf: extended.asOf });
+    const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME', null), ctx);
+    assert.equal((copy as { authenticity: string }).authenticity, 'fake');
+  });
+
+  test('invalid entries are rejected at load', () => {
+    assert.match(createTokenRegistry([{ ...jusdt, contract: 'TXJgMdjVX5dKiQaUi9QobwNxtSQaFqccvD' }])._unsafeUnwrapErr(), /not a valid TRON address/);
+    assert.match(createTokenRegistry([{ ...jusdt, decimals: 1.5 }])._unsafeUnwrapErr(), /decimals/);
+    assert.match(createTokenRegistry([{ symbol: 'X', name: 'X', decimals: 6 }])._unsafeUnwrapErr(), /contract or a tokenId/);
+    assert.match(createTokenRegistry([{ ...jusdt, tokenId: '1002000' }])._unsafeUnwrapErr(), /not both/);
+  });
+});
