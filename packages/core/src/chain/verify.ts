@@ -125,7 +125,12 @@ function compareParameter(json: Record<string, unknown>, raw: DecodedContract): 
     case 'TransferAssetContract':
       bytesField('to_address', p.to_address);
       if (!sameInt(json.amount, p.amount)) diffs.push('amount');
-      if (typeof json.asset_name !== 'string' || assetIdOf(json.asset_name) !== assetIdOf(p.asset_name)) diffs.push('asset_name');
+      {
+        // The JSON prints the bytes as hex (java-tron) or as the id text (TronGrid v1); proto3 omits empty ones.
+        const jsonAsset = typeof json.asset_name === 'string' ? json.asset_name.toLowerCase() : '';
+        const rawId = assetIdOf(p.asset_name);
+        if (jsonAsset !== p.asset_name && (rawId === null || jsonAsset !== rawId)) diffs.push('asset_name');
+      }
       break;
     case 'TriggerSmartContract':
       bytesField('contract_address', p.contract_address);

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { TronNodeClient } from '../src/chain/client.js';
+import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
+import { startFakeTronNode, TRON_FIXTURE_TX, type FakeFault, type FakeTronNode } from '../src/testing/index.js';
+
+let node: FakeTronNode;
+let provider: TronChainFactsProvider;
+const TX = TRON_FIXTURE_TX.usdtTransfer;
+
+before(async () => {
+  node = await startFakeTronNode();
+  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 150, retry: { attempts: 3, baseDelayMs: 2, maxDelayMs: 5 } });
+});
+afterEach(() => {
+  node.clearFaults();
+  node.clearCalls();
+});
+after(async () => {
+  await provider.close();
+  await node.close();
+});
+
+const run = (signal: AbortSignal = AbortSignal.timeout(5000)) => provider.getTransactionFacts(TX, { signal });
+const countOf = (node_: 'full' | 'solidity', path: string) => node.calls.filter((c) => c.node === node_ && c.path === path).length;
+
+describe('transient faults are retried', () => {
+  const transient: [string, FakeFault][] = [
+    ['HTTP 503', { kind: 'status', status: 503 }],
+    ['HTTP 500', { kind: 'status', status: 500 }],
+    ['HTTP 429', { kind: 'status', status: 429 }],
+    ['connection reset', { kind: 'reset' }],
+    ['hang until the per-call timeout', { kind: 'hang' }],
+  ];
+  for (const [name, fault] of transient) {
+    test(`${name} twice, then an answer: complete facts after 3 attempts`, async () => {
+      node.fault({ node: 'full', path: 'gettransactionbyid', times: 2, fault });
+      const r = await run();
+      assert.ok(r.isOk());
+      assert.equal(r.value.state, 'confirmed');
+      assert.equal(r.value.verified, true);
+      assert.deepEqual(r.value.missing, []);
+      assert.equal(countOf('full', 'gettransactionbyid'), 3);
+    });
+  }
+
+  test('latency below the timeout is just slower', async () => {
+    node.fault({ path: 'getnowblock', fault: { kind: 'latency', ms: 40 } });
+    const r = await run();
+    assert.ok(r.isOk());
+    assert.equal(r.value.state, 'confirmed');
+  });
+});
+
+describe('persistent faults on one node: facts with unknown state and missing entries', () => {
+  const cases: [string, FakeFault, string][] = [
+    ['HTTP 502', { kind: 'status', status: 502 }, 'HTTP 502'],
+    ['HTTP 429', { kind: 'status', status: 429 }, 'HTTP 429'],
+    ['connection reset', { kind: 'reset' }, 'network error'],
+    ['hang', { kind: 'hang' }, 'timeout'],
+    ['malformed JSON', { kind: 'malformed_json' }, 'not JSON'],
+    ['HTML', { kind: 'html' }, 'HTML'],
+    ['{"Error": …}', { kind: 'error' }, 'lack of computing resources'],
+    ['wrong types', { kind: 'body', body: '{"id": 5, "blockNumber": "x"}' }, 'unexpected shape'],
+    ['a JSON array', { kind: 'body', body: '[1,2]' }, 'not a JSON object'],
+  ];
+  for (const [name, fault, expected] of cases) {
+    test(`${name} from the solidity node's tx info`, async () => {
+      node.fault({ node: 'solidity', path: 'gettransactioninfobyid', fault });
+      const r = await run();
+      assert.ok(r.isOk(), 'one node still answers');
+      const f = r.value;
+      assert.equal(f.state, 'unknown');
+      assert.equal(f.finalized, false);
+      assert.ok(f.missing.some((m) => m.includes('solidity node gettransactioninfobyid') && m.includes(expected)), f.missing.join('; '));
+      assert.equal(f.verified, true, 'the body still verifies');
+      assert.equal(f.category, 'trc20_transfer');
+    });
+  }
+
+  test('the full node down entirely: unknown, missing, facts from the solidity node', async () => {
+    node.fault({ node: 'full', fault: { kind: 'status', status: 503 } });
+    const r = await run();
+    assert.ok(r.isOk());
+    assert.equal(r.value.state, 'unknown');
+    assert.equal(r.value.finalized, true);
+    assert.equal(r.value.transfers[0]!.rawAmount, 41677389n);
+    assert.equal(r.value.transfers[0]!.decimals, 6, 'metadata falls back to the solidity node');
+    assert.ok(r.value.missing.length >= 3);
+  });
+
+  test('non-retryable answers are not retried', async () => {
+    node.fault({ node: 'solidity', path: 'gettransactioninfobyid', fault: { kind: 'html' } });
+    await run();
+    assert.equal(countOf('solidity', 'gettransactioninfobyid'), 1);
+  });
+
+  test('a failure seen on one node is still a failure', async () => {
+    node.fault({ node: 'full', fault: { kind: 'status', status: 503 } });
+    const r = await provider.getTransactionFacts(node.failedUsdtTx, { signal: AbortSignal.timeout(5000) });
+    assert.ok(r.isOk());
+    assert.equal(r.value.state, 'failed');
+  });
+});
+
+describe('no data at all', () => {
+  test('both nodes erroring: unavailable', async () => {
+    node.fault({ fault: { kind: 'status', status: 503 } });
+    const r = await run();
+    assert.ok(r.isErr());
+    assert.equal(r.error.kind, 'unavailable');
+  });
+
+  test('nothing listening: unavailable', async () => {
+    const gone = await startFakeTronNode();
+    const url = gone.url;
+    await gone.close();
+    const p = createTronChainFactsProvider({ fullNodeUrl: url, timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+    try {
+      const r = await p.getTransactionFacts(TX, { signal: AbortSignal.timeout(2000) });
+      assert.ok(r.isErr());
+      assert.equal(r.error.kind, 'unavailable');
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('the signal fires while nodes hang: aborted, promptly', async () => {
+    node.fault({ fault: { kind: 'hang' } });
+    const started = performance.now();
+    const r = await run(AbortSignal.timeout(60));
+    assert.ok(r.isErr());
+    assert.equal(r.error.kind, 'aborted');
+    assert.ok(performance.now() - started < 140, 'no call outlives the deadline');
+  });
+
+  test('an already aborted signal makes no call', async () => {
+    const c = new AbortController();
+    c.abort();
+    const r = await run(c.signal);
+    assert.ok(r.isErr() && r.error.kind === 'aborted');
+    assert.equal(node.calls.length, 0);
+  });
+
+  test('a malformed hash is refused without calls', async () => {
+    const r = await provider.getTransactionFacts('xyz', { signal: AbortSignal.timeout(1000) });
+    assert.ok(r.isErr() && r.error.kind === 'unavailable');
+    assert.equal(node.calls.length, 0);
+  });
+});
+
+describe('TronNodeClient', () => {
+  test('{} is not found for lookups, an error for getnowblock', async () => {
+    const client = new TronNodeClient({ fullNodeUrl: node.url, timeoutMs: 200 });
+    try {
+      const missing = await client.getTransactionById('full', '00'.repeat(32), AbortSignal.timeout(1000));
+      assert.ok(missing.isOk() && missing.value === null);
+      node.fault({ path: 'getnowblock', fault: { kind: 'body', body: '{}' } });
+      const block = await client.getNowBlock('full', AbortSignal.timeout(1000));
+      assert.ok(block.isErr() && block.error.kind === 'bad_response');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('an oversized answer is a bad response', async () => {
+    const client = new TronNodeClient({ fullNodeUrl: node.url, maxResponseBytes: 1000 });
+    try {
+      node.fault({ path: 'getnowblock', fault: { kind: 'body', body: JSON.stringify({ pad: 'x'.repeat(5000) }) } });
+      const r = await client.getNowBlock('full', AbortSignal.timeout(1000));
+      assert.ok(r.isErr() && r.error.kind === 'bad_response' && r.error.detail.includes('too large'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a base URL with a path prefix keeps it', async () => {
+    const client = new TronNodeClient({ fullNodeUrl: `${node.url}/`, solidityNodeUrl: `${node.url}/prefix` });
+    try {
+      assert.ok((await client.getNowBlock('full', AbortSignal.timeout(1000))).isOk());
+      const r = await client.getNowBlock('solidity', AbortSignal.timeout(1000));
+      assert.ok(r.isErr() && r.error.kind === 'http_status' && r.error.status === 404);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,566 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
+import type { ChainFacts } from '../src/chain/facts.js';
+import { base58ToHexAddress } from '../src/tron/address.js';
+import { formatAmount } from '../src/tron/amount.js';
+import {
+  buildTronTransaction,
+  startFakeTronNode,
+  transferLog,
+  TRON_FIXTURE_TX,
+  USDT_CONTRACT,
+  type FakeTronNode,
+} from '../src/testing/index.js';
+
+const TL24 = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
+const TXVJ = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
+const hex = (a: string) => base58ToHexAddress(a) as string;
+
+let node: FakeTronNode;
+let provider: TronChainFactsProvider;
+
+async function facts(hash: string, p: TronChainFactsProvider = provider): Promise<ChainFacts> {
+  const result = await p.getTransactionFacts(hash, { signal: AbortSignal.timeout(5000) });
+  if (result.isErr()) assert.fail(`expected facts, got ${JSON.stringify(result.error)}`);
+  return result.value;
+}
+
+const amountOf = (f: ChainFacts, i = f.primaryTransfer ?? 0) => {
+  const t = f.transfers[i]!;
+  return t.decimals === null ? null : formatAmount(t.rawAmount, t.decimals);
+};
+
+before(async () => {
+  node = await startFakeTronNode();
+  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 500, retry: { baseDelayMs: 2, maxDelayMs: 5 } });
+});
+after(async () => {
+  await provider.close();
+  await node.close();
+});
+
+describe('recorded mainnet fixtures', () => {
+  test('USDT 0130dfde…: 41.677389 USDT from TL24… to TXVj…, confirmed and verified', async () => {
+    const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(f.state, 'confirmed');
+    assert.equal(f.transactionType, 'TriggerSmartContract');
+    assert.equal(f.category, 'trc20_transfer');
+    assert.equal(f.verified, true);
+    assert.equal(f.finalized, true);
+    assert.deepEqual(f.disagreements, []);
+    assert.deepEqual(f.missing, []);
+    assert.equal(f.owner, TL24);
+    assert.equal(f.blockNumber, 69316562);
+    assert.equal(f.blockTime?.getTime(), 1738601505000);
+    assert.equal(f.confirmations, node.heights.head - 69316562 + 1);
+    assert.equal(f.transfers.length, 1);
+    assert.equal(f.primaryTransfer, 0);
+    const t = f.transfers[0]!;
+    assert.deepEqual(
+      { ...t, rawAmount: t.rawAmount.toString() },
+      {
+        index: 0,
+        assetType: 'trc20',
+        source: 'log',
+        sender: TL24,
+        recipient: TXVJ,
+        tokenContract: USDT_CONTRACT,
+        tokenId: null,
+        tokenSymbol: 'USDT',
+        tokenName: 'Tether USD',
+        decimals: 6,
+        rawAmount: '41677389', // log data 0x027bf24d
+      },
+    );
+    assert.equal(amountOf(f), '41.677389');
+    assert.ok(f.tokenDataAt instanceof Date);
+  });
+
+  test('TRX 5144c4f5…: 1 sun from 4121b72c… to TL24…', async () => {
+    const f = await facts(TRON_FIXTURE_TX.trxTransfer);
+    assert.equal(f.state, 'confirmed');
+    assert.equal(f.category, 'trx_transfer');
+    assert.equal(f.verified, true);
+    const t = f.transfers[0]!;
+    assert.equal(hex(t.sender!), '4121b72c741caed659bf48c3fa2b717b007c20fb4b');
+    assert.equal(t.recipient, TL24);
+    assert.equal(t.rawAmount, 1n);
+    assert.equal(amountOf(f), '0.000001');
+    assert.equal(t.tokenSymbol, 'TRX');
+    assert.equal(f.tokenDataAt, null, 'no token involved');
+  });
+
+  test('TRX to a new account 3f8b651b…: 150.46632 TRX from TL24… to 4115e75f…', async () => {
+    const f = await facts(TRON_FIXTURE_TX.trxTransferToNewAccount);
+    assert.equal(f.state, 'confirmed');
+    assert.equal(f.transfers.length, 1);
+    assert.equal(f.transfers[0]!.sender, TL24);
+    assert.equal(hex(f.transfers[0]!.recipient!), '4115e75fb8683b09c857d7b8a740b1d0234a3ca97b');
+    assert.equal(amountOf(f), '150.46632');
+  });
+
+  test('TRC10 034897cb…: 8888880000 units of asset 1005065 to TL24…, decimals from precision', async () => {
+    const f = await facts(TRON_FIXTURE_TX.trc10Transfer);
+    assert.equal(f.category, 'trc10_transfer');
+    assert.equal(f.verified, true, 'hex asset_name equals the raw bytes');
+    const t = f.transfers[0]!;
+    assert.equal(t.assetType, 'trc10');
+    assert.equal(t.tokenId, '1005065');
+    assert.equal(t.tokenContract, null);
+    assert.equal(hex(t.sender!), '414a590bf4bbbb25e162987084d3529ae2078ac177');
+    assert.equal(t.recipient, TL24);
+    assert.equal(t.rawAmount, 8888880000n);
+    assert.equal(t.decimals, 6); // synthetic precision of the fake node
+    assert.equal(t.tokenSymbol, 'FIXT');
+    assert.equal(amountOf(f), '8888.88');
+  });
+
+  test('failed USDT call (OUT_OF_ENERGY, synthetic body): failed, no transfers, not a trc20_transfer', async () => {
+    const f = await facts(node.failedUsdtTx);
+    assert.equal(f.state, 'failed');
+    assert.equal(f.category, 'smart_contract_call', 'no Transfer log was emitted');
+    assert.deepEqual(f.transfers, []);
+    assert.equal(f.primaryTransfer, null);
+    assert.equal(f.verified, true);
+    assert.equal(f.blockNumber, 66860010);
+  });
+
+  for (const [name, hash, type, category] of [
+    ['votes', TRON_FIXTURE_TX.voteWitness, 'VoteWitnessContract', 'voting'],
+    ['staking v2', TRON_FIXTURE_TX.freezeBalanceV2, 'FreezeBalanceV2Contract', 'staking'],
+    ['unstaking v1', TRON_FIXTURE_TX.unfreezeBalanceV1, 'UnfreezeBalanceContract', 'staking'],
+    ['withdraw', TRON_FIXTURE_TX.withdrawBalance, 'WithdrawBalanceContract', 'staking'],
+  ] as const) {
+    test(`${name}: ${type} → ${category}, no transfers, owner TL24…`, async () => {
+      const f = await facts(hash);
+      assert.equal(f.state, 'confirmed');
+      assert.equal(f.transactionType, type);
+      assert.equal(f.category, category);
+      assert.equal(f.owner, TL24);
+      assert.equal(f.verified, true);
+      assert.deepEqual(f.transfers, []);
+      assert.equal(f.primaryTransfer, null);
+    });
+  }
+
+  test('info-only recordings: unknown state, missing body, never verified', async () => {
+    const f = await facts(TRON_FIXTURE_TX.usdtTransferDocExample);
+    assert.equal(f.state, 'unknown');
+    assert.equal(f.verified, false);
+    assert.equal(f.transactionType, 'unknown');
+    assert.ok(f.missing.some((m) => m.includes('transaction body')));
+  });
+
+  test('abridged block 71723395: the USDT call moves 10 USDT', async () => {
+    const f = await facts(TRON_FIXTURE_TX.blockUsdtTransfer);
+    assert.equal(f.category, 'trc20_transfer');
+    assert.equal(f.verified, true);
+    assert.equal(amountOf(f), '10');
+  });
+});
+
+describe('state and finality', () => {
+  const block = 69316562; // the USDT fixture's block
+  beforeEach(() => node.setHeights({ head: 71723495, solidified: 71723475 }));
+  after(() => node.setHeights({ head: 71723495, solidified: 71723475 }));
+
+  test('pending: in a block, not solidified yet', async () => {
+    node.setHeights({ head: block + 5, solidified: block - 1 });
+    const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(f.state, 'pending');
+    assert.equal(f.finalized, false);
+    assert.equal(f.confirmations, 6);
+    assert.equal(f.category, 'trc20_transfer');
+    assert.equal(amountOf(f), '41.677389');
+    assert.deepEqual(f.disagreements, []);
+  });
+
+  test('19 confirmations with finalized evidence is confirmed; 18 is pending', async () => {
+    node.setHeights({ head: block + 18, solidified: block });
+    assert.equal((await facts(TRON_FIXTURE_TX.usdtTransfer)).state, 'confirmed');
+    node.setHeights({ head: block + 17, solidified: block });
+    const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(f.confirmations, 18);
+    assert.equal(f.finalized, true);
+    assert.equal(f.state, 'pending');
+  });
+
+  test('broadcast but not in a block: pending, 0 confirmations, contract transfer known', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 5_000_000 },
+      blockNumber: 0,
+    });
+    node.addTransaction({ transaction: built.transaction, info: null });
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'pending');
+    assert.equal(f.blockNumber, null);
+    assert.equal(f.confirmations, 0);
+    assert.equal(f.verified, true);
+    assert.equal(amountOf(f), '5');
+  });
+
+  test('not found: neither node knows the hash', async () => {
+    const f = await facts('ab'.repeat(32));
+    assert.equal(f.state, 'not_found');
+    assert.equal(f.transactionType, 'unknown');
+    assert.equal(f.category, 'unknown');
+    assert.equal(f.confirmations, null);
+    assert.deepEqual(f.transfers, []);
+    assert.deepEqual(f.missing, []);
+  });
+
+  test('upper-case hashes are the same transaction', async () => {
+    const f = await facts(TRON_FIXTURE_TX.trxTransfer.toUpperCase());
+    assert.equal(f.txHash, TRON_FIXTURE_TX.trxTransfer);
+    assert.equal(f.verified, true);
+  });
+});
+
+describe('disagreements and tampering', () => {
+  let original: { transaction: Record<string, unknown>; info: Record<string, unknown> };
+  before(async () => {
+    const p = await fetch(`${node.url}/wallet/gettransactionbyid`, { method: 'POST', body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }) });
+    const i = await fetch(`${node.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }) });
+    original = { transaction: (await p.json()) as Record<string, unknown>, info: (await i.json()) as Record<string, unknown> };
+  });
+  const fresh = () => structuredClone(original);
+
+  test('nodes disagree on the block', async () => {
+    const { info } = fresh();
+    node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { info: { ...info, blockNumber: 69316563 } });
+    try {
+      const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+      assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('blockNumber')));
+    } finally {
+      node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { info: original.info });
+    }
+  });
+
+  test('the solidity node has a transaction the full node does not know', async () => {
+    node.setTransaction(TRON_FIXTURE_TX.trxTransfer, 'full', { transaction: null, info: null });
+    const f = await facts(TRON_FIXTURE_TX.trxTransfer);
+    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree'));
+    assert.equal(f.verified, true, 'the body still verifies');
+  });
+
+  test('a solidified block without the transaction on the solidity node', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1 },
+      blockNumber: 70_000_000,
+    });
+    node.addTransaction(built);
+    node.setTransaction(built.txID, 'solidity', { transaction: null, info: null });
+    const f = await facts(built.txID);
+    assert.equal(f.finalized, false);
+    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('solidified')));
+  });
+
+  test('tx info for another transaction', async () => {
+    const other = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 2 },
+      blockNumber: 70_000_001,
+    });
+    node.addTransaction(other);
+    const wrongInfo = { ...other.info!, id: TRON_FIXTURE_TX.trxTransfer };
+    const victim = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 3 },
+      blockNumber: 70_000_001,
+    });
+    node.addTransaction(victim);
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(victim.txID, n, { info: wrongInfo });
+    const f = await facts(victim.txID);
+    assert.ok(f.disagreements.some((d) => d.code === 'info_id_mismatch'));
+  });
+
+  test('tampered raw_data_hex: sha256 no longer gives the txID', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 },
+      blockNumber: 70_000_002,
+    });
+    const tx = built.transaction!;
+    const raw = String(tx.raw_data_hex);
+    // amount 1000000 is the varint c0 84 3d; its last byte 3d → 3e makes it 1016384 (0x3e << 14 | 0x440)
+    const tampered = raw.replace('c0843d', 'c0843e');
+    assert.notEqual(tampered, raw);
+    node.addTransaction({ transaction: { ...tx, raw_data_hex: tampered }, info: built.info });
+    const f = await facts(built.txID);
+    assert.equal(f.verified, false);
+    assert.ok(f.disagreements.some((d) => d.code === 'tx_id_mismatch' && d.detail.includes('sha256')));
+    assert.ok(f.disagreements.some((d) => d.code === 'raw_data_mismatch' && d.detail.includes('amount')));
+    assert.equal(f.transfers[0]!.rawAmount, 1_016_384n, 'transfers come from the bytes, and are flagged');
+  });
+
+  test('tampered JSON: the bytes hash correctly but say another amount and recipient', async () => {
+    const { transaction, info } = fresh();
+    const raw = transaction.raw_data as { contract: { parameter: { value: Record<string, unknown> } }[] };
+    const value = raw.contract[0]!.parameter.value;
+    value.data = String(value.data).replace('027bf24d', '3b9aca00');
+    value.owner_address = hex(TXVJ);
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info });
+    try {
+      const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+      assert.equal(f.verified, false);
+      const d = f.disagreements.find((x) => x.code === 'raw_data_mismatch');
+      assert.ok(d && d.detail.includes('data') && d.detail.includes('owner_address'), JSON.stringify(f.disagreements));
+      assert.equal(f.owner, TL24, 'owner from the signed bytes');
+    } finally {
+      for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, original);
+    }
+  });
+
+  test('txID of another transaction', async () => {
+    const { transaction, info } = fresh();
+    const hash = 'ef'.repeat(32);
+    node.addTransaction({ transaction, info: { ...info, id: hash } });
+    node.setTransaction(hash, 'full', { transaction });
+    const f = await facts(hash);
+    assert.equal(f.verified, false);
+    assert.ok(f.disagreements.some((d) => d.code === 'tx_id_mismatch' && d.detail.includes('not the requested hash')));
+  });
+
+  test('tampered log on one node: log_mismatch', async () => {
+    const { info } = fresh();
+    const log = (info.log as { data: string }[])[0]!;
+    log.data = log.data.replace('027bf24d', '3b9aca00');
+    node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { info });
+    try {
+      const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+      assert.ok(f.disagreements.some((d) => d.code === 'log_mismatch'));
+    } finally {
+      node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { info: original.info });
+    }
+  });
+
+  test('the log, not the call data, gives the amount; a log from another contract is not the token called', async () => {
+    const fake = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(100_000_000n).toString(16).padStart(64, '0')}`;
+    const feeOnTransfer = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data },
+      blockNumber: 70_000_003,
+      info: { receipt: { result: 'SUCCESS' }, log: [transferLog(USDT_CONTRACT, TL24, TXVJ, 99_000_000n)] },
+    });
+    const impostor = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data },
+      blockNumber: 70_000_003,
+      nonce: 1,
+      info: { receipt: { result: 'SUCCESS' }, log: [transferLog(fake, TL24, TXVJ, 100_000_000n)] },
+    });
+    node.addTransaction(feeOnTransfer);
+    node.addTransaction(impostor);
+    const a = await facts(feeOnTransfer.txID);
+    assert.equal(a.category, 'trc20_transfer');
+    assert.equal(amountOf(a), '99');
+    const b = await facts(impostor.txID);
+    assert.equal(b.category, 'smart_contract_call', 'the called contract emitted no Transfer');
+    assert.equal(b.transfers[0]!.tokenContract, fake);
+    assert.equal(b.transfers[0]!.decimals, null, 'unknown contract: no metadata');
+    assert.equal(b.primaryTransfer, 0, 'the single Transfer log');
+  });
+
+  test('a malformed Transfer log is reported missing, not read', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data: 'deadbeef' },
+      blockNumber: 70_000_004,
+      info: {
+        receipt: { result: 'SUCCESS' },
+        log: [{ ...transferLog(USDT_CONTRACT, TL24, TXVJ, 5n), data: '05' }],
+      },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(f.transfers, []);
+    assert.ok(f.missing.some((m) => m.includes('log 0')));
+  });
+});
+
+describe('transfers', () => {
+  test('internal transactions: TRX and TRC10 kept in order, rejected skipped', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data: 'deadbeef', call_value: 7 },
+      blockNumber: 70_000_010,
+      info: {
+        receipt: { result: 'SUCCESS' },
+        internal_transactions: [
+          { hash: '01', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 2_500_000 }], note: '63616c6c' },
+          { hash: '02', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 9 }], note: '63616c6c', rejected: true },
+          { hash: '03', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{ callValue: 42, tokenId: '1005065' }], note: '63616c6c' },
+          { hash: '04', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{}], note: '63616c6c' },
+        ],
+      },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(
+      f.transfers.map((t) => [t.index, t.source, t.assetType, t.recipient, t.rawAmount, t.decimals]),
+      [
+        [0, 'contract', 'trx', USDT_CONTRACT, 7n, 6],
+        [1, 'internal', 'trx', TXVJ, 2_500_000n, 6],
+        [2, 'internal', 'trc10', TL24, 42n, 6],
+      ],
+    );
+    assert.equal(f.category, 'smart_contract_call');
+    assert.equal(f.primaryTransfer, null, 'several transfers, none the obvious one');
+  });
+
+  test('truncation: 150 Transfer logs are cut at maxTransfers', async () => {
+    const logs = Array.from({ length: 150 }, (_, i) => transferLog(USDT_CONTRACT, TL24, TXVJ, BigInt(i + 1)));
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data: 'deadbeef' },
+      blockNumber: 70_000_011,
+      info: { receipt: { result: 'SUCCESS' }, log: logs },
+    });
+    node.addTransaction(built);
+    const byDefault = await facts(built.txID);
+    assert.equal(byDefault.transfers.length, 100);
+    assert.equal(byDefault.transfersTruncated, true);
+    assert.deepEqual(byDefault.transfers.map((t) => t.index), Array.from({ length: 100 }, (_, i) => i));
+    assert.equal(byDefault.transfers[99]!.rawAmount, 100n);
+    const small = createTronChainFactsProvider({ fullNodeUrl: node.url, maxTransfers: 5 });
+    try {
+      const f = await facts(built.txID, small);
+      assert.equal(f.transfers.length, 5);
+      assert.equal(f.transfersTruncated, true);
+    } finally {
+      await small.close();
+    }
+    const one = await facts(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(one.transfersTruncated, false);
+  });
+});
+
+describe('token metadata', () => {
+  const tokenTx = (contract: string, blockNumber: number) => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: {
+        owner_address: hex(TL24),
+        contract_address: hex(contract),
+        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(1234n).toString(16).padStart(64, '0')}`,
+      },
+      blockNumber,
+      info: { receipt: { result: 'SUCCESS' }, log: [transferLog(contract, TL24, TXVJ, 1234n)] },
+    });
+    node.addTransaction(built);
+    return built.txID;
+  };
+
+  test('malformed and bytes32-style answers decode defensively', async () => {
+    const a = 'TYPG8VeuoVAh2hP7Vfw6ww7vK98nvXXXUG';
+    node.setToken(a, {
+      decimals: { raw: 'ff'.repeat(32) }, // absurd decimals
+      symbol: { raw: Buffer.from('MKR').toString('hex').padEnd(64, '0') }, // bytes32
+      name: { raw: '0000000000000000000000000000000000000000000000000000000000000020ffff' }, // cut string
+    });
+    const f = await facts(tokenTx(a, 70_000_020));
+    const t = f.transfers[0]!;
+    assert.equal(f.category, 'trc20_transfer');
+    assert.equal(t.decimals, null);
+    assert.equal(t.tokenSymbol, 'MKR');
+    assert.equal(t.tokenName, null);
+    assert.deepEqual(f.missing, [], 'the token answered: nothing is missing, the values are just unknown');
+  });
+
+  test('a contract that reverts or does not exist: nulls, transfer kept', async () => {
+    const b = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
+    node.setToken(b, { decimals: 'revert', symbol: 'revert', name: 'revert' });
+    const f = await facts(tokenTx(b, 70_000_021));
+    assert.equal(f.transfers[0]!.decimals, null);
+    assert.equal(f.transfers[0]!.rawAmount, 1234n);
+  });
+
+  test('node failures while reading metadata: decimals null and a missing entry, not cached', async () => {
+    const c = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+    node.setToken(c, { decimals: 18, symbol: 'TKN', name: 'Token' });
+    const txId = tokenTx(c, 70_000_022);
+    const remove = node.fault({ path: 'triggerconstantcontract', fault: { kind: 'status', status: 503 } });
+    try {
+      const f = await facts(txId);
+      assert.equal(f.transfers[0]!.decimals, null);
+      assert.ok(f.missing.some((m) => m.includes('token metadata')));
+      assert.equal(f.state, 'confirmed', 'the transaction facts themselves are complete');
+    } finally {
+      remove();
+    }
+    const again = await facts(txId);
+    assert.equal(again.transfers[0]!.decimals, 18);
+    assert.equal(again.transfers[0]!.tokenSymbol, 'TKN');
+  });
+
+  test('TRC10 asset unknown to the node: decimals null', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferAssetContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1000001').toString('hex'), amount: 10 },
+      blockNumber: 70_000_023,
+    });
+    node.addTransaction(built);
+    node.setAsset('1000001', null);
+    const f = await facts(built.txID);
+    assert.equal(f.transfers[0]!.tokenId, '1000001');
+    assert.equal(f.transfers[0]!.decimals, null);
+  });
+
+  test('cold lookups are coalesced, warm ones are cached', async () => {
+    const fresh = createTronChainFactsProvider({ fullNodeUrl: node.url });
+    try {
+      node.clearCalls();
+      await Promise.all([facts(TRON_FIXTURE_TX.usdtTransfer, fresh), facts(TRON_FIXTURE_TX.blockUsdtTransfer, fresh)]);
+      const decimalsCalls = () => node.calls.filter((c) => c.path === 'triggerconstantcontract' && (c.body as { function_selector?: string }).function_selector === 'decimals()').length;
+      assert.equal(decimalsCalls(), 1);
+      await facts(TRON_FIXTURE_TX.usdtTransfer, fresh);
+      assert.equal(decimalsCalls(), 1);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('calls', () => {
+  test('the six lookups go out in parallel, then metadata; API key header sent', async () => {
+    const slow = await startFakeTronNode({ latencyMs: 30 });
+    const p = createTronChainFactsProvider({ fullNodeUrl: slow.url, apiKey: 'test-key' });
+    try {
+      await facts(TRON_FIXTURE_TX.usdtTransfer, p);
+      const first = slow.calls.slice(0, 6);
+      assert.deepEqual(
+        first.map((c) => `${c.node}:${c.path}`).sort(),
+        ['full:getnowblock', 'full:gettransactionbyid', 'full:gettransactioninfobyid', 'solidity:getnowblock', 'solidity:gettransactionbyid', 'solidity:gettransactioninfobyid'],
+      );
+      const lastStart = Math.max(...first.map((c) => c.startedAt));
+      const firstEnd = Math.min(...first.map((c) => c.finishedAt ?? Infinity));
+      assert.ok(lastStart < firstEnd, 'every lookup started before any finished');
+      const rest = slow.calls.slice(6);
+      assert.equal(rest.length, 3);
+      assert.ok(rest.every((c) => c.path === 'triggerconstantcontract'));
+      assert.ok(slow.calls.every((c) => c.headers['tron-pro-api-key'] === 'test-key'));
+      assert.ok(slow.calls.every((c) => (c.body as { visible?: boolean }).visible !== true));
+    } finally {
+      await p.close();
+      await slow.close();
+    }
+  });
+
+  test('separate solidity node URL', async () => {
+    const other = await startFakeTronNode();
+    const p = createTronChainFactsProvider({ fullNodeUrl: node.url, solidityNodeUrl: other.url });
+    try {
+      other.clearCalls();
+      const f = await facts(TRON_FIXTURE_TX.trxTransfer, p);
+      assert.equal(f.state, 'confirmed');
+      assert.ok(other.calls.length >= 3 && other.calls.every((c) => c.node === 'solidity'));
+    } finally {
+      await p.close();
+      await other.close();
+    }
+  });
+});
