@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { TronNodeClient } from '../src/chain/client.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
-import { startFakeTronNode, TRON_FIXTURE_TX, type FakeFault, type FakeTronNode } from '../src/testing/index.js';
+import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronFault, type FakeTronNode } from '../src/testing/index.js';
 
 let node: FakeTronNode;
 let provider: TronChainFactsProvider;
@@ -25,7 +25,7 @@ const run = (signal: AbortSignal = AbortSignal.timeout(5000)) => provider.getTra
 const countOf = (node_: 'full' | 'solidity', path: string) => node.calls.filter((c) => c.node === node_ && c.path === path).length;
 
 describe('transient faults are retried', () => {
-  const transient: [string, FakeFault][] = [
+  const transient: [string, FakeTronFault][] = [
     ['HTTP 503', { kind: 'status', status: 503 }],
     ['HTTP 500', { kind: 'status', status: 500 }],
     ['HTTP 429', { kind: 'status', status: 429 }],
@@ -53,7 +53,7 @@ describe('transient faults are retried', () => {
 });
 
 describe('persistent faults on one node: facts with unknown state and missing entries', () => {
-  const cases: [string, FakeFault, string][] = [
+  const cases: [string, FakeTronFault, string][] = [
     ['HTTP 502', { kind: 'status', status: 502 }, 'HTTP 502'],
     ['HTTP 429', { kind: 'status', status: 429 }, 'HTTP 429'],
     ['connection reset', { kind: 'reset' }, 'network error'],

@@ -23,9 +23,9 @@ import {
  * head − 20). Tests shape scenarios with `setHeights`, `setTransaction`/`addTransaction`, `setToken`,
  * `setAsset`, and inject faults with `fault`.
  */
-export type FakeNodeName = 'full' | 'solidity';
+export type FakeTronNodeName = 'full' | 'solidity';
 
-export type FakeFault =
+export type FakeTronFault =
   /** Delay the answer (adds to the node's base latency), then go on to the next matching rule. */
   | { kind: 'latency'; ms: number }
   /** Answer with this HTTP status (5xx, 429, 404…) and body (default: a short text). */
@@ -43,19 +43,19 @@ export type FakeFault =
   /** 200 with exactly this body. */
   | { kind: 'body'; body: string };
 
-export interface FakeFaultRule {
+export interface FakeTronFaultRule {
   /** Only this node; default both. */
-  node?: FakeNodeName;
+  node?: FakeTronNodeName;
   /** Only this endpoint (`gettransactionbyid`, `getnowblock`…); default all. */
   path?: string;
   /** Only the first n matching calls; default every call. */
   times?: number;
-  fault: FakeFault;
+  fault: FakeTronFault;
 }
 
 /** One received call. Times are `performance.now()` milliseconds. */
-export interface FakeCall {
-  node: FakeNodeName;
+export interface FakeTronCall {
+  node: FakeTronNodeName;
   path: string;
   body: unknown;
   headers: Record<string, string | string[] | undefined>;
@@ -64,12 +64,12 @@ export interface FakeCall {
 }
 
 /** A TRC20 method's answer: a value to ABI-encode, `{ raw }` to answer these exact bytes, or a revert. */
-export type FakeMethodAnswer<T> = T | { raw: string } | 'revert';
+export type FakeTronMethodAnswer<T> = T | { raw: string } | 'revert';
 
 export interface FakeTrc20Token {
-  decimals?: FakeMethodAnswer<number | bigint>;
-  symbol?: FakeMethodAnswer<string>;
-  name?: FakeMethodAnswer<string>;
+  decimals?: FakeTronMethodAnswer<number | bigint>;
+  symbol?: FakeTronMethodAnswer<string>;
+  name?: FakeTronMethodAnswer<string>;
 }
 
 export interface FakeTronNodeOptions {
@@ -85,7 +85,7 @@ export interface FakeTronNode {
   /** Base URL of both nodes (`http://127.0.0.1:port`). */
   url: string;
   /** Every call received so far, in arrival order. */
-  readonly calls: readonly FakeCall[];
+  readonly calls: readonly FakeTronCall[];
   clearCalls(): void;
   /** Hash of the synthetic failed (OUT_OF_ENERGY) USDT transaction. */
   readonly failedUsdtTx: string;
@@ -98,13 +98,13 @@ export interface FakeTronNode {
    * Fix what one node answers for a hash regardless of heights (`null` = `{}`), e.g. a lagging
    * solidity node, nodes that disagree, a tampered body or log. Fields left out keep the default.
    */
-  setTransaction(hash: string, node: FakeNodeName, answer: Partial<FakeTronTransaction>): void;
+  setTransaction(hash: string, node: FakeTronNodeName, answer: Partial<FakeTronTransaction>): void;
   /** TRC20 metadata served by triggerconstantcontract, by base58 contract address. */
   setToken(contract: string, token: FakeTrc20Token): void;
   /** getassetissuebyid answer for a TRC10 id (`null` = `{}`). */
   setAsset(id: string, asset: JsonObject | null): void;
   /** Add a fault rule; returns a function that removes it. Rules are checked in order. */
-  fault(rule: FakeFaultRule): () => void;
+  fault(rule: FakeTronFaultRule): () => void;
   clearFaults(): void;
   close(): Promise<void>;
 }
@@ -130,7 +130,7 @@ const FIXTURE_ASSET: JsonObject = {
 
 const hexMessage = (text: string) => Buffer.from(text).toString('hex');
 
-function encodeAnswer(answer: FakeMethodAnswer<number | bigint | string> | undefined): JsonObject {
+function encodeAnswer(answer: FakeTronMethodAnswer<number | bigint | string> | undefined): JsonObject {
   if (answer === undefined || answer === 'revert') {
     return {
       result: { result: true, message: hexMessage('REVERT opcode executed') },
@@ -184,8 +184,8 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
   const overrides = new Map<string, Partial<FakeTronTransaction>>();
   const tokens = new Map<string, FakeTrc20Token>([[USDT_CONTRACT, { decimals: 6, symbol: 'USDT', name: 'Tether USD' }]]);
   const assets = new Map<string, JsonObject | null>([[TRC10_FIXTURE_ASSET_ID, FIXTURE_ASSET]]);
-  const rules: { rule: FakeFaultRule; used: number }[] = [];
-  const calls: FakeCall[] = [];
+  const rules: { rule: FakeTronFaultRule; used: number }[] = [];
+  const calls: FakeTronCall[] = [];
   const sockets = new Set<Socket>();
   const pending = new Set<ServerResponse>();
 
@@ -193,7 +193,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
   const heights = { head: options.headBlock ?? highest + 100, solidified: 0 };
   heights.solidified = options.solidifiedBlock ?? heights.head - 20;
 
-  const lookup = (node: FakeNodeName, hash: string): FakeTronTransaction => {
+  const lookup = (node: FakeTronNodeName, hash: string): FakeTronTransaction => {
     const known = transactions.get(hash);
     const inBlock = known?.info ? Number(known.info.blockNumber) : null;
     const visibleAt = node === 'full' ? heights.head : heights.solidified;
@@ -206,7 +206,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     return { ...base, ...overrides.get(`${node}:${hash}`) };
   };
 
-  const answer = (node: FakeNodeName, path: string, body: JsonObject): JsonObject => {
+  const answer = (node: FakeTronNodeName, path: string, body: JsonObject): JsonObject => {
     switch (path) {
       case 'gettransactionbyid':
         return lookup(node, String(body.value ?? '').toLowerCase()).transaction ?? {};
@@ -249,7 +249,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     const match = /^\/(wallet|walletsolidity)\/([A-Za-z0-9]+)$/.exec((req.url ?? '').split('?')[0] ?? '');
     const text = await readBody(req);
     if (!match) return send(res, 404, '<html><body><h2>HTTP ERROR 404 Not Found</h2></body></html>', 'text/html');
-    const node: FakeNodeName = match[1] === 'wallet' ? 'full' : 'solidity';
+    const node: FakeTronNodeName = match[1] === 'wallet' ? 'full' : 'solidity';
     const path = match[2]!;
     let body: JsonObject = {};
     try {
@@ -257,7 +257,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     } catch {
       body = {};
     }
-    const call: FakeCall = { node, path, body, headers: req.headers, startedAt: performance.now(), finishedAt: null };
+    const call: FakeTronCall = { node, path, body, headers: req.headers, startedAt: performance.now(), finishedAt: null };
     calls.push(call);
     res.on('close', () => {
       call.finishedAt = performance.now();
