@@ -315,6 +315,8 @@ test('usage query: bad days, repeated or unknown parameters are validation_error
     { day: '7' },
     { days: '5', foo: 'x' },
     { ['p'.repeat(500)]: '1' },
+    { ['__proto__']: '1' },
+    { days: '7', ['constructor']: '1' },
   ];
   for (const query of bad) {
     const result = validateUsageQuery(query);

@@ -2,4 +2,4 @@ export * from './enums.js';
 export * from './models.js';
 export * from './reasons.js';
 export { annotate, annotationOf, type JsonSchema } from './schema.js';
-export { buildOpenApiDocument, renderOpenApiJson, SchemaRegistry } from './openapi.js';
+export { buildOpenApiDocument, renderOpenApiJson } from './openapi.js';

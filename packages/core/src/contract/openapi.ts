@@ -34,7 +34,7 @@ const NAMED_KINDS = new Set(['InterfaceType', 'ExactType', 'KeyofType']);
  * JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of io-ts codecs. Objects and enums with a
  * model name become `components.schemas` entries referenced by `$ref`; everything else is inline.
  */
-export class SchemaRegistry {
+class SchemaRegistry {
   readonly schemas: Record<string, JsonSchema> = {};
   private readonly named = new Map<string, t.Mixed>();
 

@@ -10,18 +10,15 @@ import { clip, requestError, type RequestError } from './request-error.js';
 export function validateUsageQuery(
   query: Record<string, string | string[] | undefined>,
 ): Result<{ days: number }, RequestError> {
-  const present = Object.entries(query).filter(([, value]) => value !== undefined);
-  const fields: Record<string, unknown> = {};
-  for (const [name, value] of present) {
-    if (Array.isArray(value)) return err(requestError('validation_error', `query parameter ${clip(name)} is repeated`));
-    fields[name] = name === 'days' && /^[1-9][0-9]*$/.test(value!) ? Number(value) : value;
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (name !== 'days') return err(requestError('validation_error', `unknown query parameter ${clip(name)}`));
+    if (Array.isArray(value)) return err(requestError('validation_error', 'query parameter days is repeated'));
   }
-  const decoded = UsageQuery.decode(fields);
-  if (decoded._tag === 'Right') return ok({ days: decoded.right.days ?? DEFAULT_USAGE_DAYS });
-  const unknown = Object.keys(fields).find((name) => name !== 'days');
-  return err(
-    unknown === undefined
-      ? requestError('validation_error', 'days must be an integer from 1 to 90 in plain digits')
-      : requestError('validation_error', `unknown query parameter ${clip(unknown)}`),
-  );
+  const days = query.days as string | undefined;
+  if (days === undefined) return ok({ days: DEFAULT_USAGE_DAYS });
+  const decoded = UsageQuery.decode({ days: /^[1-9][0-9]*$/.test(days) ? Number(days) : days });
+  return decoded._tag === 'Right' && decoded.right.days !== undefined
+    ? ok({ days: decoded.right.days })
+    : err(requestError('validation_error', 'days must be an integer from 1 to 90 in plain digits'));
 }
