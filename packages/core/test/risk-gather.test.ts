@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { ChainFacts, Transfer } from '../src/chain/facts.js';
+import { gatherSignals, involvedAddresses } from '../src/risk/gather.js';
+import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
+import type { AmlAnswer, RiskProviders, SanctionsAnswer } from '../src/risk/signals.js';
+import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
+
+const OWNER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const SENDER = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'; // OFAC TRX list
+const RECIPIENT = 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz'; // OFAC USDT list
+const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const FAKE_USDT = 'TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8'; // checksums, not listed, not official
+const ctx = () => ({ signal: new AbortController().signal });
+
+function transfer(overrides: Partial<Transfer> = {}): Transfer {
+  return {
+    index: 0,
+    assetType: 'trc20',
+    source: 'log',
+    sender: SENDER,
+    recipient: RECIPIENT,
+    tokenContract: USDT,
+    tokenId: null,
+    tokenSymbol: 'USDT',
+    tokenName: 'Tether USD',
+    decimals: 6,
+    rawAmount: 1_000_000n,
+    ...overrides,
+  };
+}
+
+function facts(transfers: Transfer[], overrides: Partial<ChainFacts> = {}): ChainFacts {
+  return {
+    txHash: 'ab'.repeat(32),
+    state: 'confirmed',
+    transactionType: 'TriggerSmartContract',
+    category: 'trc20_transfer',
+    owner: OWNER,
+    blockNumber: 1,
+    blockTime: new Date(0),
+    confirmations: 20,
+    finalized: true,
+    verified: true,
+    disagreements: [],
+    missing: [],
+    transfers,
+    transfersTruncated: false,
+    primaryTransfer: transfers.length ? 0 : null,
+    tokenDataAt: new Date(0),
+    observedAt: new Date(0),
+    ...overrides,
+  };
+}
+
+/** Providers that record what they were asked. */
+function recording(aml: (address: string) => AmlAnswer = () => ({ status: 'answered', level: 'low', exposures: [], asOf: new Date(5) })) {
+  const calls: string[] = [];
+  const providers: RiskProviders = {
+    sanctions: {
+      screen: async (addresses) => {
+        calls.push(`sanctions ${[...addresses].join(',')}`);
+        return { status: 'answered', hits: [], asOf: new Date(1) } satisfies SanctionsAnswer;
+      },
+    },
+    aml: {
+      supportsAsset: (asset) => asset.kind === 'trx' || (asset.kind === 'trc20' && asset.contract === USDT),
+      assessAddress: async (address) => {
+        calls.push(`aml ${address}`);
+        return aml(address);
+      },
+    },
+    tokens: {
+      assess: async (token) => {
+        calls.push(`token ${token.symbol}`);
+        return { status: 'answered', authenticity: 'official', asOf: new Date(2) };
+      },
+    },
+  };
+  return { providers, calls };
+}
+
+describe('gatherSignals', () => {
+  test('not found: all null and no provider is called', async () => {
+    const { providers, calls } = recording();
+    const signals = await gatherSignals(facts([], { state: 'not_found', owner: null }), null, providers, ctx());
+    assert.deepEqual(signals, { sanctions: null, aml: null, token: null });
+    assert.deepEqual(calls, []);
+  });
+
+  test('sanctions screen owner, every sender, recipient and token contract once; AML the sender and the owner; token the focus asset', async () => {
+    const { providers, calls } = recording();
+    const t0 = transfer();
+    const t1 = transfer({ index: 1, sender: RECIPIENT, recipient: OWNER, tokenContract: FAKE_USDT });
+    const f = facts([t0, t1]);
+    assert.deepEqual(involvedAddresses(f), [OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT]);
+    const signals = await gatherSignals(f, t0, providers, ctx());
+    assert.deepEqual(calls.sort(), [`aml ${OWNER}`, `aml ${SENDER}`, `sanctions ${[OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT].join(',')}`, 'token USDT'].sort());
+    assert.deepEqual(signals.aml, { status: 'answered', level: 'low', exposures: [], asOf: new Date(5) });
+    assert.equal(signals.token?.status, 'answered');
+  });
+
+  test('AML: highest of sender and owner; owner only once when it is the sender; owner alone without a focus', async () => {
+    const levels: Record<string, AmlAnswer> = {
+      [SENDER]: { status: 'answered', level: 'severe', exposures: [], asOf: new Date(9) },
+      [OWNER]: { status: 'answered', level: 'low', exposures: [], asOf: new Date(3) },
+    };
+    const { providers, calls } = recording((a) => levels[a]!);
+    const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
+    assert.deepEqual(signals.aml, { status: 'answered', level: 'severe', exposures: [], asOf: new Date(3) });
+
+    calls.length = 0;
+    await gatherSignals(facts([transfer({ sender: OWNER })]), transfer({ sender: OWNER }), providers, ctx());
+    assert.deepEqual(calls.filter((c) => c.startsWith('aml')), [`aml ${OWNER}`]);
+
+    calls.length = 0;
+    const noFocus = await gatherSignals(facts([]), null, providers, ctx());
+    assert.deepEqual(calls.filter((c) => !c.startsWith('sanctions')), [`aml ${OWNER}`]);
+    assert.equal(noFocus.token, null, 'no transfer, no token');
+  });
+
+  test('an asset the AML vendor does not cover → unsupported_asset without calling it', async () => {
+    const { providers, calls } = recording();
+    const focus = transfer({ tokenContract: FAKE_USDT });
+    const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
+    assert.deepEqual(signals.aml, { status: 'unsupported_asset' });
+    assert.equal(calls.some((c) => c.startsWith('aml')), false);
+  });
+
+  test('a provider that rejects is unavailable, never clean', async () => {
+    const { providers } = recording();
+    const broken: RiskProviders = {
+      sanctions: { screen: () => Promise.reject(new Error('boom')) },
+      aml: { ...providers.aml, assessAddress: () => Promise.reject(new Error('boom')) },
+      tokens: { assess: () => Promise.reject(new Error('boom')) },
+    };
+    const signals = await gatherSignals(facts([transfer()]), transfer(), broken, ctx());
+    assert.equal(signals.sanctions?.status, 'unavailable');
+    assert.equal(signals.aml?.status, 'unavailable');
+    assert.equal(signals.token?.status, 'unavailable');
+  });
+});
+
+describe('createRiskProviders wired to the fake vendors over HTTP', () => {
+  let fake: FakeChainalysis;
+  const dir = mkdtempSync(join(tmpdir(), 'risk-config-'));
+  before(async () => {
+    fake = await startFakeChainalysis({
+      apiKey: 'k',
+      entities: { [SENDER]: { risk: 'High', exposures: [{ category: 'sanctions', value: 1 }] } },
+    });
+  });
+  after(async () => {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('from environment variables: list hits, AML from the Entity API, fake token', async () => {
+    const listFile = join(dir, 'extra.txt');
+    writeFileSync(listFile, `# as-of: 2026-01-01\n${OWNER}\n`);
+    const config = riskConfigFromEnv({
+      CHAINALYSIS_API_URL: fake.entityUrl,
+      CHAINALYSIS_API_KEY: 'k',
+      CHAINALYSIS_SANCTIONS_URL: fake.sanctionsUrl,
+      CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+      SANCTIONS_LIST_FILES: ` ${listFile} ,`,
+      RISK_CACHE_TTL_SECONDS: '60',
+      RISK_TIMEOUT_MS: '500',
+    })._unsafeUnwrap();
+    const providers = createRiskProviders(config)._unsafeUnwrap();
+    const focus = transfer({ tokenContract: FAKE_USDT, tokenSymbol: 'USDТ' });
+    const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
+    assert.equal(signals.sanctions?.status, 'answered');
+    const hits = (signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits;
+    assert.deepEqual(hits.map((h) => h.address).sort(), [OWNER, SENDER, RECIPIENT].sort());
+    assert.deepEqual(signals.aml, { status: 'unsupported_asset' }, 'a fake USDT is not covered');
+    assert.deepEqual(signals.token && { ...signals.token, asOf: null }, { status: 'answered', authenticity: 'fake', asOf: null });
+
+    const real = transfer();
+    const second = await gatherSignals(facts([real]), real, providers, ctx());
+    assert.equal(second.aml?.status === 'answered' && second.aml.level, 'high');
+  });
+
+  test('no keys: lists only and AML unavailable ("not configured"); bad settings are load errors', async () => {
+    const providers = createRiskProviders(riskConfigFromEnv({})._unsafeUnwrap())._unsafeUnwrap();
+    const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
+    assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'AML vendor not configured' });
+    assert.equal(signals.sanctions?.status, 'answered');
+    assert.match(riskConfigFromEnv({ RISK_TIMEOUT_MS: 'soon' })._unsafeUnwrapErr(), /RISK_TIMEOUT_MS/);
+    assert.match(createRiskProviders({ sanctionsListFiles: [join(dir, 'nope.txt')] })._unsafeUnwrapErr(), /cannot read/);
+    assert.match(createRiskProviders({ chainalysisApiUrl: 'ftp://x' })._unsafeUnwrapErr(), /http\(s\) URL/);
+    assert.match(createRiskProviders({ timeoutMs: 0 })._unsafeUnwrapErr(), /timeoutMs/);
+  });
+});
