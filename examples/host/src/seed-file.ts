@@ -25,7 +25,11 @@ const Limits = {
 
 export const SeedPlan = t.strict({ code: NonEmpty, version: PositiveInt, name: NonEmpty, ...Limits }, 'SeedPlan');
 export const SeedEntitlements = t.strict(Limits, 'SeedEntitlements');
-export const SeedApiKey = t.strict({ label: NonEmpty, key: NonEmpty, revoked: t.boolean }, 'SeedApiKey');
+/** `id` is optional (the admin CLI writes it so key ids stay stable between runs). */
+export const SeedApiKey = t.exact(
+  t.intersection([t.type({ label: NonEmpty, key: NonEmpty, revoked: t.boolean }), t.partial({ id: Uuid })]),
+  'SeedApiKey',
+);
 export const SeedOrganization = t.strict(
   {
     id: Uuid,
@@ -132,8 +136,13 @@ export interface SeedSummary {
 /**
  * Upserts the seed: plans, then organizations, then their keys (a key marked revoked is imported,
  * then revoked, so it answers 401 instead of being unknown). The error names the failing entry.
+ * `onKey` learns each key's id with its full value (the admin CLI writes the file back).
  */
-export async function applySeed(admin: SeedTarget, seed: SeedFile): Promise<Result<SeedSummary, ConfigError>> {
+export async function applySeed(
+  admin: SeedTarget,
+  seed: SeedFile,
+  onKey: (id: string, key: string) => void = () => {},
+): Promise<Result<SeedSummary, ConfigError>> {
   const refuse = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
   for (const [i, plan] of seed.plans.entries()) {
     const stored = await admin.seed.upsertPlanVersion({
@@ -155,8 +164,14 @@ export async function applySeed(admin: SeedTarget, seed: SeedFile): Promise<Resu
     });
     if (upserted.isErr()) return refuse(`organizations[${i}]`, upserted.error.message);
     for (const [k, key] of org.api_keys.entries()) {
-      const imported = await admin.seed.importApiKey({ organizationId: id, key: key.key, label: key.label });
+      const imported = await admin.seed.importApiKey({
+        organizationId: id,
+        key: key.key,
+        label: key.label,
+        ...(key.id ? { id: key.id.toLowerCase() } : {}),
+      });
       if (imported.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, imported.error.message);
+      onKey(imported.value.id, key.key);
       if (key.revoked && imported.value.revokedAt === null) {
         const revoked = await admin.revokeApiKey({ kind: 'operator' }, id, imported.value.id);
         if (revoked.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, revoked.error.message);

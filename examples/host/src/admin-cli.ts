@@ -1,0 +1,281 @@
+// tron-safety-admin: organizations, API keys, plans and usage, through the core's admin API.
+//
+// Memory mode (no DATABASE_URL): the host's state lives in its process and is rebuilt from the
+// seed file at every start, so the seed file *is* the durable state. Each command loads the seed
+// file into in-memory stores, runs through the same admin API the host uses, and writes the file
+// back (atomically, mode 0600: it holds full keys). Restart the host to apply a change. Usage
+// counts live only in the running host: `usage` asks it over HTTP with one of the
+// organization's keys from the seed file.
+// PostgreSQL mode (DATABASE_URL): pending until the host can use store-postgres; refused clearly.
+//
+// Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
+// (configuration, unreadable seed file, host unreachable); 64 wrong command line.
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
+import { createRiskProviders, createSafetyService } from '@tron-safety/core';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { Command, CommanderError, Option } from 'commander';
+import type { Result } from 'neverthrow';
+import { request } from 'undici';
+import { applySeed, decodeSeed, loadSeedFile, type SeedFile } from './seed-file.js';
+
+const OPERATOR = { kind: 'operator' } as const;
+
+class Exit extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Session {
+  admin: AdminApi;
+  /** Full keys by key id: the seed file keeps them, the stores keep only hashes. */
+  keys: Map<string, string>;
+  path: string;
+}
+
+async function open(path: string | undefined, create = false): Promise<Session> {
+  if (process.env.DATABASE_URL) {
+    throw new Exit(2, 'DATABASE_URL is set, but PostgreSQL is not available in this admin CLI yet (pending store-postgres). Unset it to manage a seed file.');
+  }
+  if (!path) throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE');
+  // Only the admin API is used: no chain provider, and risk providers that are never called.
+  const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+  const keys = new Map<string, string>();
+  let seed: SeedFile = { plans: [], organizations: [] };
+  if (existsSync(path)) {
+    const loaded = await loadSeedFile(path);
+    if (loaded.isErr()) throw new Exit(2, loaded.error.message);
+    seed = loaded.value;
+  } else if (!create) {
+    throw new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
+  }
+  const applied = await applySeed(service.admin, seed, (id, key) => keys.set(id, key));
+  if (applied.isErr()) throw new Exit(2, applied.error.message);
+  return { admin: service.admin, keys, path };
+}
+
+/** Serializes the stores back into the seed file format and replaces the file. */
+async function save(session: Session): Promise<void> {
+  const { admin, keys, path } = session;
+  const plans = (await admin.listPlans(OPERATOR))._unsafeUnwrap();
+  const orgs = (await admin.listOrganizations(OPERATOR))._unsafeUnwrap();
+  const limits = (e: Entitlements) => ({
+    rate_limit_per_minute: e.rateLimitPerMinute,
+    max_concurrent_requests: e.maxConcurrentRequests,
+    monthly_quota: e.monthlyQuota,
+    enabled_networks: e.enabledNetworks,
+  });
+  const seed = {
+    plans: plans.map((p) => ({ code: p.code, version: p.version, name: p.name, ...limits(p) })),
+    organizations: await Promise.all(
+      orgs.map(async (o: Organization) => ({
+        id: o.id,
+        name: o.name,
+        status: o.status,
+        plan: o.assignment.kind === 'plan' ? { code: o.assignment.code, version: o.assignment.version } : null,
+        custom_entitlements: o.assignment.kind === 'custom' ? limits(o.assignment.entitlements) : null,
+        api_keys: (await admin.listApiKeys(OPERATOR, o.id))._unsafeUnwrap().map((k) => ({
+          id: k.id,
+          label: k.label,
+          key: keys.get(k.id) ?? '',
+          revoked: k.revokedAt !== null,
+        })),
+      })),
+    ),
+  };
+  if (decodeSeed(seed).isErr()) throw new Exit(2, 'internal: the written seed file would not load again');
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}
+
+function unwrap<T>(result: Result<T, AdminError>): T {
+  if (result.isErr()) throw new Exit(1, `${result.error.code}: ${result.error.message}`);
+  return result.value;
+}
+
+let json = false;
+function print(value: unknown, human: string): void {
+  console.log(json ? JSON.stringify(value, null, 2) : human);
+}
+
+const int = (name: string) => (raw: string) => {
+  if (!/^\d+$/.test(raw)) throw new Exit(64, `${name} must be a nonnegative integer, got '${raw}'`);
+  return Number(raw);
+};
+const planRef = (raw: string) => {
+  const [code, version] = raw.split('@');
+  if (!code || (version !== undefined && !/^\d+$/.test(version))) throw new Exit(64, `--plan must be CODE or CODE@VERSION, got '${raw}'`);
+  return version === undefined ? { code } : { code, version: Number(version) };
+};
+
+interface LimitOptions {
+  rateLimit?: number;
+  concurrency?: number;
+  quota?: number;
+  networks?: string;
+}
+function limitOptions(cmd: Command, required: boolean): Command {
+  const opt = (flags: string, text: string, parse: (raw: string) => unknown) => {
+    const o = new Option(flags, text).argParser(parse);
+    if (required) o.makeOptionMandatory();
+    return cmd.addOption(o);
+  };
+  opt('--rate-limit <n>', 'requests per minute', int('--rate-limit'));
+  opt('--concurrency <n>', 'concurrent checks', int('--concurrency'));
+  opt('--quota <n>', 'monthly quota (complete checks)', int('--quota'));
+  return cmd.option('--networks <list>', 'enabled networks, comma-separated', 'tron');
+}
+function entitlements(o: LimitOptions): Entitlements | null {
+  if (o.rateLimit === undefined && o.concurrency === undefined && o.quota === undefined) return null;
+  if (o.rateLimit === undefined || o.concurrency === undefined || o.quota === undefined) {
+    throw new Exit(64, 'custom entitlements need --rate-limit, --concurrency and --quota together');
+  }
+  const networks = (o.networks ?? 'tron').split(',').map((s) => s.trim()).filter(Boolean);
+  return { rateLimitPerMinute: o.rateLimit, maxConcurrentRequests: o.concurrency, monthlyQuota: o.quota, enabledNetworks: networks };
+}
+
+const planLine = (p: Plan) =>
+  `${p.code}@${p.version}  ${p.name}  rate=${p.rateLimitPerMinute}/min concurrency=${p.maxConcurrentRequests} quota=${p.monthlyQuota}/month networks=${p.enabledNetworks.join(',')}`;
+const orgLine = (o: Organization) =>
+  `${o.id}  ${o.status.padEnd(9)}  ${o.assignment.kind === 'plan' ? `plan ${o.assignment.code}@${o.assignment.version}` : 'custom entitlements'}  ${o.name}`;
+
+export function buildProgram(): Command {
+  const program = new Command('tron-safety-admin')
+    .description('Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)')
+    .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
+    .option('--json', 'machine-readable output')
+    .hook('preAction', (cmd) => {
+      json = Boolean(cmd.opts().json);
+    })
+    .exitOverride()
+    .showHelpAfterError();
+  const seedPath = () => (program.opts().seedFile as string | undefined) ?? process.env.SAFETY_SEED_FILE;
+
+  const plans = program.command('plans').description('versioned plans');
+  plans.command('list').action(async () => {
+    const s = await open(seedPath());
+    const list = unwrap(await s.admin.listPlans(OPERATOR));
+    print(list, list.map(planLine).join('\n') || '(no plans)');
+  });
+  limitOptions(
+    plans.command('create').description('create a plan version (the next version of CODE unless --version)').requiredOption('--code <code>').requiredOption('--name <name>').option('--version <n>', 'explicit version', int('--version')),
+    true,
+  ).action(async (o: LimitOptions & { code: string; name: string; version?: number }) => {
+    const s = await open(seedPath(), true);
+    const e = entitlements(o)!;
+    const plan = unwrap(await s.admin.createPlanVersion(OPERATOR, { code: o.code, name: o.name, ...(o.version ? { version: o.version } : {}), ...e }));
+    await save(s);
+    print(plan, `created ${planLine(plan)}`);
+  });
+
+  const orgs = program.command('orgs').alias('organizations').description('organizations (tenants)');
+  orgs.command('list').action(async () => {
+    const s = await open(seedPath());
+    const list = unwrap(await s.admin.listOrganizations(OPERATOR));
+    print(list, list.map(orgLine).join('\n') || '(no organizations)');
+  });
+  limitOptions(
+    orgs.command('create').description('create an organization on a plan or with custom entitlements').requiredOption('--name <name>').option('--plan <code[@version]>', 'plan (latest version when omitted)', planRef).option('--suspended', 'create suspended'),
+    false,
+  ).action(async (o: LimitOptions & { name: string; plan?: { code: string; version?: number }; suspended?: boolean }) => {
+    const s = await open(seedPath(), true);
+    const custom = entitlements(o);
+    if ((o.plan === undefined) === (custom === null)) throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
+    const assignment = o.plan ? { plan: o.plan.code, ...(o.plan.version ? { version: o.plan.version } : {}) } : { entitlements: custom! };
+    const view = unwrap(await s.admin.createOrganization(OPERATOR, { name: o.name, assignment, status: o.suspended ? 'suspended' : 'active' }));
+    await save(s);
+    print(view, `created ${orgLine(view.organization)}`);
+  });
+  for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
+    orgs.command(`${name} <orgId>`).action(async (id: string) => {
+      const s = await open(seedPath());
+      const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
+      await save(s);
+      print(view, orgLine(view.organization));
+    });
+  }
+  orgs.command('set-plan <orgId>').requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef).action(async (id: string, o: { plan: { code: string; version?: number } }) => {
+    const s = await open(seedPath());
+    const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
+    await save(s);
+    print(view, orgLine(view.organization));
+  });
+  limitOptions(orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'), true).action(async (id: string, o: LimitOptions) => {
+    const s = await open(seedPath());
+    const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
+    await save(s);
+    print(view, orgLine(view.organization));
+  });
+
+  const keys = program.command('keys').description('API keys (the full key is printed once, at create and rotate)');
+  keys.command('create <orgId>').requiredOption('--label <label>').action(async (orgId: string, o: { label: string }) => {
+    const s = await open(seedPath());
+    const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
+    s.keys.set(issued.metadata.id, issued.key);
+    await save(s);
+    print(issued, `${issued.key}\n(key id ${issued.metadata.id}, label '${issued.metadata.label}'; shown once: store it now)`);
+  });
+  keys.command('list <orgId>').description('list keys by prefix').action(async (orgId: string) => {
+    const s = await open(seedPath());
+    const list = unwrap(await s.admin.listApiKeys(OPERATOR, orgId));
+    print(list, list.map((k) => `${k.id}  ${k.prefix}…  ${k.revokedAt ? 'revoked' : 'active '}  ${k.label}`).join('\n') || '(no keys)');
+  });
+  keys.command('rotate <orgId> <keyId>').description('revoke the key and issue its replacement, atomically').action(async (orgId: string, keyId: string) => {
+    const s = await open(seedPath());
+    const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
+    s.keys.set(rotated.metadata.id, rotated.key);
+    await save(s);
+    print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
+  });
+  keys.command('revoke <orgId> <keyId>').action(async (orgId: string, keyId: string) => {
+    const s = await open(seedPath());
+    const revoked = unwrap(await s.admin.revokeApiKey(OPERATOR, orgId, keyId));
+    await save(s);
+    print(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
+  });
+
+  program
+    .command('usage <orgId>')
+    .description("the organization's usage, from the running host (GET /v1/usage with one of its keys from the seed file)")
+    .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
+    .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
+    .action(async (orgId: string, o: { url: string; days: number }) => {
+      const s = await open(seedPath());
+      const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find((k) => k.revokedAt === null && s.keys.get(k.id));
+      if (!active) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
+      let res;
+      try {
+        res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, { headers: { 'x-api-key': s.keys.get(active.id)! } });
+      } catch (e) {
+        throw new Exit(2, `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`);
+      }
+      const body = (await res.body.json()) as any;
+      if (res.statusCode !== 200) throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
+      const p = body.period;
+      print(body, `period ${p.start} .. ${p.end}: used ${p.used}, reserved ${p.reserved}, limit ${p.limit}, remaining ${p.remaining}\nlast ${body.recent.days} days: ${body.recent.requests} checks, ${body.recent.billable} billable, ${body.recent.limited_data} limited data, ${body.recent.errors} errors`);
+    });
+  return program;
+}
+
+export async function runAdmin(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 64;
+    if (error instanceof Exit) {
+      console.error(`error: ${error.message}`);
+      return error.code;
+    }
+    console.error('error:', error);
+    return 2;
+  }
+}
+

@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// `npm run demo`: fully offline. A fake java-tron node serves recorded mainnet transactions, a
+// fake Chainalysis server gives DEMO risk answers, the real host (in-memory stores) serves the real
+// API on top, a handful of checks run over HTTP, and the host stays up for curl until Ctrl-C.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hexToBase58Address } from '@tron-safety/core';
+import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT } from '@tron-safety/core/testing';
+import { request } from 'undici';
+import { parseConfig } from './config.js';
+import { startHost } from './host.js';
+import { createLogger } from './log.js';
+
+const DEMO_KEY = 'tsk_live_demo_0000000000000000000000000000';
+const DEMO_ORG = '0f5e3f3c-7d1a-4c59-9a43-2d1de0a0c0de';
+/** Sender of the recorded TRX transfer (in no other fixture): the DEMO AML answer calls it high risk. */
+const DEMO_HIGH_RISK = hexToBase58Address('4121b72c741caed659bf48c3fa2b717b007c20fb4b')!;
+
+const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+
+async function main(): Promise<void> {
+  const parsed = parseConfig({ LOG_LEVEL: 'warn', ...process.env });
+  if (parsed.isErr()) throw new Error(parsed.error.message);
+
+  console.log(bold('TRON transaction safety service: offline demo'));
+  const node = await startFakeTronNode();
+  console.log(`  fake java-tron node ${node.url}  (recorded mainnet responses from ../shared/fixtures/tron)`);
+  const vendors = await startFakeChainalysis({
+    defaultEntity: { risk: 'Low' },
+    entities: {
+      [DEMO_HIGH_RISK]: {
+        risk: 'High',
+        riskReason: 'DEMO: invented for this demo',
+        exposures: [{ category: 'darknet market', value: 12_500, exposureType: 'direct' }],
+      },
+    },
+  });
+  console.log(`  fake Chainalysis    ${vendors.entityUrl.replace(/\/api\/risk$/, '')}  (DEMO risk data: every address Low, ${DEMO_HIGH_RISK} High; not real screening)`);
+
+  const seedDir = mkdtempSync(join(tmpdir(), 'tron-safety-demo-'));
+  const seedFile = join(seedDir, 'seed.json');
+  writeFileSync(
+    seedFile,
+    JSON.stringify({
+      plans: [{ code: 'demo', version: 1, name: 'Demo', rate_limit_per_minute: 600, max_concurrent_requests: 8, monthly_quota: 1000, enabled_networks: ['tron'] }],
+      organizations: [
+        { id: DEMO_ORG, name: 'Demo merchant', status: 'active', plan: { code: 'demo', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'demo', key: DEMO_KEY, revoked: false }] },
+      ],
+    }),
+  );
+  const config = {
+    ...parsed.value,
+    seedFile,
+    databaseUrl: null,
+    tronFullNodeUrl: node.url,
+    tronSolidityUrl: node.url,
+    chainalysisApiUrl: vendors.entityUrl,
+    chainalysisApiKey: 'demo',
+    chainalysisSanctionsUrl: vendors.sanctionsUrl,
+    chainalysisSanctionsApiKey: 'demo',
+  };
+  const logger = createLogger(config.logLevel);
+  let started = await startHost(config, logger);
+  if (started.isErr() && started.error.field === 'PORT') started = await startHost({ ...config, port: 0 }, logger);
+  if (started.isErr()) throw new Error(started.error.message);
+  const host = started.value;
+  console.log(`  host                ${host.url}  (${config.framework}, in-memory stores, seeded from ${seedFile})`);
+  console.log(`  demo API key        ${bold(DEMO_KEY)}\n`);
+
+  const check = async (body: object) => {
+    const res = await request(`${host.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY },
+      body: JSON.stringify(body),
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
+  };
+
+  const usdt = (await check({ tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' })).json;
+  const paid = usdt.transfers?.[0] ?? {};
+  const cases: { label: string; body: object }[] = [
+    { label: 'TRX transfer', body: { tx_hash: TRON_FIXTURE_TX.trxTransferToNewAccount, network: 'tron' } },
+    {
+      label: 'USDT payment, expected recipient/token/amount',
+      body: { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron', expected_recipient: paid.recipient, expected_token_contract: USDT_CONTRACT, expected_amount: paid.amount },
+    },
+    {
+      label: 'same USDT payment, wrong expected amount',
+      body: { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron', expected_recipient: paid.recipient, expected_token_contract: USDT_CONTRACT, expected_amount: '1000000' },
+    },
+    { label: 'USDT call that ran out of energy', body: { tx_hash: node.failedUsdtTx, network: 'tron' } },
+    { label: 'TRX from a DEMO high-risk sender', body: { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' } },
+    { label: 'TRC10 token transfer', body: { tx_hash: TRON_FIXTURE_TX.trc10Transfer, network: 'tron' } },
+    { label: 'vote (not a payment)', body: { tx_hash: TRON_FIXTURE_TX.voteWitness, network: 'tron' } },
+    { label: 'unknown transaction', body: { tx_hash: 'ab'.repeat(32), network: 'tron' } },
+  ];
+
+  const rows: string[][] = [];
+  for (const [i, c] of cases.entries()) {
+    process.stdout.write(`  [${i + 1}/${cases.length}] ${c.label} ... `);
+    const { status, json } = await check(c.body);
+    const tx = (c.body as { tx_hash: string }).tx_hash;
+    if (status !== 200) {
+      console.log(`HTTP ${status} ${json.error?.code}`);
+      rows.push([c.label, `${tx.slice(0, 10)}…`, `HTTP ${status}`, json.error?.code ?? '', '']);
+      continue;
+    }
+    console.log(`${json.overall_state}`);
+    const reasons = (json.reasons as { code: string }[]).map((r) => r.code).join(', ');
+    rows.push([c.label, `${tx.slice(0, 10)}…`, json.transaction_state, json.overall_state, reasons]);
+  }
+  console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
+  console.log('Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.');
+  console.log('HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n');
+  console.log(bold('The host keeps running. Try:'));
+  console.log(`  curl -s ${host.url}/v1/transaction/check -H 'X-API-Key: ${DEMO_KEY}' -H 'Content-Type: application/json' \\
+    -d '{"tx_hash":"${TRON_FIXTURE_TX.usdtTransfer}","network":"tron","expected_token_contract":"${USDT_CONTRACT}"}'`);
+  console.log(`  curl -s '${host.url}/v1/usage?days=7' -H 'X-API-Key: ${DEMO_KEY}'`);
+  console.log(`  curl -s ${host.url}/v1/status`);
+  console.log('Press Ctrl-C to stop.');
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      void host
+        .stop(signal)
+        .then(() => Promise.all([node.close(), vendors.close()]))
+        .then(() => resolve());
+    };
+    process.on('SIGINT', stop).on('SIGTERM', stop);
+  });
+}
+
+function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+main().catch((error: unknown) => {
+  console.error(`demo failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+});

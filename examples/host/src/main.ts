@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The host process: configuration from the environment (README "Configuration"), then serve
+// until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
+import { parseConfig } from './config.js';
+import { startHost } from './host.js';
+import { createLogger } from './log.js';
+
+async function main(): Promise<number> {
+  const parsed = parseConfig(process.env);
+  if (parsed.isErr()) {
+    console.error(`tron-safety host: refusing to start: ${parsed.error.message}`);
+    return 2;
+  }
+  const config = parsed.value;
+  const logger = createLogger(config.logLevel);
+  const started = await startHost(config, logger);
+  if (started.isErr()) {
+    logger.fatal({ field: started.error.field }, `refusing to start: ${started.error.message}`);
+    console.error(`tron-safety host: refusing to start: ${started.error.message}`);
+    return 2;
+  }
+  const host = started.value;
+  logger.info(
+    {
+      url: host.url,
+      framework: config.framework,
+      stores: 'memory (in-process; state is lost on restart)',
+      tron_full_node: config.tronFullNodeUrl,
+      tron_solidity_node: config.tronSolidityUrl,
+      aml: config.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
+      sanctions: config.chainalysisSanctionsApiKey ? 'bundled OFAC list + chainalysis sanctions api' : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
+      seeded: host.seeded,
+      api_disabled: config.apiDisabled,
+    },
+    `listening on ${host.url}`,
+  );
+
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+      void host.stop(signal).then(resolve);
+    };
+    process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  });
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error('tron-safety host: crashed', error);
+    process.exitCode = 1;
+  },
+);

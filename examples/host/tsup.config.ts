@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', main: 'src/main.ts', admin: 'src/admin.ts', demo: 'src/demo.ts' },
+  format: ['esm', 'cjs'],
+  dts: { entry: { index: 'src/index.ts' } },
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+});
