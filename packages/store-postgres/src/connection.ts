@@ -14,6 +14,11 @@ export type PostgresConnectionOptions =
       /** Connecting to the server (default 5000 ms). */
       connectionTimeoutMs?: number;
       applicationName?: string;
+      /**
+       * Schema holding the tables (default: the server's search_path, normally `public`), for
+       * sharing a database with other applications. Must already exist.
+       */
+      schema?: string;
     };
 
 export interface PoolHandle {
@@ -33,6 +38,7 @@ export function openPool(options: PostgresConnectionOptions): PoolHandle {
     idle_in_transaction_session_timeout: 10_000,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
     application_name: options.applicationName ?? 'tron-safety',
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${schemaName(options.schema)}` }),
   });
   // An idle client losing its connection emits here; without a listener the process would crash.
   // The next query gets a fresh connection, and a failing query rejects as a store failure.
@@ -61,4 +67,10 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     }
     throw error;
   }
+}
+
+/** A schema name safe to put in `search_path` unquoted. */
+function schemaName(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new RangeError('schema must be a lower-case SQL identifier');
+  return schema;
 }

@@ -12,16 +12,23 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 export interface TestDatabase {
+  /** Connection URL whose connections use this database's own schema (`options=-c search_path=…`). */
   url: string;
+  /** The schema: every table the stores create lands in it. */
+  schema: string;
   /** A new pool on this database (one pool = one host process); ended by `drop`. */
   pool(max?: number): pg.Pool;
-  /** Ends the pools and drops the database. */
+  /** Ends the pools and drops the schema with everything in it. */
   drop(): Promise<void>;
 }
 
 export interface TestPostgres {
   /** Why the tests cannot run, or undefined when a server is available. */
   skip: string | undefined;
+  /**
+   * A fresh, empty "database" for one test file: a new schema on the server (creating a
+   * schema is instant; a database takes a second), reached through `search_path`.
+   */
   createDatabase(): Promise<TestDatabase>;
   /** Stops the server if this process started it. */
   stop(): Promise<void>;
@@ -47,13 +54,14 @@ function serverAt(adminUrl: string, stopServer: () => void): TestPostgres {
   return {
     skip: undefined,
     async createDatabase() {
-      const name = `tron_safety_test_${randomBytes(6).toString('hex')}`;
-      await admin.query(`CREATE DATABASE ${name}`);
+      const schema = `tron_safety_test_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE SCHEMA ${schema}`);
       const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
+      url.searchParams.set('options', `-c search_path=${schema}`);
       const pools: pg.Pool[] = [];
       return {
         url: url.toString(),
+        schema,
         pool(max = 10) {
           const pool = new pg.Pool({ connectionString: url.toString(), max });
           pool.on('error', () => {});
@@ -61,8 +69,8 @@ function serverAt(adminUrl: string, stopServer: () => void): TestPostgres {
           return pool;
         },
         async drop() {
-          await Promise.all(pools.map((p) => p.end()));
-          await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          await Promise.all(pools.filter((p) => !p.ended).map((p) => p.end()));
+          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         },
       };
     },

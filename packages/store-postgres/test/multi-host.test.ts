@@ -1,0 +1,145 @@
+// Several host processes sharing one database, modelled as several independent pg.Pools (each
+// with its own connections, as separate processes would have): the quota is never over-billed
+// and one idempotency key executes once, whichever hosts the requests land on.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createPostgresStores, migrate, type PostgresStores } from '../src/index.js';
+import { startTestPostgres, type TestDatabase } from './postgres.js';
+
+const server = await startTestPostgres();
+const HOSTS = 3;
+const T0 = new Date('2026-05-31T23:59:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe('store-postgres: several hosts on one database', { skip: server.skip }, () => {
+  let database: TestDatabase;
+  let hosts: PostgresStores[];
+
+  before(async () => {
+    database = await server.createDatabase();
+    hosts = Array.from({ length: HOSTS }, () => createPostgresStores({ pool: database.pool(10) }));
+    await migrate(hosts[0]!.pool);
+  });
+  after(async () => {
+    await database?.drop();
+    await server.stop();
+  });
+
+  const host = (i: number) => hosts[i % HOSTS]!;
+
+  test('300 concurrent reservations from 3 hosts against 100 units: exactly 100, billed once each', async () => {
+    const organizationId = randomUUID();
+    const attempts = Array.from({ length: 300 }, (_, i) => ({
+      host: host(i),
+      params: { organizationId, period: '2026-05', limit: 100, reservationId: randomUUID(), now: T0, expiresAt: at(60_000) },
+    }));
+    const outcomes = await Promise.all(attempts.map((a) => a.host.quota.reserve(a.params)));
+    const granted = attempts.filter((_, i) => outcomes[i]!.ok);
+    assert.equal(granted.length, 100);
+    assert.ok(outcomes.every((o) => o.usage.used + o.usage.reserved <= 100));
+
+    // Every granted reservation is committed twice at once, from two different hosts.
+    const commits = await Promise.all(
+      granted.flatMap((g, i) =>
+        [1, 2].map((k) => host(i + k).quota.commit({ organizationId, reservationId: g.params.reservationId, now: at(1000) })),
+      ),
+    );
+    assert.equal(commits.filter((c) => c !== null).length, 100, 'each reservation bills exactly once');
+    assert.deepEqual(await host(0).quota.getUsage({ organizationId, period: '2026-05', now: at(2000) }), { used: 100, reserved: 0 });
+    assert.equal((await host(1).quota.reserve({ ...attempts[0]!.params, reservationId: randomUUID(), now: at(3000), expiresAt: at(63_000) })).ok, false);
+  });
+
+  test('reserve, then commit or release across hosts under churn: used + reserved never passes the limit', async () => {
+    const organizationId = randomUUID();
+    const limit = 20;
+    let billed = 0;
+    // 6 workers per host, each looping reserve → commit (1 in 3) or release.
+    await Promise.all(
+      Array.from({ length: HOSTS * 6 }, async (_, worker) => {
+        for (let round = 0; round < 10; round++) {
+          const reservationId = randomUUID();
+          const reserved = await host(worker).quota.reserve({
+            organizationId, period: '2026-05', limit, reservationId, now: T0, expiresAt: at(60_000),
+          });
+          assert.ok(reserved.usage.used + reserved.usage.reserved <= limit);
+          if (!reserved.ok) continue;
+          const finalizer = host(worker + round);
+          if ((worker + round) % 3 === 0) {
+            if (await finalizer.quota.commit({ organizationId, reservationId, now: at(1) })) billed++;
+          } else {
+            assert.notEqual(await finalizer.quota.release({ organizationId, reservationId, now: at(1) }), null);
+          }
+        }
+      }),
+    );
+    const usage = await host(2).quota.getUsage({ organizationId, period: '2026-05', now: at(2) });
+    assert.deepEqual(usage, { used: billed, reserved: 0 });
+    assert.ok(billed <= limit);
+  });
+
+  test('a host that crashed holding a reservation and a slot blocks nobody once the leases end', async () => {
+    const organizationId = randomUUID();
+    const crashed = createPostgresStores({ pool: database.pool(2) });
+    assert.equal((await crashed.quota.reserve({
+      organizationId, period: '2026-05', limit: 1, reservationId: randomUUID(), now: T0, expiresAt: at(30_000),
+    })).ok, true);
+    assert.equal((await crashed.limits.acquireSlot({ organizationId, slotId: 'crashed', limit: 1, now: T0, expiresAt: at(30_000) })).ok, true);
+    await crashed.pool.end(); // the process is gone: its connections close, its rows stay
+
+    const survivor = host(1);
+    const reserve = (now: Date) =>
+      survivor.quota.reserve({ organizationId, period: '2026-05', limit: 1, reservationId: randomUUID(), now, expiresAt: at(90_000) });
+    assert.equal((await reserve(at(29_999))).ok, false);
+    assert.deepEqual(await reserve(at(30_000)), { ok: true, usage: { used: 0, reserved: 1 } });
+    assert.equal((await survivor.limits.acquireSlot({ organizationId, slotId: 'next', limit: 1, now: at(29_999), expiresAt: at(90_000) })).ok, false);
+    assert.equal((await survivor.limits.acquireSlot({ organizationId, slotId: 'next', limit: 1, now: at(30_000), expiresAt: at(90_000) })).ok, true);
+  });
+
+  test('one idempotency key, 150 concurrent requests over 3 hosts: the operation executes once, every replay is byte-identical', async () => {
+    const scope = { organizationId: randomUUID(), key: 'pay-2026-05-0001' };
+    const body = '{"request_id":"req-1","overall_state":"CLEAR","note":"ü \\u0000 \\ud83d\\ude00"}';
+    const response = { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'X-Quota-Limit': '100' }, body };
+    let executions = 0;
+    const attempt = async (i: number) => {
+      const stores = host(i);
+      const owner = randomUUID();
+      const begun = await stores.idempotency.begin(scope, { fingerprint: 'body-hash', owner, now: T0, leaseExpiresAt: at(30_000) });
+      if (begun.kind !== 'started') return begun;
+      executions++;
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the check runs
+      assert.equal(await stores.idempotency.complete(scope, { owner, response, now: at(1), retainUntil: at(86_400_000) }), true);
+      return begun;
+    };
+    const first = await Promise.all(Array.from({ length: 150 }, (_, i) => attempt(i)));
+    assert.equal(executions, 1);
+    assert.equal(first.filter((o) => o.kind === 'started').length, 1);
+    // The others arrived while it ran (409 in progress) or after it completed (replay).
+    assert.ok(first.every((o) => o.kind === 'started' || o.kind === 'in_progress' || o.kind === 'completed'));
+    assert.ok(first.some((o) => o.kind === 'in_progress'));
+
+    const replays = await Promise.all(Array.from({ length: 30 }, (_, i) => attempt(i)));
+    assert.equal(executions, 1, 'completed: never executed again');
+    for (const replay of replays) {
+      assert.equal(replay.kind, 'completed');
+      if (replay.kind !== 'completed') continue;
+      assert.equal(replay.response.body, body);
+      assert.deepEqual(Object.entries(replay.response.headers), Object.entries(response.headers), 'headers and their order');
+    }
+  });
+
+  test('rate window and concurrency slots are shared by every host', async () => {
+    const organizationId = randomUUID();
+    const windowStart = new Date('2026-05-31T23:59:00.000Z');
+    const hits = await Promise.all(
+      Array.from({ length: 90 }, (_, i) => host(i).limits.hitRate({ organizationId, windowStart, limit: 30, now: T0 })),
+    );
+    assert.equal(hits.filter((h) => h.allowed).length, 30);
+    const slots = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        host(i).limits.acquireSlot({ organizationId, slotId: `slot-${i}`, limit: 4, now: T0, expiresAt: at(60_000) }),
+      ),
+    );
+    assert.equal(slots.filter((s) => s.ok).length, 4);
+  });
+});
