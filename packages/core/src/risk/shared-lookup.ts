@@ -68,8 +68,7 @@ export function sharedLookup<A extends { status: string }>(
     entry.waiters++;
     return new Promise((resolve) => {
       const abandon = () => {
-        entry.waiters--;
-        if (entry.waiters === 0) {
+        if (--entry.waiters === 0) {
           if (inFlight.get(key) === entry) inFlight.delete(key);
           entry.controller.abort(new DOMException('check deadline reached', 'AbortError'));
         }
@@ -77,8 +76,8 @@ export function sharedLookup<A extends { status: string }>(
       };
       signal.addEventListener('abort', abandon, { once: true });
       void entry.promise.then((value) => {
+        if (signal.aborted) return; // already answered by `abandon`
         signal.removeEventListener('abort', abandon);
-        entry.waiters--;
         resolve(value);
       });
     });
