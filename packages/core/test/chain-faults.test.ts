@@ -6,11 +6,17 @@ import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronFault, type FakeTronNo
 
 let node: FakeTronNode;
 let provider: TronChainFactsProvider;
+/** A short per-call timeout for the hang cases (warmed up first, so a busy CI machine does not trip it). */
+let impatient: TronChainFactsProvider;
 const TX = TRON_FIXTURE_TX.usdtTransfer;
 
 before(async () => {
   node = await startFakeTronNode();
-  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 150, retry: { attempts: 3, baseDelayMs: 2, maxDelayMs: 5 } });
+  const retry = { attempts: 3, baseDelayMs: 2, maxDelayMs: 5 };
+  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 1000, retry });
+  impatient = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 250, retry });
+  for (const p of [provider, impatient]) await p.getTransactionFacts(TX, { signal: AbortSignal.timeout(5000) });
+  node.clearCalls();
 });
 afterEach(() => {
   node.clearFaults();
@@ -18,10 +24,12 @@ afterEach(() => {
 });
 after(async () => {
   await provider.close();
+  await impatient.close();
   await node.close();
 });
 
-const run = (signal: AbortSignal = AbortSignal.timeout(5000)) => provider.getTransactionFacts(TX, { signal });
+const run = (signal: AbortSignal = AbortSignal.timeout(5000), p = provider) => p.getTransactionFacts(TX, { signal });
+const usesTimeout = (fault: FakeTronFault) => fault.kind === 'hang';
 const countOf = (node_: 'full' | 'solidity', path: string) => node.calls.filter((c) => c.node === node_ && c.path === path).length;
 
 describe('transient faults are retried', () => {
@@ -35,7 +43,7 @@ describe('transient faults are retried', () => {
   for (const [name, fault] of transient) {
     test(`${name} twice, then an answer: complete facts after 3 attempts`, async () => {
       node.fault({ node: 'full', path: 'gettransactionbyid', times: 2, fault });
-      const r = await run();
+      const r = await run(undefined, usesTimeout(fault) ? impatient : provider);
       assert.ok(r.isOk());
       assert.equal(r.value.state, 'confirmed');
       assert.equal(r.value.verified, true);
@@ -67,7 +75,7 @@ describe('persistent faults on one node: facts with unknown state and missing en
   for (const [name, fault, expected] of cases) {
     test(`${name} from the solidity node's tx info`, async () => {
       node.fault({ node: 'solidity', path: 'gettransactioninfobyid', fault });
-      const r = await run();
+      const r = await run(undefined, usesTimeout(fault) ? impatient : provider);
       assert.ok(r.isOk(), 'one node still answers');
       const f = r.value;
       assert.equal(f.state, 'unknown');

@@ -33,7 +33,7 @@ const amountOf = (f: ChainFacts, i = f.primaryTransfer ?? 0) => {
 
 before(async () => {
   node = await startFakeTronNode();
-  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 500, retry: { baseDelayMs: 2, maxDelayMs: 5 } });
+  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 2000, retry: { baseDelayMs: 2, maxDelayMs: 5 } });
 });
 after(async () => {
   await provider.close();
