@@ -111,7 +111,7 @@ describe('Chainalysis Entity API adapter', () => {
     fake.setEntity(ADDR.clean, { risk: 'Low' });
   });
 
-  test('the check deadline releases the caller at once and aborts the vendor call', async () => {
+  test('the check deadline releases the caller at once, long before the call timeout', async () => {
     fake.setFault('entity', ADDR.medium, { kind: 'hang' });
     try {
       const controller = new AbortController();
@@ -174,6 +174,20 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     ]);
     assert.equal(fake.calls.at(-1)?.apiKey, KEY, 'X-API-Key header');
     assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, []);
+  });
+
+  test('many addresses under a concurrency cap: every address screened once', async () => {
+    fake.setFault('sanctions', '*', { kind: 'delay', ms: 20 });
+    try {
+      const before = fake.calls.length;
+      const addresses = [...Object.values(ADDR), 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'];
+      const api = createChainalysisSanctionsProvider({ baseUrl: fake.sanctionsUrl, apiKey: KEY, ttlMs: 0, maxConcurrent: 2 });
+      const answer = answered(await api.screen(addresses, ctx()));
+      assert.deepEqual(answer.hits.map((h) => h.address), [ADDR.listed]);
+      assert.equal(fake.calls.length - before, addresses.length);
+    } finally {
+      fake.setFault('sanctions', '*', null);
+    }
   });
 
   const faults: FakeFault[] = [

@@ -19,6 +19,8 @@ export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions
   /** e.g. `https://public.chainalysis.com/api/v1` */
   baseUrl: string;
   apiKey: string;
+  /** Calls in flight per screen (default 8). */
+  maxConcurrent?: number;
 }
 
 /** The free Chainalysis sanctions API, one call per address (cached, shared while in flight). */
@@ -46,7 +48,14 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
     async screen(addresses: readonly string[], ctx: ProviderContext) {
       const unique = [...new Set(addresses)];
       if (unique.length === 0) return { status: 'answered', hits: [], asOf: new Date() };
-      return combineSanctionsAnswers(await Promise.all(unique.map((a) => lookup(a, ctx.signal))));
+      // A transaction with many transfers must not fire hundreds of calls at once (429 = unavailable).
+      const answers: SanctionsAnswer[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < unique.length) answers.push(await lookup(unique[next++]!, ctx.signal));
+      };
+      await Promise.all(Array.from({ length: Math.min(options.maxConcurrent ?? 8, unique.length) }, worker));
+      return combineSanctionsAnswers(answers);
     },
   };
 }
