@@ -33,7 +33,15 @@ export function createMemoryStores(): SafetyStores {
   };
 }
 
-const copy = <T>(value: T): T => structuredClone(value);
+/** Deep copy of the plain data the stores hold (objects, arrays, Dates, primitives); structuredClone is several times slower. */
+function copy<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copy((value as Record<string, unknown>)[key]);
+  return out as T;
+}
 
 export class MemoryOrganizationStore implements OrganizationStore {
   readonly #plans = new Map<string, Plan>();

@@ -231,7 +231,7 @@ async function execute(
 
   // Bill iff coverage is complete; a failed commit means the unit was not billed: fail closed.
   const billable = result.coverage === 'complete';
-  const finalized = await scope.step(
+  const finalized = await scope.settle(
     'quota finalize',
     billable
       ? stores.quota.commit({ organizationId, reservationId, now: scope.now() })

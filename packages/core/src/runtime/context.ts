@@ -128,6 +128,19 @@ export class RequestScope {
     }
   }
 
+  /**
+   * Awaits `work` to its end whatever the deadline (billing and storing a decided result must
+   * not be cut in half); a rejection becomes `internal_error` and is reported.
+   */
+  async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError>> {
+    try {
+      return ok(await work);
+    } catch (error) {
+      this.report(error, name);
+      return err({ kind: 'internal_error' });
+    }
+  }
+
   report(error: unknown, step: string): void {
     try {
       this.ctx.options.onError(error, { requestId: this.requestId, step });
