@@ -24,7 +24,7 @@ export interface RiskConfig {
   sanctionsListFiles?: readonly string[];
   /** Tokens added to the official registry. */
   extraTokens?: readonly OfficialTokenData[];
-  /** Assets the AML vendor covers (default TRX and the official TRC20s). */
+  /** Assets the AML vendor covers (default: TRX and every token of the registry, extensions included). */
   amlSupportedAssets?: readonly AssetRef[];
   /** Reuse of vendor answers (default 5 minutes; 0 = no cache). */
   cacheTtlMs?: number;
@@ -65,7 +65,7 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
         apiKey: config.chainalysisApiKey,
         ttlMs,
         timeoutMs,
-        ...(config.amlSupportedAssets ? { supportedAssets: config.amlSupportedAssets } : {}),
+        supportedAssets: config.amlSupportedAssets ?? registry.value.tokens.map((t) => t.asset),
       })
     : createNotConfiguredAmlProvider();
 
