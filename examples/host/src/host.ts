@@ -37,6 +37,18 @@ export function storesFor(config: HostConfig): Result<{ stores: SafetyStores; ki
   return ok({ stores: createMemoryStores(), kind: 'memory' });
 }
 
+/** Quota units still reserved across all organizations (0 after a clean drain). */
+async function reservedQuota(service: SafetyService): Promise<number> {
+  const operator = { kind: 'operator' } as const;
+  const organizations = await service.admin.listOrganizations(operator);
+  let reserved = 0;
+  for (const org of organizations.isOk() ? organizations.value : []) {
+    const usage = await service.admin.usage(operator, org.id, 1);
+    if (usage.isOk()) reserved += usage.value.period.reserved;
+  }
+  return reserved;
+}
+
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const stores = storesFor(config);
@@ -105,7 +117,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       server.closeAllConnections();
       await closed;
       await chain.close();
-      logger.info('stopped');
+      logger.info({ in_flight: service.inFlight, reserved_after_drain: await reservedQuota(service) }, 'stopped');
     })());
 
   return ok({ url: listening.url, service, server, seeded, stop });

@@ -108,15 +108,16 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   return ok(seed);
 }
 
-/** `a.b[0].c` from an io-ts context, skipping the keys io-ts adds for union and refinement members. */
+/** `a.b[0].c` from an io-ts context, skipping the keys io-ts adds for union and intersection members. */
 function fieldPath(context: t.Context): string {
   let path = '';
   for (let i = 1; i < context.length; i++) {
-    const parent = context[i - 1]!.type;
+    let parent: t.Mixed = context[i - 1]!.type as t.Mixed;
+    // exact and refinement codecs validate in their inner codec's context entry
+    while (parent instanceof t.ExactType || parent instanceof t.RefinementType) parent = parent.type;
     const key = context[i]!.key;
-    if (parent instanceof t.UnionType || parent instanceof t.RefinementType || key === '') continue;
-    if (parent instanceof t.ArrayType) path += `[${key}]`;
-    else path += path ? `.${key}` : key;
+    if (parent instanceof t.UnionType || parent instanceof t.IntersectionType || key === '') continue;
+    path += parent instanceof t.ArrayType ? `[${key}]` : path ? `.${key}` : key;
   }
   return path;
 }
@@ -136,6 +137,7 @@ export interface SeedSummary {
 /**
  * Upserts the seed: plans, then organizations, then their keys (a key marked revoked is imported,
  * then revoked, so it answers 401 instead of being unknown). The error names the failing entry.
+ * `onKey` learns each key's id with its full value (the admin CLI writes the file back).
  * `onKey` learns each key's id with its full value (the admin CLI writes the file back).
  */
 export async function applySeed(

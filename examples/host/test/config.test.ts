@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { createRiskProviders, createSafetyService } from '@tron-safety/core';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { parseConfig } from '../src/config.js';
+import { createLogger, withRequestLog } from '../src/log.js';
+import { withHostRoutes } from '../src/routes.js';
+import { applySeed, decodeSeed } from '../src/seed-file.js';
+
+const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
+const KEY = 'tsk_live_config_test_key_000000000000000';
+const plan = { code: 'starter', version: 1, name: 'Starter', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] };
+const org = { id: ORG, name: 'Acme Pay', status: 'active', plan: { code: 'starter', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key: KEY, revoked: false }] };
+
+describe('configuration from the environment', () => {
+  test('defaults of the documented table', () => {
+    const config = parseConfig({})._unsafeUnwrap();
+    assert.deepEqual(
+      {
+        port: config.port,
+        host: config.host,
+        databaseUrl: config.databaseUrl,
+        seedFile: config.seedFile,
+        tronFullNodeUrl: config.tronFullNodeUrl,
+        tronSolidityUrl: config.tronSolidityUrl,
+        tronApiKey: config.tronApiKey,
+        chainalysisApiUrl: config.chainalysisApiUrl,
+        chainalysisApiKey: config.chainalysisApiKey,
+        chainalysisSanctionsUrl: config.chainalysisSanctionsUrl,
+        chainalysisSanctionsApiKey: config.chainalysisSanctionsApiKey,
+        sanctionsListFiles: config.sanctionsListFiles,
+        requestDeadlineMs: config.requestDeadlineMs,
+        idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
+        maxTransfers: config.maxTransfers,
+        apiDisabled: config.apiDisabled,
+      },
+      {
+        port: 8080,
+        host: '127.0.0.1',
+        databaseUrl: null,
+        seedFile: null,
+        tronFullNodeUrl: 'https://api.trongrid.io',
+        tronSolidityUrl: 'https://api.trongrid.io',
+        tronApiKey: null,
+        chainalysisApiUrl: 'https://api.chainalysis.com/api/risk',
+        chainalysisApiKey: null,
+        chainalysisSanctionsUrl: 'https://public.chainalysis.com/api/v1',
+        chainalysisSanctionsApiKey: null,
+        sanctionsListFiles: [],
+        requestDeadlineMs: 12_000,
+        idempotencyRetentionSeconds: 86_400,
+        maxTransfers: null,
+        apiDisabled: false,
+      },
+    );
+  });
+
+  test('values are read; TRON_SOLIDITY_URL follows TRON_FULLNODE_URL', () => {
+    const config = parseConfig({
+      PORT: '9000',
+      TRON_FULLNODE_URL: 'http://node:8090/',
+      SANCTIONS_LIST_FILES: ' a.txt, ,b.txt',
+      API_DISABLED: 'true',
+      MAX_TRANSFERS: '50',
+    })._unsafeUnwrap();
+    assert.equal(config.port, 9000);
+    assert.equal(config.tronSolidityUrl, 'http://node:8090');
+    assert.deepEqual(config.sanctionsListFiles, ['a.txt', 'b.txt']);
+    assert.equal(config.apiDisabled, true);
+    assert.equal(config.maxTransfers, 50);
+  });
+
+  test('an invalid variable is refused with its name', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ PORT: 'eighty' }, 'PORT'],
+      [{ PORT: '70000' }, 'PORT'],
+      [{ REQUEST_DEADLINE_MS: 'soon' }, 'REQUEST_DEADLINE_MS'],
+      [{ IDEMPOTENCY_RETENTION_SECONDS: '-1' }, 'IDEMPOTENCY_RETENTION_SECONDS'],
+      [{ MAX_TRANSFERS: '0' }, 'MAX_TRANSFERS'],
+      [{ API_DISABLED: 'perhaps' }, 'API_DISABLED'],
+      [{ TRON_FULLNODE_URL: 'ftp://x' }, 'TRON_FULLNODE_URL'],
+      [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
+      [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+      [{ HOST_FRAMEWORK: 'fastify' }, 'HOST_FRAMEWORK'],
+    ];
+    for (const [env, field] of cases) {
+      const error = parseConfig(env)._unsafeUnwrapErr();
+      assert.equal(error.field, field);
+      assert.ok(error.message.startsWith(`${field}:`), error.message);
+    }
+    assert.ok(!parseConfig({ DATABASE_URL: 'nope://user:secret@x' })._unsafeUnwrapErr().message.includes('secret'));
+  });
+});
+
+describe('seed file', () => {
+  test('the documented example decodes and loads: plans, organizations, keys (a revoked key answers 401)', async () => {
+    const seed = decodeSeed({
+      plans: [plan],
+      organizations: [org, { ...org, id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a002', plan: null, custom_entitlements: { rate_limit_per_minute: 1, max_concurrent_requests: 1, monthly_quota: 0, enabled_networks: [] }, api_keys: [{ label: 'old', key: `${KEY}x`, revoked: true }] }],
+    })._unsafeUnwrap();
+    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { plans: 1, organizations: 2, keys: 2 });
+    assert.equal((await service.usage({ apiKey: KEY })).status, 200);
+    assert.equal((await service.usage({ apiKey: `${KEY}x` })).status, 401);
+    // Loading twice is an upsert, not a conflict.
+    assert.ok((await applySeed(service.admin, seed)).isOk());
+  });
+
+  test('an invalid seed names the field', () => {
+    const cases: [unknown, string][] = [
+      [{ plans: [{ ...plan, monthly_quota: -1 }], organizations: [] }, 'seed:plans[0].monthly_quota'],
+      [{ plans: [plan], organizations: [{ ...org, id: 'acme' }] }, 'seed:organizations[0].id'],
+      [{ plans: [plan], organizations: [{ ...org, status: 'paused' }] }, 'seed:organizations[0].status'],
+      [{ plans: [plan], organizations: [{ ...org, plan: null }] }, 'seed:organizations[0].plan'],
+      [{ plans: [plan], organizations: [{ ...org, plan: { code: 'gold', version: 1 } }] }, 'seed:organizations[0].plan'],
+      [{ plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', revoked: false }] }] }, 'seed:organizations[0].api_keys[0].key'],
+      [{ plans: [plan] }, 'seed:organizations'],
+    ];
+    for (const [value, field] of cases) assert.equal(decodeSeed(value)._unsafeUnwrapErr().field, field, JSON.stringify(value));
+  });
+
+  test('a key too short to import is refused with its entry', async () => {
+    const seed = decodeSeed({ plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', key: 'short', revoked: false }] }] })._unsafeUnwrap();
+    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    assert.equal((await applySeed(service.admin, seed))._unsafeUnwrapErr().field, 'seed:organizations[0].api_keys[0]');
+  });
+});
+
+describe('public routes and request logs', () => {
+  test('/v1/openapi.json and /v1/status need no key; the log has a request id per line and no secrets', async () => {
+    const lines: Record<string, any>[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    await applySeed(service.admin, decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap());
+    const handler = withRequestLog(withHostRoutes(service), createLogger('info', sink));
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      handler.handle({ method: 'GET', path, query: {}, headers, body: new Uint8Array() });
+
+    const openapi = await get('/v1/openapi.json');
+    assert.equal(openapi.status, 200);
+    assert.ok((JSON.parse(openapi.body) as { paths: Record<string, unknown> }).paths['/v1/transaction/check']);
+    assert.deepEqual(JSON.parse((await get('/v1/status')).body), { business_access: 'enabled' });
+    service.setApiDisabled(true);
+    assert.deepEqual(JSON.parse((await get('/v1/status')).body), { business_access: 'disabled' });
+    service.setApiDisabled(false);
+
+    await get('/v1/usage', { 'x-api-key': KEY, 'x-request-id': 'trace-1' });
+    await handler.handle({
+      method: 'POST',
+      path: '/v1/transaction/check',
+      query: {},
+      headers: { 'x-api-key': KEY, 'idempotency-key': 'secret-order-77', 'content-type': 'application/json' },
+      body: new TextEncoder().encode('{"tx_hash":"nope","network":"tron"}'),
+    });
+    const text = JSON.stringify(lines);
+    assert.ok(!text.includes(KEY) && !text.includes('secret-order-77'), text);
+    assert.ok(text.includes('[redacted]'));
+    assert.equal(lines.length, 5);
+    for (const line of lines) assert.match(String(line.request_id), /\S/);
+    assert.equal(lines[3]!.request_id, 'trace-1');
+    assert.equal(lines[4]!.error_code, 'api_not_configured'); // this service has no chain provider
+  });
+});
