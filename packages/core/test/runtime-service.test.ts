@@ -333,6 +333,16 @@ describe('errors table', () => {
     assert.equal(replay.headers['Idempotent-Replayed'], 'true');
   });
 
+  test('504 request_timeout on GET /v1/usage when a store does not answer in time', async () => {
+    const stores = createMemoryStores();
+    const summarize = stores.usage.summarizeUsage.bind(stores.usage);
+    let hang = false;
+    stores.usage.summarizeUsage = (params) => (hang ? new Promise(() => {}) : summarize(params));
+    const s = await setup({}, { deadlineMs: 200 }, {}, stores);
+    hang = true;
+    assertError(await getUsage(s), 504, 'request_timeout', true);
+  });
+
   test('500 internal_error from a failing store: envelope, released, key free again', async () => {
     const stores = createMemoryStores();
     let failing: 'commit' | null = null;

@@ -17,6 +17,18 @@ import { quotaHeaders } from './limit-headers.js';
 import { monthOf, secondsUntil } from './time.js';
 
 /**
+ * `POST /v1/transaction/check`, in this order:
+ *   request id → api switch (service.ts) → authenticate key → organization status and
+ *   entitlements → rate limit → TRON provider configured → concurrency slot → Idempotency-Key
+ *   and body validation (422: nothing held, nothing stored) → network entitlement (an access
+ *   control: before any replay, never stored) → idempotency begin (replay / 409) → quota
+ *   reserve → chain facts → transfer selection → risk signals → assessment → commit the unit
+ *   iff coverage is complete, else release → store the result → usage record → response.
+ * Usage records are written for admitted checks (past key, status and rate limit), except
+ * replays and in-progress 409s, which are the same logical check.
+ */
+
+/**
  * What one check holds and must give back on every way out: a concurrency slot, a quota
  * reservation, an in-progress idempotency record. `finish` returns whatever is still held.
  */
