@@ -126,7 +126,8 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
         unreadable.push(`internal transaction ${i}: amount beyond exact JSON range`);
         continue;
       }
-      const asset = value.tokenId ? trc10(value.tokenId) : trx;
+      // TRX has no token id (absent, or "_" as java-tron names TRX in asset fields).
+      const asset = value.tokenId && value.tokenId !== '_' ? trc10(value.tokenId) : trx;
       transfers.push({
         ...asset,
         source: 'internal',

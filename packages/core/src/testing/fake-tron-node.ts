@@ -72,6 +72,19 @@ export interface FakeTrc20Token {
   name?: FakeTronMethodAnswer<string>;
 }
 
+/** Shortcuts for common per-transaction scenarios, built on `setHeights` and `setTransaction`. */
+export type FakeTronScenario =
+  /** Moves the heights: head = tx block + confirmations − 1 (default 5), solidified = tx block − 1. */
+  | { kind: 'pending'; confirmations?: number }
+  /** Both nodes answer `{}` for the transaction and its info. */
+  | { kind: 'not_found' }
+  /** The solidity node's info puts the transaction in the next block. */
+  | { kind: 'nodes_disagree' }
+  /** One byte of `raw_data_hex` changed on both nodes (sha256 no longer gives the txID). */
+  | { kind: 'tampered_raw_data_hex' }
+  /** The first log's data changed on the solidity node only. */
+  | { kind: 'tampered_log' };
+
 export interface FakeTronNodeOptions {
   /** Delay before every answer (ms); default 0. */
   latencyMs?: number;
@@ -99,6 +112,8 @@ export interface FakeTronNode {
    * solidity node, nodes that disagree, a tampered body or log. Fields left out keep the default.
    */
   setTransaction(hash: string, node: FakeTronNodeName, answer: Partial<FakeTronTransaction>): void;
+  /** Apply a common scenario to a known transaction (fixture or added). */
+  applyScenario(hash: string, scenario: FakeTronScenario): void;
   /** TRC20 metadata served by triggerconstantcontract, by base58 contract address. */
   setToken(contract: string, token: FakeTrc20Token): void;
   /** getassetissuebyid answer for a TRC10 id (`null` = `{}`). */
@@ -127,6 +142,15 @@ const FIXTURE_ASSET: JsonObject = {
   url: Buffer.from('https://example.invalid').toString('hex'),
   id: TRC10_FIXTURE_ASSET_ID,
 };
+
+const IMPLEMENTED = new Set([
+  'gettransactionbyid',
+  'gettransactioninfobyid',
+  'getnowblock',
+  'getblockbynum',
+  'getassetissuebyid',
+  'triggerconstantcontract',
+]);
 
 const hexMessage = (text: string) => Buffer.from(text).toString('hex');
 
@@ -236,7 +260,47 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
         return encodeAnswer(undefined);
       }
       default:
-        return { Error: `this API is unavailable due to config: ${path}` };
+        return { Error: 'this API is unavailable due to config' };
+    }
+  };
+
+  const setTransaction = (hash: string, node: FakeTronNodeName, answer: Partial<FakeTronTransaction>) => {
+    const key = `${node}:${hash}`;
+    overrides.set(key, { ...overrides.get(key), ...answer });
+  };
+
+  const applyScenario = (hash: string, scenario: FakeTronScenario) => {
+    const known = transactions.get(hash);
+    if (!known) throw new Error(`the fake node does not know ${hash}`);
+    const block = Number(known.info?.blockNumber ?? NaN);
+    switch (scenario.kind) {
+      case 'pending':
+        if (Number.isNaN(block)) throw new Error('a pending scenario needs a tx info with a block');
+        heights.head = block + (scenario.confirmations ?? 5) - 1;
+        heights.solidified = block - 1;
+        return;
+      case 'not_found':
+        for (const node of ['full', 'solidity'] as const) setTransaction(hash, node, { transaction: null, info: null });
+        return;
+      case 'nodes_disagree':
+        setTransaction(hash, 'solidity', { info: { ...known.info, blockNumber: block + 1 } });
+        return;
+      case 'tampered_raw_data_hex': {
+        if (!known.transaction) throw new Error('no transaction body to tamper with');
+        const raw = String(known.transaction.raw_data_hex);
+        const last = raw.slice(-2) === '00' ? '01' : '00';
+        const transaction = { ...known.transaction, raw_data_hex: raw.slice(0, -2) + last };
+        for (const node of ['full', 'solidity'] as const) setTransaction(hash, node, { transaction });
+        return;
+      }
+      case 'tampered_log': {
+        const logs = structuredClone((known.info?.log ?? []) as JsonObject[]);
+        const first = logs[0];
+        if (!first) throw new Error('no log to tamper with');
+        first.data = encodeUint256(BigInt(`0x${String(first.data || '0')}`) + 1_000_000n);
+        setTransaction(hash, 'solidity', { info: { ...known.info, log: logs } });
+        return;
+      }
     }
   };
 
@@ -294,7 +358,9 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
           return send(res, 200, fault.body);
       }
     }
-    send(res, 200, JSON.stringify(answer(node, path, body)));
+    const json = answer(node, path, body);
+    // java-tron answers a disabled (here: unimplemented) API with 404 and a JSON error.
+    send(res, IMPLEMENTED.has(path) ? 200 : 404, JSON.stringify(json));
   };
 
   const server = createServer((req, res) => {
@@ -324,10 +390,8 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
       if (!hash) throw new Error('a fake transaction needs a txID or an info id');
       transactions.set(hash, entry);
     },
-    setTransaction: (hash, node, answer) => {
-      const key = `${node}:${hash.toLowerCase()}`;
-      overrides.set(key, { ...overrides.get(key), ...answer });
-    },
+    setTransaction: (hash, node, answer) => setTransaction(hash.toLowerCase(), node, answer),
+    applyScenario: (hash, scenario) => applyScenario(hash.toLowerCase(), scenario),
     setToken: (contract, token) => void tokens.set(contract, token),
     setAsset: (id, asset) => void assets.set(id, asset),
     fault: (rule) => {
