@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { describe, test } from 'node:test';
 import { OFFICIAL_TRON_TOKENS } from '../src/risk/data/official-tokens.js';
 import { createTokenAuthenticityProvider, createTokenRegistry, type TokenRegistry } from '../src/risk/token-registry.js';
@@ -131,5 +132,29 @@ describe('registry extension by configuration', () => {
     assert.match(createTokenRegistry([{ ...jusdt, decimals: 1.5 }])._unsafeUnwrapErr(), /decimals/);
     assert.match(createTokenRegistry([{ symbol: 'X', name: 'X', decimals: 6 }])._unsafeUnwrapErr(), /contract or a tokenId/);
     assert.match(createTokenRegistry([{ ...jusdt, tokenId: '1002000' }])._unsafeUnwrapErr(), /not both/);
+  });
+});
+
+describe('impersonation property', () => {
+  test('any official symbol disguised by case, look-alikes and separators is fake on another contract', async () => {
+    const lookAlike: Record<string, string[]> = {
+      A: ['А', 'Α', 'ᴀ'], B: ['В', 'Β'], C: ['С', 'ᴄ'], D: ['ᴅ'], E: ['Е', 'Ε'], I: ['І', 'Ι', 'l', '1'], J: ['Ј'],
+      N: ['Ν', 'ɴ'], O: ['О', 'Ο', '0'], S: ['Ѕ', '$', '5'], T: ['Т', 'Τ', '₮'], U: ['Ս', 'υ', 'ᴜ'], W: ['Ԝ', 'ᴡ'], X: ['Х', 'Χ'],
+    };
+    const symbols = registry.tokens.map((t) => t.symbol);
+    const disguised = fc.constantFrom(...symbols).chain((symbol) =>
+      fc
+        .tuple(...[...symbol].map((ch) =>
+          fc.tuple(
+            fc.constantFrom(ch, ch.toLowerCase(), ...(lookAlike[ch] ?? []), String.fromCharCode(ch.charCodeAt(0) + 0xfee0)),
+            fc.constantFrom('', '', ' ', '.', '-', '\u200B'),
+          ),
+        ))
+        .map((parts) => parts.map(([c, sep]) => c + sep).join('')),
+    );
+    await fc.assert(
+      fc.asyncProperty(disguised, async (symbol) => (await verdict(trc20(OTHER, symbol))) === 'fake'),
+      { numRuns: 300 },
+    );
   });
 });
