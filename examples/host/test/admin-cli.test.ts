@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { createRiskProviders, createSafetyService } from '@tron-safety/core';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { runAdmin } from '../src/admin-cli.js';
+import { applySeed, loadSeedFile } from '../src/seed-file.js';
+
+/** Runs the CLI in-process, capturing what it prints. */
+async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = t.mock.method(console, 'log', (...a: unknown[]) => out.push(a.join(' ')));
+  const error = t.mock.method(console, 'error', (...a: unknown[]) => err.push(a.join(' ')));
+  const writeErr = t.mock.method(process.stderr, 'write', (s: string) => (err.push(String(s)), true));
+  try {
+    const code = await runAdmin(args);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mock.restore();
+    error.mock.restore();
+    writeErr.mock.restore();
+  }
+}
+
+/** What a host started from this seed file would answer for `key` on GET /v1/usage. */
+async function usageStatus(seedFile: string, key: string): Promise<number> {
+  const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+  (await applySeed(service.admin, (await loadSeedFile(seedFile))._unsafeUnwrap()))._unsafeUnwrap();
+  return (await service.usage({ apiKey: key })).status;
+}
+
+describe('admin CLI (memory mode: the seed file)', () => {
+  test('plans, organizations and keys end up in the seed file the host loads', async (t) => {
+    const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+    const base = ['--seed-file', seed, '--json'];
+    assert.equal((await admin(t, ...base, 'plans', 'create', '--code', 'starter', '--name', 'Starter', '--rate-limit', '120', '--concurrency', '4', '--quota', '1000')).code, 0);
+    assert.equal(statSync(seed).mode & 0o777, 0o600);
+    const org = JSON.parse((await admin(t, ...base, 'orgs', 'create', '--name', 'Acme Pay', '--plan', 'starter')).out);
+    const orgId: string = org.organization.id;
+    assert.deepEqual(org.plan.code, 'starter');
+
+    const created = JSON.parse((await admin(t, ...base, 'keys', 'create', orgId, '--label', 'ci')).out);
+    assert.match(created.key, /^tsk_live_/);
+    assert.equal(await usageStatus(seed, created.key), 200);
+
+    const listed = JSON.parse((await admin(t, ...base, 'keys', 'list', orgId)).out);
+    assert.equal(listed.length, 1);
+    assert.ok(!JSON.stringify(listed).includes(created.key), 'lists show prefixes only');
+
+    const rotated = JSON.parse((await admin(t, ...base, 'keys', 'rotate', orgId, created.metadata.id)).out);
+    assert.equal(await usageStatus(seed, created.key), 401);
+    assert.equal(await usageStatus(seed, rotated.key), 200);
+
+    assert.equal((await admin(t, ...base, 'orgs', 'suspend', orgId)).code, 0);
+    assert.equal(await usageStatus(seed, rotated.key), 403);
+    assert.equal((await admin(t, ...base, 'orgs', 'activate', orgId)).code, 0);
+    assert.equal((await admin(t, ...base, 'plans', 'create', '--code', 'starter', '--name', 'Starter 2', '--rate-limit', '240', '--concurrency', '4', '--quota', '5')).code, 0);
+    const moved = JSON.parse((await admin(t, ...base, 'orgs', 'set-plan', orgId, '--plan', 'starter@2')).out);
+    assert.equal(moved.plan.version, 2);
+    const custom = JSON.parse((await admin(t, ...base, 'orgs', 'set-entitlements', orgId, '--rate-limit', '5', '--concurrency', '1', '--quota', '3')).out);
+    assert.equal(custom.entitlements.monthlyQuota, 3);
+    assert.equal((await admin(t, ...base, 'keys', 'revoke', orgId, rotated.metadata.id)).code, 0);
+    assert.equal(await usageStatus(seed, rotated.key), 401);
+  });
+
+  test('clear errors and exit codes: refused 1, cannot run 2, wrong command line 64', async (t) => {
+    const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+    const missing = await admin(t, '--seed-file', seed, 'orgs', 'list');
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /does not exist/);
+    await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'x', '--rate-limit', '1', '--concurrency', '1', '--quota', '1');
+    const unknownKey = await admin(t, '--seed-file', seed, 'keys', 'revoke', '00000000-0000-4000-8000-000000000000', 'nope');
+    assert.equal(unknownKey.code, 1);
+    assert.match(unknownKey.err, /not_found/);
+    assert.equal((await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'y')).code, 64);
+    assert.equal((await admin(t, '--seed-file', seed, 'frobnicate')).code, 64);
+    process.env.DATABASE_URL = 'postgres://u@127.0.0.1:1/db';
+    let pg;
+    try {
+      pg = await admin(t, '--seed-file', seed, 'orgs', 'list');
+    } finally {
+      delete process.env.DATABASE_URL;
+    }
+    assert.equal(pg.code, 2);
+    assert.match(pg.err, /PostgreSQL is not available/);
+  });
+});
