@@ -23,7 +23,7 @@ describe('matching rules', () => {
     assert.equal(r.recipient, bob);
     assert.equal(r.amount, '5');
     assert.equal(r.overall_state, 'REVIEW');
-    assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'));
+    assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), 'codes(r).includes(\'EXPECTED_AMOUNT_MISMATCH\')');
   });
 
   describe('rule 2: selection = first full match, else most matches, ties by index', () => {
@@ -183,7 +183,7 @@ describe('matching rules', () => {
         expectations: expecting({ recipient: bob, amount: '1' }),
       });
       assert.deepEqual(matchFields(r), [false, null, false]);
-      assert.ok(!codes(r).includes('EXPECTED_DATA_UNAVAILABLE'));
+      assert.ok(!codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), '!codes(r).includes(\'EXPECTED_DATA_UNAVAILABLE\')');
     });
   });
 
@@ -283,7 +283,7 @@ describe('matching rules', () => {
       test(c.name, () => {
         const r = check({ expectations: expecting(c.exp) });
         assert.equal(r[c.field], false);
-        assert.ok(codes(r).includes(c.code as never));
+        assert.ok(codes(r).includes(c.code as never), 'codes(r).includes(c.code as never)');
         assert.equal(r.overall_state, 'REVIEW');
         assert.equal(r.coverage, 'complete', 'a mismatch is a finding, not missing evidence');
       });

@@ -79,7 +79,7 @@ describe('response rules', () => {
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts(c.facts), signals: signals(c.signals) });
-        assert.ok(codes(r).includes('TX_REVERTED'));
+        assert.ok(codes(r).includes('TX_REVERTED'), 'codes(r).includes(\'TX_REVERTED\')');
         assert.equal(r.overall_state, c.state);
       });
     }
@@ -100,15 +100,15 @@ describe('response rules', () => {
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts(c.facts) });
-        assert.ok(codes(r).includes('TX_PENDING_CONFIRMATIONS'));
-        assert.ok(!codes(r).includes('TX_FINALIZED'));
+        assert.ok(codes(r).includes('TX_PENDING_CONFIRMATIONS'), 'codes(r).includes(\'TX_PENDING_CONFIRMATIONS\')');
+        assert.ok(!codes(r).includes('TX_FINALIZED'), '!codes(r).includes(\'TX_FINALIZED\')');
         assert.equal(r.overall_state, 'REVIEW');
         assert.equal(r.coverage, 'partial');
       });
     }
     test('19 confirmations and finalized is final', () => {
       const r = check({ facts: facts({ confirmations: 19 }) });
-      assert.ok(codes(r).includes('TX_FINALIZED'));
+      assert.ok(codes(r).includes('TX_FINALIZED'), 'codes(r).includes(\'TX_FINALIZED\')');
       assert.equal(r.overall_state, 'CLEAR');
     });
   });
@@ -117,21 +117,21 @@ describe('response rules', () => {
     test('AML unavailable', () => {
       const r = check({ signals: signals({ aml: unavailable }) });
       assert.equal(r.aml_risk_level, 'unknown');
-      assert.ok(codes(r).includes('AML_UNAVAILABLE'));
+      assert.ok(codes(r).includes('AML_UNAVAILABLE'), 'codes(r).includes(\'AML_UNAVAILABLE\')');
       assert.equal(r.overall_state, 'LIMITED_DATA');
       assert.equal(r.coverage, 'partial');
     });
     test('AML unsupported asset', () => {
       const r = check({ signals: signals({ aml: { status: 'unsupported_asset' } }) });
       assert.equal(r.aml_risk_level, 'unknown');
-      assert.ok(codes(r).includes('AML_UNSUPPORTED_ASSET'));
+      assert.ok(codes(r).includes('AML_UNSUPPORTED_ASSET'), 'codes(r).includes(\'AML_UNSUPPORTED_ASSET\')');
       assert.equal(r.overall_state, 'LIMITED_DATA');
     });
     for (const [name, answer] of [['unavailable', unavailable], ['missing for a found transaction', null]] as const) {
       test(`sanctions ${name}`, () => {
         const r = check({ signals: signals({ sanctions: answer }) });
         assert.equal(r.sanctions_hit, null);
-        assert.ok(codes(r).includes('SANCTIONS_UNAVAILABLE'));
+        assert.ok(codes(r).includes('SANCTIONS_UNAVAILABLE'), 'codes(r).includes(\'SANCTIONS_UNAVAILABLE\')');
         assert.equal(r.overall_state, 'LIMITED_DATA');
         assert.equal(r.coverage, 'partial');
       });
@@ -143,7 +143,7 @@ describe('response rules', () => {
         expectations: expecting({ recipient: ADDR.carol, tokenContract: ADDR.fakeUsdt }),
       });
       assert.ok(codes(r).includes('AML_UNAVAILABLE') && codes(r).includes('SANCTIONS_UNAVAILABLE'), codes(r).join());
-      assert.ok(codes(r).includes('TX_REVERTED'));
+      assert.ok(codes(r).includes('TX_REVERTED'), 'codes(r).includes(\'TX_REVERTED\')');
     });
   });
 
@@ -168,14 +168,14 @@ describe('response rules', () => {
     test('truncated', () => {
       const r = check({ facts: facts({ transfersTruncated: true }) });
       assert.equal(r.transfers_truncated, true);
-      assert.ok(codes(r).includes('TRANSFERS_TRUNCATED'));
+      assert.ok(codes(r).includes('TRANSFERS_TRUNCATED'), 'codes(r).includes(\'TRANSFERS_TRUNCATED\')');
       assert.equal(r.overall_state, 'REVIEW');
       assert.equal(r.coverage, 'partial');
     });
     test('ambiguous', () => {
       const transfers = [usdt(0, alice, bob, 1n), usdt(1, alice, bob, 1n)];
       const r = check({ facts: facts({ transfers }), expectations: expecting({ recipient: bob }) });
-      assert.ok(codes(r).includes('AMBIGUOUS_TRANSFER'));
+      assert.ok(codes(r).includes('AMBIGUOUS_TRANSFER'), 'codes(r).includes(\'AMBIGUOUS_TRANSFER\')');
       assert.equal(r.overall_state, 'REVIEW');
     });
   });
@@ -223,7 +223,7 @@ describe('coverage table', () => {
     assert.equal(r.token_authenticity, 'unknown');
     assert.equal(r.coverage, 'complete');
     assert.equal(r.overall_state, 'CLEAR');
-    assert.ok(!codes(r).some((code) => REASONS[code].category === 'token'));
+    assert.ok(!codes(r).some((code) => REASONS[code].category === 'token'), '!codes(r).some((code) => REASONS[code].category === \'token\')');
   });
   const partial: { name: string; facts?: Partial<ChainFacts>; signals?: Partial<RiskSignals> }[] = [
     { name: 'unverified', facts: { verified: false } },
@@ -268,9 +268,9 @@ describe('reasons', () => {
     for (const item of r.reasons) assert.deepEqual(item, { code: item.code, ...REASONS[item.code] });
   });
   test('TX_FACTS_VERIFIED only with verified facts, no disagreement and nothing missing', () => {
-    assert.ok(codes(check()).includes('TX_FACTS_VERIFIED'));
+    assert.ok(codes(check()).includes('TX_FACTS_VERIFIED'), 'codes(check()).includes(\'TX_FACTS_VERIFIED\')');
     for (const f of [{ verified: false }, { missing: ['x'] }, { disagreements: [{ code: 'other' as const, detail: '' }] }]) {
-      assert.ok(!codes(check({ facts: facts(f) })).includes('TX_FACTS_VERIFIED'));
+      assert.ok(!codes(check({ facts: facts(f) })).includes('TX_FACTS_VERIFIED'), '!codes(check({ facts: facts(f) })).includes(\'TX_FACTS_VERIFIED\')');
     }
   });
 });

@@ -36,9 +36,10 @@ const EFFECT: Partial<Record<ReasonCode, { rank: number; state: Exclude<OverallS
 };
 
 /**
- * Order of codes of equal severity (severity itself comes from the reason table): the transaction's
- * state first, then findings about the expected payment and risk, then gaps in the evidence, then
- * the evidence found in order.
+ * Order of codes of equal severity (severity itself comes from the reason table). Among warnings:
+ * the transaction's state, then the codes the spec's rules say a response includes (unavailable
+ * screening and AML, unavailable expected data), then expected-payment findings, then other gaps.
+ * With this order, SANCTIONS_UNAVAILABLE and AML_UNAVAILABLE always fit in five reasons.
  */
 export const TIE_ORDER: readonly ReasonCode[] = [
   'SANCTIONS_HIT',
@@ -47,20 +48,20 @@ export const TIE_ORDER: readonly ReasonCode[] = [
   'TOKEN_FAKE',
   'TX_NOT_FOUND',
   'TX_REVERTED',
+  'SANCTIONS_UNAVAILABLE',
+  'AML_UNAVAILABLE',
+  'EXPECTED_DATA_UNAVAILABLE',
   'TX_PENDING_CONFIRMATIONS',
-  'TX_FACTS_PARTIAL',
+  'AMBIGUOUS_TRANSFER',
   'EXPECTED_RECIPIENT_MISMATCH',
   'EXPECTED_TOKEN_MISMATCH',
   'EXPECTED_AMOUNT_MISMATCH',
-  'AMBIGUOUS_TRANSFER',
+  'TRANSFERS_TRUNCATED',
   'AML_ELEVATED',
-  'SANCTIONS_UNAVAILABLE',
-  'AML_UNAVAILABLE',
+  'TX_FACTS_PARTIAL',
   'AML_UNSUPPORTED_ASSET',
   'TOKEN_AUTH_UNAVAILABLE',
   'TOKEN_UNKNOWN',
-  'EXPECTED_DATA_UNAVAILABLE',
-  'TRANSFERS_TRUNCATED',
   'TX_FINALIZED',
   'TX_FACTS_VERIFIED',
   'SANCTIONS_CLEAR',
@@ -145,9 +146,9 @@ export interface Verdict {
 }
 
 /**
- * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state,
- * the transaction-state code, and any SANCTIONS_UNAVAILABLE / AML_UNAVAILABLE (the spec's response
- * rules) are always kept; the remaining places go to the highest-priority other codes.
+ * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state
+ * and the transaction-state code are always kept; the remaining places go to the other codes in
+ * priority order.
  */
 export function verdictOf(evidence: Evidence): Verdict {
   const applicable = [...applicableReasons(evidence)].sort(reasonPriority);
@@ -157,9 +158,6 @@ export function verdictOf(evidence: Evidence): Verdict {
   const overallState = EFFECT[explanation]?.state ?? 'CLEAR';
 
   const kept = new Set<ReasonCode>([explanation, stateReason(evidence)]);
-  for (const code of ['SANCTIONS_UNAVAILABLE', 'AML_UNAVAILABLE'] as const) {
-    if (applicable.includes(code)) kept.add(code);
-  }
   for (const code of applicable) {
     if (kept.size >= MAX_REASONS) break;
     kept.add(code);

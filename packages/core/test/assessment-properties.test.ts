@@ -1,0 +1,352 @@
+// Properties of the assessment over generated facts, signals and expectations.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { assess } from '../src/assessment/assess.js';
+import type { AssessmentInput, Expectations } from '../src/assessment/input.js';
+import { selectTransfer } from '../src/assessment/matching.js';
+import { REQUIRED_CONFIRMATIONS, type ChainFacts, type Disagreement, type Transfer } from '../src/chain/facts.js';
+import type { TransactionCheckResponse } from '../src/contract/models.js';
+import { TransactionCheckResponse as ResponseCodec } from '../src/contract/models.js';
+import { REASONS } from '../src/contract/reasons.js';
+import type { Exposure, RiskSignals, SanctionsAnswer } from '../src/risk/signals.js';
+import { reasonPriority } from '../src/assessment/verdict.js';
+import type { ReasonCode } from '../src/contract/reasons.js';
+import { ADDR, TX_HASH } from './assessment-support.js';
+
+const RUNS = { numRuns: 300 };
+const people = [ADDR.alice, ADDR.bob, ADDR.carol];
+const time = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true });
+const address = fc.constantFrom(...people);
+const rawAmount = fc.constantFrom(0n, 1n, 1_000_000n, 1_500_000n, 10n ** 18n, 15n);
+
+/** Mostly the clean value, sometimes another: a fair share of generated checks is close to CLEAR. */
+const mostly = <T,>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: usual, weight: 15 }, { arbitrary: other, weight: 1 });
+
+const transferBody = fc.oneof(
+  fc.record({ assetType: fc.constant('trx' as const), tokenContract: fc.constant(null), tokenId: fc.constant(null), decimals: fc.constant(6) }),
+  fc.record({
+    assetType: fc.constant('trc10' as const),
+    tokenContract: fc.constant(null),
+    tokenId: fc.constant('1002000'),
+    decimals: mostly(fc.constant(6), fc.constantFrom(0, null)),
+  }),
+  fc.record({
+    assetType: fc.constant('trc20' as const),
+    tokenContract: mostly(fc.constant<string | null>(ADDR.usdt), fc.constantFrom(ADDR.fakeUsdt, null)),
+    tokenId: fc.constant(null),
+    decimals: mostly(fc.constant<number | null>(6), fc.constantFrom(18, null)),
+  }),
+);
+
+const transfer = fc.record({
+  body: transferBody,
+  sender: mostly(address, fc.constant(null)),
+  recipient: mostly(address, fc.constant(null)),
+  rawAmount,
+});
+
+const transfers = fc.array(transfer, { maxLength: 4 }).map((items) =>
+  items.map(
+    ({ body, sender, recipient, rawAmount }, index): Transfer => ({
+      index,
+      source: body.assetType === 'trc20' ? 'log' : 'contract',
+      sender,
+      recipient,
+      tokenSymbol: body.assetType === 'trx' ? 'TRX' : 'TOK',
+      tokenName: null,
+      rawAmount,
+      ...body,
+    }),
+  ),
+);
+
+const facts: fc.Arbitrary<ChainFacts> = fc
+  .record({
+    state: mostly(fc.constant('confirmed' as const), fc.constantFrom('pending', 'failed', 'not_found', 'unknown' as const)),
+    confirmations: mostly(fc.integer({ min: 19, max: 40 }), fc.option(fc.integer({ min: 0, max: 18 }))),
+    finalized: mostly(fc.constant(true), fc.constant(false)),
+    verified: mostly(fc.constant(true), fc.constant(false)),
+    disagreements: mostly(fc.constant<Disagreement[]>([]), fc.constant<Disagreement[]>([{ code: 'nodes_disagree', detail: 'x' }])),
+    missing: mostly(fc.constant<string[]>([]), fc.constant<string[]>(['tx info'])),
+    transfers,
+    transfersTruncated: mostly(fc.constant(false), fc.constant(true)),
+    primary: mostly(fc.constant(0), fc.option(fc.nat(4))),
+    blockTime: fc.option(time),
+    tokenDataAt: fc.option(time),
+    observedAt: time,
+  })
+  .map(({ primary, transfers, ...rest }): ChainFacts => ({
+    txHash: TX_HASH,
+    transactionType: 'TriggerSmartContract',
+    category: 'trc20_transfer' as const,
+    owner: ADDR.alice,
+    blockNumber: 1,
+    transfers,
+    primaryTransfer: primary !== null && primary < transfers.length ? primary : null,
+    ...rest,
+  }));
+
+type SanctionsHit = Extract<SanctionsAnswer, { status: 'answered' }>['hits'][number];
+const unavailable = fc.constant({ status: 'unavailable' as const, reason: 'down' });
+const signals: fc.Arbitrary<RiskSignals> = fc.record({
+  sanctions: mostly<SanctionsAnswer | null>(
+    fc.record({ status: fc.constant('answered' as const), hits: fc.constant<SanctionsHit[]>([]), asOf: time }),
+    fc.oneof(
+      fc.constant(null),
+      unavailable,
+      fc.record({
+        status: fc.constant('answered' as const),
+        hits: fc.constant<SanctionsHit[]>([{ address: ADDR.alice, source: 'ofac', name: null }]),
+        asOf: time,
+      }),
+    ),
+  ),
+  aml: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 1 },
+    { arbitrary: unavailable, weight: 1 },
+    { arbitrary: fc.constant({ status: 'unsupported_asset' as const }), weight: 1 },
+    {
+      arbitrary: fc.record({
+        status: fc.constant('answered' as const),
+        level: mostly(fc.constant('low' as const), fc.constantFrom('moderate', 'high', 'severe' as const)),
+        exposures: fc.boolean().map((b): Exposure[] => (b ? [{ category: 'exchange', exposureType: 'direct', hops: 1, percent: '2.5' }] : [])),
+        asOf: time,
+      }),
+      weight: 8,
+    },
+  ),
+  token: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 2 },
+    { arbitrary: unavailable, weight: 1 },
+    {
+      arbitrary: fc.record({
+        status: fc.constant('answered' as const),
+        authenticity: mostly(fc.constant('official' as const), fc.constantFrom('fake', 'unknown' as const)),
+        asOf: time,
+      }),
+      weight: 8,
+    },
+  ),
+});
+
+const optional = <T,>(value: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: value, weight: 1 });
+const expectations: fc.Arbitrary<Expectations> = fc.record({
+  recipient: optional(address),
+  tokenContract: optional(mostly(fc.constant(ADDR.usdt), fc.constant(ADDR.fakeUsdt))),
+  amount: optional(fc.constantFrom('0', '1', '1.5', '1.50', '0.000001', '0.0000001', '1000000000000', '15')),
+});
+
+const inputs: fc.Arbitrary<AssessmentInput> = fc.record({
+  requestId: fc.constantFrom('req-1', 'req-2'),
+  txHash: fc.constant(TX_HASH),
+  expectations,
+  facts,
+  signals,
+  checkedAt: time,
+});
+
+/** Checks that ran and found the transaction (the not_found rule overrides everything else). */
+function response(input: AssessmentInput): TransactionCheckResponse | null {
+  const result = assess(input);
+  if (result.isErr()) {
+    assert.equal(result.error.code, 'invalid_expected_amount');
+    assert.notEqual(input.expectations.amount, null, '422 only for a supplied amount');
+    assert.ok(input.facts.state !== 'not_found' && input.facts.transfers.some((t) => t.decimals !== null), 'only once decimals are known');
+    return null;
+  }
+  return result.value;
+}
+
+/**
+ * The reasons list is bounded: an applicable code may be absent only when five reasons are there,
+ * each of them outranking it except the two that are always kept.
+ */
+function present(r: TransactionCheckResponse, code: ReasonCode): void {
+  const codes = r.reasons.map((x) => x.code);
+  if (codes.includes(code)) return;
+  assert.equal(codes.length, 5, `${code} missing from ${codes.join()}`);
+  // Only the two always-kept codes (the state's explanation and the transaction state) may rank lower.
+  const lower = codes.filter((other) => reasonPriority(other, code) > 0);
+  assert.ok(lower.length <= 2, `${code} dropped for ${codes.join()}`);
+}
+
+/** Every piece of evidence a CLEAR needs, read straight from the inputs (not from the implementation). */
+function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): boolean {
+  const { facts: f, signals: s, expectations: e } = input;
+  const selected = selectTransfer(f, e).transfer;
+  const tokenMoves = selected !== null && selected.assetType !== 'trx';
+  return (
+    f.state === 'confirmed' &&
+    f.finalized &&
+    f.confirmations !== null &&
+    f.confirmations >= REQUIRED_CONFIRMATIONS &&
+    f.verified &&
+    f.disagreements.length === 0 &&
+    f.missing.length === 0 &&
+    !f.transfersTruncated &&
+    s.sanctions?.status === 'answered' &&
+    s.sanctions.hits.length === 0 &&
+    (s.aml === null || (s.aml.status === 'answered' && s.aml.level === 'low')) &&
+    (s.token === null ? !tokenMoves : s.token.status === 'answered' && s.token.authenticity === 'official') &&
+    (e.recipient === null || r.recipient_match === true) &&
+    (e.tokenContract === null || r.token_match === true) &&
+    (e.amount === null || r.amount_match === true)
+  );
+}
+
+describe('assessment properties', () => {
+  test('every response decodes with the TransactionCheckResponse codec', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r !== null) assert.ok(isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r)))), 'isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r))))');
+      }),
+      RUNS,
+    );
+  });
+
+  test('reasons: 2 to 5, unique, code/category/severity from the table, sorted by severity, one about the transaction state', () => {
+    const severity = ['critical', 'high', 'warning', 'info'];
+    const stateCodes = ['TX_FINALIZED', 'TX_PENDING_CONFIRMATIONS', 'TX_REVERTED', 'TX_NOT_FOUND', 'TX_FACTS_PARTIAL'];
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null) return;
+        const codes = r.reasons.map((x) => x.code);
+        assert.ok(codes.length >= 2 && codes.length <= 5, codes.join());
+        assert.equal(new Set(codes).size, codes.length);
+        for (const item of r.reasons) assert.deepEqual(item, { code: item.code, ...REASONS[item.code] });
+        const ranks = r.reasons.map((x) => severity.indexOf(x.severity));
+        assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b));
+        assert.ok(codes.some((code) => stateCodes.includes(code)), codes.join());
+      }),
+      RUNS,
+    );
+  });
+
+  test('never CLEAR when any applicable evidence is missing, unknown, partial or contradictory', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null || r.overall_state !== 'CLEAR') return;
+        assert.ok(evidenceComplete(input, r), JSON.stringify(r));
+        assert.equal(r.coverage, 'complete');
+        assert.equal(r.sanctions_hit, false);
+        assert.ok(r.aml_risk_level === 'low' || (input.signals.aml === null && r.aml_risk_level === 'unknown'), 'r.aml_risk_level === \'low\' || (input.signals.aml === null && r.aml_risk_level === \'unknown\')');
+        assert.notEqual(r.token_authenticity, 'fake');
+        assert.equal(r.transfers_truncated, false);
+      }),
+      RUNS,
+    );
+  });
+
+  test('sanctions_hit true is always HIGH_RISK with SANCTIONS_HIT first', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null || r.sanctions_hit !== true) return;
+        assert.equal(r.overall_state, 'HIGH_RISK');
+        assert.equal(r.reasons[0]!.code, 'SANCTIONS_HIT');
+      }),
+      RUNS,
+    );
+  });
+
+  test('HIGH_RISK findings and contradictions win as documented', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null || input.facts.state === 'not_found') return;
+        const highAml = input.signals.aml?.status === 'answered' && ['high', 'severe'].includes(input.signals.aml.level);
+        const fake = input.signals.token?.status === 'answered' && input.signals.token.authenticity === 'fake';
+        const contradictory = input.facts.disagreements.length > 0;
+        if (r.sanctions_hit === true) return;
+        if (contradictory) assert.equal(r.overall_state, 'LIMITED_DATA');
+        else if (highAml || fake) assert.equal(r.overall_state, 'HIGH_RISK');
+      }),
+      RUNS,
+    );
+  });
+
+  test('not_found always yields the spec nulls', () => {
+    const notFound = inputs.map((input) => ({ ...input, facts: { ...input.facts, state: 'not_found' as const } }));
+    fc.assert(
+      fc.property(notFound, (input) => {
+        const r = response(input)!;
+        assert.deepEqual(
+          [r.confirmations, r.decimals, r.amount, r.sender, r.recipient, r.token_contract, r.token_symbol, r.sanctions_hit],
+          [null, null, null, null, null, null, null, null],
+        );
+        assert.deepEqual(
+          [r.aml_risk_level, r.token_authenticity, r.transaction_category, r.transaction_type],
+          ['unknown', 'unknown', 'unknown', 'unknown'],
+        );
+        assert.deepEqual(r.transfers, []);
+        assert.equal(r.overall_state, 'LIMITED_DATA');
+        assert.ok(r.reasons.some((x) => x.code === 'TX_NOT_FOUND'), 'r.reasons.some((x) => x.code === \'TX_NOT_FOUND\')');
+      }),
+      RUNS,
+    );
+  });
+
+  test('match fields are null for expectations not supplied; a supplied one null only with partial coverage', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null) return;
+        const pairs = [
+          [input.expectations.recipient, r.recipient_match],
+          [input.expectations.tokenContract, r.token_match],
+          [input.expectations.amount, r.amount_match],
+        ] as const;
+        for (const [expected, match] of pairs) {
+          if (expected === null) assert.equal(match, null);
+          else if (match === null) {
+            assert.equal(r.coverage, 'partial');
+            present(r, 'EXPECTED_DATA_UNAVAILABLE');
+          }
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  test('response rules hold for every input: failed, pending, unavailable AML and sanctions', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null) return;
+        const codes = r.reasons.map((x) => x.code);
+        if (r.transaction_state === 'failed') assert.ok(codes.includes('TX_REVERTED'), codes.join());
+        if (r.transaction_state === 'pending') assert.ok(codes.includes('TX_PENDING_CONFIRMATIONS'), codes.join());
+        if (r.overall_state === 'CLEAR') assert.ok(codes.includes('TX_FINALIZED'), codes.join());
+        if (r.transaction_state === 'not_found') return;
+        if (input.signals.aml?.status === 'unavailable') {
+          assert.equal(r.aml_risk_level, 'unknown');
+          assert.ok(codes.includes('AML_UNAVAILABLE'), 'codes.includes(\'AML_UNAVAILABLE\')');
+        }
+        if (input.signals.sanctions?.status !== 'answered') {
+          assert.equal(r.sanctions_hit, null);
+          assert.ok(codes.includes('SANCTIONS_UNAVAILABLE'), 'codes.includes(\'SANCTIONS_UNAVAILABLE\')');
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  test('the same inputs always give the same output', () => {
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const first = assess(input);
+        const second = assess(structuredClone(input));
+        assert.deepEqual(second, first);
+        if (first.isOk()) assert.equal(JSON.stringify(assess(input)._unsafeUnwrap()), JSON.stringify(first.value));
+      }),
+      RUNS,
+    );
+  });
+});
