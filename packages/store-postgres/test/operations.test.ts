@@ -1,14 +1,69 @@
-// Connection options and the sweeper.
+// Operations: migrations (idempotent, concurrent, all or nothing), connection options, the sweeper.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createPostgresStores, migrate } from '../src/index.js';
+import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from './postgres.js';
 
 const server = await startTestPostgres();
+after(() => server.stop());
 const T0 = new Date('2026-06-15T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const DAY = 86_400_000;
+
+describe('store-postgres: migrations', { skip: server.skip }, () => {
+  test('the package ships numbered migrations in order', async () => {
+    const migrations = await loadMigrations();
+    assert.ok(migrations.length >= 1);
+    assert.deepEqual(migrations.map((m) => m.version), [...migrations.map((m) => m.version)].sort((a, b) => a - b));
+    assert.equal(migrations[0]!.version, 1);
+  });
+
+  test('applying twice is a no-op the second time', async () => {
+    const database = await server.createDatabase();
+    try {
+      const pool = database.pool(2);
+      const all = (await loadMigrations()).map((m) => m.version);
+      assert.deepEqual(await migrate(pool), { applied: all, version: Math.max(...all) });
+      assert.deepEqual(await migrate(pool), { applied: [], version: Math.max(...all) });
+      const { rows } = await pool.query('SELECT version FROM schema_migrations ORDER BY version');
+      assert.deepEqual(rows.map((r) => r.version), all);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('8 hosts starting at once on an empty database: each migration applied exactly once, nobody fails', async () => {
+    const database = await server.createDatabase();
+    try {
+      const results = await Promise.all(Array.from({ length: 8 }, () => migrate(database.pool(1))));
+      const applied = results.flatMap((r) => r.applied);
+      const all = (await loadMigrations()).map((m) => m.version);
+      assert.deepEqual(applied.sort((a, b) => a - b), all);
+      assert.equal(results.filter((r) => r.applied.length > 0).length, 1);
+      assert.ok(results.every((r) => r.version === Math.max(...all)));
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('a failing migration leaves the schema as it was; later runs resume', async () => {
+    const database = await server.createDatabase();
+    try {
+      const pool = database.pool(2);
+      const good = { version: 1, name: 'good', sql: 'CREATE TABLE good (id integer)' };
+      const bad = { version: 2, name: 'bad', sql: 'CREATE TABLE bad (id integer); SELECT no_such_function()' };
+      await assert.rejects(migrate(pool, { migrations: [good, bad] }), /no_such_function/);
+      const tables = await pool.query(`SELECT to_regclass('good') AS good, to_regclass('bad') AS bad, to_regclass('schema_migrations') AS log`);
+      assert.deepEqual(tables.rows[0], { good: null, bad: null, log: null }, 'all or nothing');
+      const fixed = { ...bad, sql: 'CREATE TABLE bad (id integer)' };
+      assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [1, 2], version: 2 });
+      assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [], version: 2 });
+    } finally {
+      await database.drop();
+    }
+  });
+});
 
 describe('store-postgres: connection and sweeper', { skip: server.skip }, () => {
   let database: TestDatabase;
@@ -16,10 +71,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
     database = await server.createDatabase();
     await migrate(database.pool(1));
   });
-  after(async () => {
-    await database?.drop();
-    await server.stop();
-  });
+  after(() => database?.drop());
 
   test('a pool opened from a URL has statement and lock timeouts, and close() ends it', async () => {
     const defaults = createPostgresStores({ connectionString: database.url, max: 2 });

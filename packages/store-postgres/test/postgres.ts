@@ -1,14 +1,15 @@
 // Test support: a real PostgreSQL server for the store tests, and a fresh database per caller.
 // Uses TEST_DATABASE_URL when set (CI's .ci/run starts a throwaway cluster and exports it);
 // otherwise starts a throwaway cluster of its own (initdb + pg_ctl, trust auth, 127.0.0.1, a
-// free port) in a temp dir, stopped when the test process ends. When neither is possible,
+// free port) in a temp dir, stopped and removed when the test process ends; its data directory
+// is copied from a template initialized once and cached in the temp dir. When neither is possible,
 // `skip` says why and the tests are skipped with that message.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 
 export interface TestDatabase {
@@ -104,7 +105,7 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+    copyTemplateCluster(bin, data, run, asRoot ? dir : null);
     const port = await freePort();
     run('pg_ctl', [
       '-D', data, '-l', join(dir, 'log'), '-w', '-o',
@@ -124,6 +125,32 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
     stop();
     throw error;
   }
+}
+
+/**
+ * initdb takes seconds, and every test file needs a cluster: the first one initializes a
+ * template data directory in the temp dir (kept as a cache, per server version and user) and
+ * every cluster starts from a copy of it. Concurrent first runs each build one; the first rename
+ * wins and the others discard theirs.
+ */
+function copyTemplateCluster(bin: string, data: string, run: (tool: string, args: string[]) => void, ownedDir: string | null) {
+  const template = join(tmpdir(), `tron-safety-pg-template-${basename(dirname(bin))}-${process.getuid?.() ?? 'user'}`);
+  if (!existsSync(join(template, 'PG_VERSION'))) {
+    const building = mkdtempSync(join(tmpdir(), 'tron-safety-pg-build-'));
+    try {
+      if (ownedDir) chownSync(building, statSync(ownedDir).uid, statSync(ownedDir).gid);
+      run('initdb', ['-D', join(building, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
+      try {
+        renameSync(join(building, 'data'), template);
+      } catch {
+        // Another test file built the template first.
+      }
+    } finally {
+      rmSync(building, { recursive: true, force: true });
+    }
+  }
+  const copied = spawnSync('cp', ['-a', template, data], { encoding: 'utf8', timeout: 60_000 });
+  if (copied.status !== 0) throw new Error(`copying the template cluster failed: ${copied.stderr.trim()}`);
 }
 
 function postgresBin(): string {
