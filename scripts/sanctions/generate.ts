@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { OFAC_TRON_ENTRIES } from '../../packages/core/src/risk/data/ofac-tron.js';
 import { mergeEntries, parseAddressList } from './address-lists.js';
 import { renderOfacModule } from './render.js';
 import { parseSdnAdvanced, type SdnTronEntry } from './sdn-advanced.js';
@@ -55,4 +56,11 @@ if (values.xml) {
 }
 if (Number.isNaN(Date.parse(asOf))) fail(`--as-of ${asOf} is not a date`);
 writeFileSync(values.out, renderOfacModule(entries, new Date(asOf).toISOString(), provenance));
-console.log(`generate: ${entries.length} TRON addresses as of ${asOf} -> ${values.out}`);
+// What changed against the bundled list, for the commit message and review.
+const before = new Set(OFAC_TRON_ENTRIES.map(([address]) => address));
+const after = new Set(entries.map((e) => e.address));
+const added = [...after].filter((a) => !before.has(a));
+const removed = [...before].filter((a) => !after.has(a));
+console.log(`generate: ${entries.length} TRON addresses as of ${asOf} (+${added.length} -${removed.length}) -> ${values.out}`);
+for (const a of removed.slice(0, 20)) console.log(`  removed ${a}`);
+if (removed.length > 20) console.log(`  … and ${removed.length - 20} more removed`);
