@@ -331,6 +331,8 @@ describe('errors table', () => {
     const replay = await check(s, COMPLETE_TX, { 'idempotency-key': 'slow' });
     assert.equal(replay.body, r.body);
     assert.equal(replay.headers['Idempotent-Replayed'], 'true');
+    const recent = (await s.service.admin.usage({ kind: 'operator' }, s.organizationId))._unsafeUnwrap().recent;
+    assert.equal(recent.errors, 1, 'the 504 is recorded, its replay is not');
   });
 
   test('504 request_timeout on GET /v1/usage when a store does not answer in time', async () => {

@@ -22,16 +22,24 @@ import type {
  * its write, which is what makes it atomic here (the PostgreSQL store uses one statement or
  * transaction for the same step). Values are copied in and out, so callers never share state.
  */
-export function createMemoryStores(): SafetyStores {
+export function createMemoryStores(options: MemoryStoreOptions = {}): SafetyStores {
   return {
     organizations: new MemoryOrganizationStore(),
     apiKeys: new MemoryApiKeyStore(),
     idempotency: new MemoryIdempotencyStore(),
     quota: new MemoryQuotaStore(),
     limits: new MemoryLimitStore(),
-    usage: new MemoryUsageStore(),
+    usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
   };
 }
+
+export interface MemoryStoreOptions {
+  /** Usage records older than this (relative to the newest appended one) are dropped; default 90 (the longest report). */
+  usageRetentionDays?: number;
+}
+
+/** Writes between the amortized purges that keep a long-running process's memory bounded. */
+const PURGE_EVERY = 1024;
 
 /** Deep copy of the plain data the stores hold (objects, arrays, Dates, primitives); structuredClone is several times slower. */
 function copy<T>(value: T): T {
@@ -166,6 +174,7 @@ type IdempotencyEntry =
 
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #records = new Map<string, IdempotencyEntry>();
+  #writes = 0;
 
   async begin(
     scope: { organizationId: string; key: string },
@@ -179,6 +188,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         ? { kind: 'in_progress', leaseExpiresAt: new Date(entry.leaseExpiresAt) }
         : { kind: 'completed', response: copy(entry.response) };
     }
+    if (++this.#writes % PURGE_EVERY === 0) this.#purge(params.now.getTime());
     this.#records.set(id, {
       state: 'in_progress',
       fingerprint: params.fingerprint,
@@ -211,9 +221,14 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   async purgeExpired(now: Date): Promise<number> {
+    return this.#purge(now.getTime());
+  }
+
+  /** Synchronous, so that `begin` stays one step without a yield. */
+  #purge(now: number): number {
     let purged = 0;
     for (const [id, entry] of this.#records) {
-      if (!isLive(entry, now.getTime())) {
+      if (!isLive(entry, now)) {
         this.#records.delete(id);
         purged++;
       }
@@ -356,9 +371,15 @@ export class MemoryLimitStore implements LimitStore {
 
 export class MemoryUsageStore implements UsageStore {
   readonly #records: UsageRecord[] = [];
+  readonly #retentionMs: number;
+
+  constructor(retentionDays = 90) {
+    this.#retentionMs = retentionDays * 86_400_000;
+  }
 
   async appendUsage(record: UsageRecord): Promise<void> {
     this.#records.push(copy(record));
+    if (this.#records.length % PURGE_EVERY === 0) this.#purgeBefore(record.at.getTime() - this.#retentionMs);
   }
 
   async summarizeUsage(params: { organizationId: string; since: Date; until: Date }): Promise<UsageSummary> {
@@ -388,7 +409,11 @@ export class MemoryUsageStore implements UsageStore {
   }
 
   async purgeUsageBefore(before: Date): Promise<number> {
-    const kept = this.#records.filter((r) => r.at.getTime() >= before.getTime());
+    return this.#purgeBefore(before.getTime());
+  }
+
+  #purgeBefore(before: number): number {
+    const kept = this.#records.filter((r) => r.at.getTime() >= before);
     const purged = this.#records.length - kept.length;
     this.#records.splice(0, this.#records.length, ...kept);
     return purged;

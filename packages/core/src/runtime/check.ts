@@ -83,12 +83,11 @@ export async function handleCheck(scope: RequestScope, req: CoreHttpRequest): Pr
   await giveBack(scope, held);
   if (usage.organizationId !== null && usage.record) {
     const { organizationId, network, overallState, coverage, billable, errorCode } = usage;
-    const appended = await scope.step(
+    // Also past the deadline (a 504 is recorded too); a lost record is reported, the response stands.
+    await scope.settle(
       'usage',
       scope.ctx.stores.usage.appendUsage({ organizationId, at: scope.now(), network, overallState, coverage, billable, latencyMs: scope.elapsedMs(), errorCode }),
     );
-    // The response is decided; a lost usage record is reported, not turned into an error.
-    void appended;
   }
   return response;
 }
@@ -290,7 +289,7 @@ async function storeResult(scope: RequestScope, held: Held, response: CoreHttpRe
       retainUntil: new Date(now.getTime() + scope.ctx.options.idempotencyRetentionMs),
     })
     .catch((error: unknown) => {
-      // The answer stands; without the record a retry re-executes after the lease ends.
+      // The answer stands; the key is abandoned (giveBack), so a retry executes again.
       scope.report(error, 'idempotency complete');
       return false;
     });
