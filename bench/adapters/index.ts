@@ -1,0 +1,105 @@
+// Checks per second through the Express and Koa adapters (store-memory, instant in-process
+// providers) against each framework's bare JSON endpoint (parse the same body, answer a response
+// of the same size) on the same machine. Prints figures and the ratios.
+//
+//   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 3]
+//
+// Client and server share one process (and its event loop), so absolute figures understate a
+// dedicated server; the ratios compare like with like.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { safetyRouter } from '@tron-safety/adapters-express';
+import { safetyMiddleware } from '@tron-safety/adapters-koa';
+import { createSafetyService } from '@tron-safety/core';
+import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import express from 'express';
+import Koa from 'koa';
+import { Pool } from 'undici';
+
+const SECONDS = Number(process.argv[2] ?? 3);
+const CONNECTIONS = 32;
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function load(url: string, path: string, headers: Record<string, string>, body: Uint8Array, seconds: number): Promise<Run> {
+  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const started = performance.now();
+      const res = await pool.request({ method: 'POST', path, headers, body });
+      await res.body.dump();
+      if (res.statusCode !== 200) throw new Error(`${path}: HTTP ${res.statusCode}`);
+      latencies.push(performance.now() - started);
+    }
+  };
+  const began = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = (performance.now() - began) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+async function main(): Promise<void> {
+  const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
+  const { apiKey } = await seedTenant(service, { rateLimitPerMinute: 10_000_000, maxConcurrentRequests: 10_000, monthlyQuota: 100_000_000 });
+  const body = checkBody('22'.repeat(32));
+  const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  // The bare endpoints answer a body of the size a check answers.
+  const sample = await service.check({ apiKey, request: body });
+  const answer = JSON.stringify(sample.body);
+
+  const expressApp = express();
+  expressApp.post('/bare', express.json(), (req, res) => {
+    if (!req.body?.tx_hash) return res.status(400).end();
+    res.type('application/json').send(answer);
+  });
+  expressApp.use(safetyRouter(service));
+  const koaApp = new Koa();
+  koaApp.use(safetyMiddleware(service));
+  koaApp.use(async (ctx) => {
+    if (ctx.path !== '/bare') return;
+    let raw = '';
+    for await (const chunk of ctx.req) raw += chunk;
+    if (!(JSON.parse(raw) as { tx_hash?: string }).tx_hash) return void (ctx.status = 400);
+    ctx.type = 'application/json';
+    ctx.body = answer;
+  });
+
+  const servers = { express: createServer(expressApp), koa: createServer(koaApp.callback()) };
+  const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
+  console.log(`adapters bench: ${SECONDS}s per run, ${CONNECTIONS} connections, node ${process.version}`);
+  console.log('framework  endpoint                 checks/s   p50 ms   p99 ms');
+  const ratios: string[] = [];
+  for (const framework of ['express', 'koa'] as const) {
+    await load(urls[framework], '/bare', headers, body, 0.5); // warm up
+    await load(urls[framework], '/v1/transaction/check', headers, body, 0.5);
+    const bare = await load(urls[framework], '/bare', headers, body, SECONDS);
+    const check = await load(urls[framework], '/v1/transaction/check', headers, body, SECONDS);
+    for (const [name, run] of [['bare JSON', bare], ['/v1/transaction/check', check]] as const) {
+      console.log(`${framework.padEnd(9)}  ${name.padEnd(23)}  ${run.perSecond.toFixed(0).padStart(8)}  ${run.p50.toFixed(2).padStart(7)}  ${run.p99.toFixed(2).padStart(7)}`);
+    }
+    ratios.push(`${framework}: check / bare = ${(check.perSecond / bare.perSecond).toFixed(2)}`);
+  }
+  console.log(ratios.join('\n'));
+  await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
+  await service.close({ timeoutMs: 100 });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
