@@ -1,14 +1,7 @@
 import type { LimitStore, RateWindowOutcome, SlotOutcome } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
-import { inTransaction } from './connection.js';
-import { Count, decodeRow } from './rows.js';
-
-/**
- * Advisory lock class of the concurrency slots (the object id is the organization's hash).
- * Hash collisions only make two organizations share a lock, never a count.
- */
-const SLOT_LOCK_CLASS = 0x736c6f74; // "slot"
+import { decodeRow } from './rows.js';
 
 /** Rate windows (one row per organization, its latest one-minute window) and slot leases. */
 export class PostgresLimitStore implements LimitStore {
@@ -44,25 +37,18 @@ export class PostgresLimitStore implements LimitStore {
     now: Date;
     expiresAt: Date;
   }): Promise<SlotOutcome> {
-    return inTransaction(this.pool, async (client) => {
-      // Serializes acquisitions per organization; the count below runs in a snapshot taken after
-      // the lock, so it sees every slot committed before. Released at COMMIT or ROLLBACK.
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SLOT_LOCK_CLASS, params.organizationId]);
-      const { rows } = await client.query(
-        `WITH live AS (
-           SELECT count(*) AS n FROM concurrency_slots WHERE organization_id = $1 AND expires_at > $3),
-         taken AS (
-           INSERT INTO concurrency_slots (organization_id, slot_id, expires_at)
-           SELECT $1, $2, $4 FROM live WHERE n < $5::integer
-           ON CONFLICT (organization_id, slot_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
-           RETURNING 1)
-         SELECT n, (SELECT count(*) FROM taken) AS taken FROM live`,
-        [params.organizationId, params.slotId, params.now, params.expiresAt, params.limit],
-      );
-      const row = decodeRow(t.type({ n: Count, taken: Count }), rows, 'concurrency_slots');
-      if (!row) throw new Error('slot count returned no row');
-      return row.taken === 1 ? ({ ok: true, inFlight: row.n + 1 } as const) : ({ ok: false, inFlight: row.n } as const);
-    });
+    // One call of a server-side function (migration 002): it takes a per-organization advisory
+    // transaction lock, counts the live leases in a snapshot taken after the lock, and inserts.
+    const { rows } = await this.pool.query('SELECT ok, in_flight FROM acquire_concurrency_slot($1, $2, $3, $4, $5)', [
+      params.organizationId,
+      params.slotId,
+      params.limit,
+      params.now,
+      params.expiresAt,
+    ]);
+    const row = decodeRow(t.type({ ok: t.boolean, in_flight: t.number }), rows, 'concurrency_slots');
+    if (!row) throw new Error('acquire_concurrency_slot returned no row');
+    return { ok: row.ok, inFlight: row.in_flight };
   }
 
   async releaseSlot(params: { organizationId: string; slotId: string }): Promise<void> {
