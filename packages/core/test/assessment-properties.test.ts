@@ -228,6 +228,44 @@ describe('assessment properties', () => {
     );
   });
 
+  test('the reasons always include a code that explains the overall state', () => {
+    const explaining: Record<string, string[]> = {
+      HIGH_RISK: ['SANCTIONS_HIT', 'AML_HIGH', 'TOKEN_FAKE'],
+      LIMITED_DATA: [
+        'TX_FACTS_DISAGREE',
+        'TX_NOT_FOUND',
+        'TX_FACTS_PARTIAL',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'AML_UNSUPPORTED_ASSET',
+        'TOKEN_AUTH_UNAVAILABLE',
+        'TOKEN_UNKNOWN',
+        'EXPECTED_DATA_UNAVAILABLE',
+      ],
+      REVIEW: [
+        'TX_REVERTED',
+        'TX_PENDING_CONFIRMATIONS',
+        'EXPECTED_RECIPIENT_MISMATCH',
+        'EXPECTED_TOKEN_MISMATCH',
+        'EXPECTED_AMOUNT_MISMATCH',
+        'AMBIGUOUS_TRANSFER',
+        'AML_ELEVATED',
+        'TRANSFERS_TRUNCATED',
+      ],
+      CLEAR: ['TX_FINALIZED'],
+    };
+    fc.assert(
+      fc.property(inputs, (input) => {
+        const r = response(input);
+        if (r === null) return;
+        const codes = r.reasons.map((x) => x.code);
+        assert.ok(codes.some((code) => explaining[r.overall_state]!.includes(code)), `${r.overall_state}: ${codes.join()}`);
+        if (r.overall_state === 'CLEAR') assert.ok(codes.every((x) => REASONS[x].severity === 'info'), codes.join());
+      }),
+      RUNS,
+    );
+  });
+
   test('never CLEAR when any applicable evidence is missing, unknown, partial or contradictory', () => {
     fc.assert(
       fc.property(inputs, (input) => {
