@@ -527,7 +527,7 @@ describe('token metadata', () => {
 
 describe('calls', () => {
   test('the six lookups go out in parallel, then metadata; API key header sent', async () => {
-    const slow = await startFakeTronNode({ latencyMs: 30 });
+    const slow = await startFakeTronNode({ latencyMs: 80 });
     const p = createTronChainFactsProvider({ fullNodeUrl: slow.url, apiKey: 'test-key' });
     try {
       await facts(TRON_FIXTURE_TX.usdtTransfer, p);

@@ -75,8 +75,10 @@ const isFailure = (code: string | undefined) => code !== undefined && code !== '
  *   not yet in a block); finalized = the solidity node has the tx info (it answers only for solidified blocks).
  * - state: `failed` when any answer says the execution failed (`ret[0].contractRet`, `receipt.result`
  *   not SUCCESS, or `result: FAILED`); `not_found` when both nodes answered `{}` for both lookups;
- *   `unknown` when a call failed or the answers lack what a state needs (body, a contract call's
- *   receipt result); `confirmed` when finalized and confirmations ≥ 19; `pending` otherwise.
+ *   `unknown` when one of the lookups or the full node's now-block failed, or the answers lack what a
+ *   state needs (body, a contract call's receipt result); `confirmed` when finalized and
+ *   confirmations ≥ 19; `pending` otherwise. Every failed call is listed in `missing`; token
+ *   metadata failures leave `decimals` null and add to `missing` without changing the state.
  * - Disagreements: txID/hash/sha256/raw bytes (see `verifyTransaction`), tx info id ≠ hash, full vs
  *   solidity answers that differ (body, block, result, logs, internal transactions), a solidified
  *   block height at or past the tx block while the solidity node does not know the tx.
@@ -145,9 +147,9 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       [value(full.info), value(solidity.info)].some((i) => isFailure(i?.receipt?.result) || i?.result === 'FAILED');
     const view = verification?.view ?? null;
     const isContractCall = view?.type === 'TriggerSmartContract' || view?.type === 'CreateSmartContract';
-    if (!failed && info && isContractCall && info.receipt?.result === undefined) {
-      missing.push('receipt.result of the contract call');
-    }
+    // A contract call's success is only established by its receipt result (absent = DEFAULT).
+    const receiptMissing = !failed && info !== null && isContractCall && info.receipt?.result === undefined;
+    if (receiptMissing) missing.push('receipt.result of the contract call');
 
     const blockNumber = info?.blockNumber ?? null;
     const heads = [full.block, solidity.block].flatMap((b) =>
@@ -176,7 +178,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     missing.push(...withMetadata.missing);
 
     const callsComplete = [full.tx, full.info, full.block, solidity.tx, solidity.info].every((r) => r.isOk());
-    const stateComplete = callsComplete && tx !== null && !missing.includes('receipt.result of the contract call');
+    const stateComplete = callsComplete && tx !== null && !receiptMissing;
     const state: TransactionState = failed
       ? 'failed'
       : !stateComplete
