@@ -311,7 +311,9 @@ describe('errors table', () => {
     stores.limits = failingWhen(stores.limits, () => failing);
     const s = await setup({}, {}, {}, stores);
     failing = 'hitRate';
-    assertError(await check(s, COMPLETE_TX), 503, 'rate_limiter_unavailable', true);
+    const refused = await check(s, COMPLETE_TX);
+    assertError(refused, 503, 'rate_limiter_unavailable', true);
+    assert.equal(refused.headers['Retry-After'], '1');
     assertError(await getUsage(s), 503, 'rate_limiter_unavailable', true);
     failing = 'acquireSlot';
     assertError(await check(s, COMPLETE_TX), 503, 'rate_limiter_unavailable', true);

@@ -65,9 +65,12 @@ export function describeError(error: RuntimeError): ErrorDescription {
     case 'api_not_configured':
       return d(503, 'api_not_configured', true, 'No TRON data provider is configured.');
     case 'rate_limiter_unavailable':
-      return d(503, 'rate_limiter_unavailable', true, 'Request limits cannot be enforced right now.');
+      return d(503, 'rate_limiter_unavailable', true, 'Request limits cannot be enforced right now.', retryAfter(1));
     case 'api_disabled':
-      return d(503, 'api_disabled', true, error.shuttingDown ? 'The service is shutting down.' : 'Business checks are paused.');
+      // Shutting down is brief backpressure (another instance answers); a pause has no known end.
+      return error.shuttingDown
+        ? d(503, 'api_disabled', true, 'The service is shutting down.', retryAfter(1))
+        : d(503, 'api_disabled', true, 'Business checks are paused.');
     case 'request_timeout':
       return d(504, 'request_timeout', true, 'The server deadline was exceeded.');
     case 'internal_error':

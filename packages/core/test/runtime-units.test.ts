@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { errAsync, ResultAsync } from 'neverthrow';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import type { ChainFactsProvider } from '../src/chain/facts.js';
+import { describeError, type RuntimeError } from '../src/runtime/errors.js';
+import { displayPrefix, generateApiKey, hashApiKey, sameKeyHash } from '../src/runtime/keys.js';
+import { rateLimitHeaders } from '../src/runtime/limit-headers.js';
+import { requestIdFrom } from '../src/runtime/request-id.js';
+import { createSafetyService } from '../src/runtime/service.js';
+import { minuteOf, monthOf } from '../src/runtime/time.js';
+import { checkBody, instantRisk, seedTenant } from '../src/testing/service-harness.js';
+
+const TX = 'a'.repeat(64);
+
+describe('error mapping', () => {
+  test('every runtime error → the spec table status, code and retryable', () => {
+    const table: [RuntimeError, number, string, boolean][] = [
+      [{ kind: 'invalid_api_key' }, 401, 'invalid_api_key', false],
+      [{ kind: 'tenant_suspended' }, 403, 'tenant_suspended', false],
+      [{ kind: 'network_not_enabled', network: 'tron' }, 403, 'network_not_enabled', false],
+      [{ kind: 'idempotency_conflict' }, 409, 'idempotency_conflict', false],
+      [{ kind: 'idempotency_in_progress', retryAfterSeconds: 1 }, 409, 'idempotency_in_progress', true],
+      [{ kind: 'invalid_request', code: 'malformed_tx_hash', message: 'm' }, 422, 'malformed_tx_hash', false],
+      [{ kind: 'rate_limit_exceeded', retryAfterSeconds: 3 }, 429, 'rate_limit_exceeded', true],
+      [{ kind: 'quota_exceeded', retryAfterSeconds: 86_400 }, 429, 'quota_exceeded', true],
+      [{ kind: 'concurrency_limit_exceeded', retryAfterSeconds: 1 }, 429, 'concurrency_limit_exceeded', true],
+      [{ kind: 'provider_unavailable' }, 503, 'provider_unavailable', true],
+      [{ kind: 'api_not_configured' }, 503, 'api_not_configured', true],
+      [{ kind: 'rate_limiter_unavailable' }, 503, 'rate_limiter_unavailable', true],
+      [{ kind: 'api_disabled' }, 503, 'api_disabled', true],
+      [{ kind: 'request_timeout' }, 504, 'request_timeout', true],
+      [{ kind: 'internal_error' }, 500, 'internal_error', true],
+      [{ kind: 'not_found' }, 404, 'validation_error', false],
+      [{ kind: 'method_not_allowed', allow: 'GET' }, 405, 'validation_error', false],
+    ];
+    for (const [error, status, code, retryable] of table) {
+      const d = describeError(error);
+      assert.deepEqual([d.status, d.code, d.retryable], [status, code, retryable], error.kind);
+      assert.ok(d.message.length > 0);
+    }
+    assert.equal(describeError({ kind: 'quota_exceeded', retryAfterSeconds: 86_400.2 }).headers['Retry-After'], '86401');
+    assert.equal(describeError({ kind: 'rate_limit_exceeded', retryAfterSeconds: 0 }).headers['Retry-After'], '1');
+  });
+});
+
+describe('small parts', () => {
+  test('request id: 1–128 of [A-Za-z0-9._:-], else generated', () => {
+    const gen = () => 'generated';
+    assert.equal(requestIdFrom('a.b_c:d-1', gen), 'a.b_c:d-1');
+    assert.equal(requestIdFrom('x'.repeat(128), gen), 'x'.repeat(128));
+    for (const bad of [undefined, '', 'x'.repeat(129), 'a b', 'a/b', ['a', 'b']]) assert.equal(requestIdFrom(bad, gen), 'generated');
+  });
+
+  test('keys: prefixed, 256-bit, hashed, compared in constant time', () => {
+    const key = generateApiKey();
+    assert.match(key, /^tsk_live_[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(generateApiKey(), key);
+    assert.equal(displayPrefix(key), key.slice(0, 17));
+    assert.ok(sameKeyHash(hashApiKey(key), hashApiKey(key)));
+    assert.ok(!sameKeyHash(hashApiKey(key), hashApiKey(`${key}x`)));
+    assert.ok(!sameKeyHash('zz', hashApiKey(key)));
+  });
+
+  test('UTC month and minute windows, across the year end', () => {
+    const month = monthOf(new Date('2026-12-31T23:59:59.999Z'));
+    assert.deepEqual(month, {
+      key: '2026-12',
+      start: new Date('2026-12-01T00:00:00.000Z'),
+      end: new Date('2027-01-01T00:00:00.000Z'),
+    });
+    assert.deepEqual(minuteOf(new Date('2026-12-31T23:59:59.999Z')), {
+      start: new Date('2026-12-31T23:59:00.000Z'),
+      end: new Date('2027-01-01T00:00:00.000Z'),
+    });
+  });
+
+  test('rate headers: X-RateLimit-* in Unix seconds beside the IETF fields in delay-seconds', () => {
+    const now = new Date('2026-01-01T00:00:45.500Z');
+    assert.deepEqual(rateLimitHeaders(100, 101, new Date('2026-01-01T00:01:00.000Z'), now), {
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(Date.UTC(2026, 0, 1, 0, 1) / 1000),
+      'RateLimit-Policy': '"minute";q=100;w=60',
+      RateLimit: '"minute";r=0;t=15',
+    });
+  });
+});
+
+describe('providers outside their contract', () => {
+  const post = (service: ReturnType<typeof createSafetyService>, apiKey: string, key: string) =>
+    service.handle({ method: 'POST', path: '/v1/transaction/check', query: {}, headers: { 'x-api-key': apiKey, 'idempotency-key': key }, body: checkBody(TX) });
+
+  test('a chain provider that ignores the signal still ends at the deadline with 504', async () => {
+    const never: ChainFactsProvider = { getTransactionFacts: () => new ResultAsync(new Promise(() => {})) };
+    const stores = createMemoryStores();
+    const service = createSafetyService(stores, { chain: never, risk: instantRisk() }, { deadlineMs: 150 });
+    const { apiKey, organizationId } = await seedTenant(service);
+    const started = performance.now();
+    const r = await post(service, apiKey, 'k');
+    assert.equal(r.status, 504);
+    assert.ok(performance.now() - started < 1000);
+    assert.deepEqual(await stores.quota.getUsage({ organizationId, period: monthOf(new Date()).key, now: new Date() }), { used: 0, reserved: 0 });
+  });
+
+  test('a provider that throws: 500 in the envelope, key and reservation released, hook failures ignored', async () => {
+    let throwing = true;
+    const chain: ChainFactsProvider = {
+      getTransactionFacts: () => {
+        if (throwing) throw new Error('bug');
+        return errAsync({ kind: 'unavailable', detail: 'down' });
+      },
+    };
+    const service = createSafetyService(createMemoryStores(), { chain, risk: instantRisk() }, {
+      onError: () => {
+        throw new Error('the hook fails too');
+      },
+    });
+    const { apiKey } = await seedTenant(service);
+    const r = await post(service, apiKey, 'k');
+    assert.equal(r.status, 500);
+    assert.equal(JSON.parse(r.body).error.code, 'internal_error');
+    assert.equal(JSON.parse(r.body).request_id, r.headers['X-Request-ID']);
+    throwing = false;
+    const again = await post(service, apiKey, 'k');
+    assert.equal(again.status, 503, 'the key was released: the retry executed');
+    assert.equal(again.headers['Idempotent-Replayed'], undefined);
+  });
+});
