@@ -178,7 +178,7 @@ function present(r: TransactionCheckResponse, code: ReasonCode): void {
 function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): boolean {
   const { facts: f, signals: s, expectations: e } = input;
   const selected = selectTransfer(f, e).transfer;
-  const tokenMoves = selected !== null && selected.assetType !== 'trx';
+  const tokenMoves = selected !== null ? selected.assetType !== 'trx' : f.transfers.some((t) => t.assetType !== 'trx');
   return (
     f.state === 'confirmed' &&
     f.finalized &&

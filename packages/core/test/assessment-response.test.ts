@@ -304,6 +304,13 @@ describe('response fields', () => {
     const r = check({ facts: facts({ transfers: [usdt(0, alice, bob, 1n), usdt(1, bob, alice, 1n)], primaryTransfer: null }), signals: signals({ token: null }) });
     assert.deepEqual([r.sender, r.recipient, r.token_contract, r.amount], [null, null, null, null]);
     assert.equal(r.token_authenticity, 'unknown');
+    // Tokens move and nobody established their authenticity: not a clean result.
+    assert.ok(codes(r).includes('TOKEN_AUTH_UNAVAILABLE'), codes(r).join());
+    assert.equal(r.overall_state, 'LIMITED_DATA');
+  });
+  test('no selected transfer and only TRX moving: token authenticity not applicable', () => {
+    const r = check({ facts: facts({ transfers: [trx(0, alice, bob, 1n), trx(1, bob, alice, 1n)], primaryTransfer: null }), signals: signals({ token: null }) });
+    assert.equal(r.overall_state, 'CLEAR');
   });
 });
 

@@ -1,4 +1,4 @@
-import { REQUIRED_CONFIRMATIONS, type ChainFacts } from '../chain/facts.js';
+import { REQUIRED_CONFIRMATIONS, type ChainFacts, type Transfer } from '../chain/facts.js';
 import type { TransactionState } from '../contract/enums.js';
 import type { AmlLevel, RiskSignals } from '../risk/signals.js';
 import type { ExpectedPaymentMatch } from './matching.js';
@@ -51,16 +51,19 @@ function readAml(signals: RiskSignals): Evidence['aml'] {
   return answer.status === 'unsupported_asset' ? 'unsupported' : 'unavailable';
 }
 
+const movesToken = (transfer: Transfer) => transfer.assetType === 'trc10' || transfer.assetType === 'trc20';
+
 /**
- * Token authenticity applies where the selected transfer moves a TRC10/TRC20 token; a missing answer
- * there is unavailable. Without such a transfer a `null` answer is "not applicable" (TRX is answered
- * `official` by the token provider itself).
+ * Token authenticity applies where the check's subject moves a TRC10/TRC20 token: the selected
+ * transfer, or, with none selected, any listed transfer. A missing answer there is unavailable.
+ * Otherwise a `null` answer is "not applicable" (TRX is answered `official` by the token provider).
  */
-function readToken(signals: RiskSignals, match: ExpectedPaymentMatch): Evidence['token'] {
+function readToken(facts: ChainFacts, signals: RiskSignals, match: ExpectedPaymentMatch): Evidence['token'] {
   const answer = signals.token;
   if (answer === null) {
-    const asset = match.selection.transfer?.assetType;
-    return asset === 'trc10' || asset === 'trc20' ? 'unavailable' : 'not_applicable';
+    const selected = match.selection.transfer;
+    const applies = selected === null ? facts.transfers.some(movesToken) : movesToken(selected);
+    return applies ? 'unavailable' : 'not_applicable';
   }
   return answer.status === 'answered' ? answer.authenticity : 'unavailable';
 }
@@ -78,7 +81,7 @@ export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: Exp
     truncated: found && facts.transfersTruncated,
     sanctions: readSanctions(signals),
     aml: readAml(signals),
-    token: readToken(signals, match),
+    token: readToken(facts, signals, match),
     match,
   };
 }
