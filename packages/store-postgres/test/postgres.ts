@@ -112,12 +112,21 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
       `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`,
       'start',
     ]);
-    // The cluster must not outlive the test process, whatever way it ends.
+    // The cluster must not outlive the test process: normal end, uncaught error, or interrupted
+    // (a signal ends Node without 'exit' unless someone listens).
+    const onSignal = (signal: NodeJS.Signals) => {
+      stop();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
     process.once('exit', stop);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
       stop: () => {
         process.removeListener('exit', stop);
+        process.removeListener('SIGINT', onSignal);
+        process.removeListener('SIGTERM', onSignal);
         stop();
       },
     };
