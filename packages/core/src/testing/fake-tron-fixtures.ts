@@ -231,10 +231,10 @@ function blockTransactions(): FakeTronTransaction[] {
       transaction: tx,
       info: {
         ...base,
-        fee: 13_844_850,
+        fee: 13_844_880,
         contractResult: ['0'.repeat(64)],
         contract_address: value.contract_address,
-        receipt: { energy_fee: 13_844_850, energy_usage_total: 65_928, net_usage: 345, result: 'SUCCESS' },
+        receipt: { energy_fee: 13_844_880, energy_usage_total: 65_928, net_usage: 345, result: 'SUCCESS' },
         log: [
           {
             address: value.contract_address.slice(2),
