@@ -12,7 +12,22 @@ export type * from './organizations.js';
 export type * from './quota.js';
 export type * from './usage.js';
 
-/** All the state the core has. One database may implement every interface. */
+/**
+ * All the state the core has. One database may implement every interface; each method is one
+ * step a database can do atomically (one statement or one transaction), never a read whose
+ * decision a second call acts on.
+ *
+ * Time: methods that decide by time take an explicit `now` (the runtime's clock) and must use
+ * it rather than their own clock (a database's `now()`): the runtime reports the same instants
+ * in its headers (X-RateLimit-Reset, Retry-After), and the conformance suite drives time through
+ * it. Hosts sharing a database keep their clocks synchronized (NTP); skew only moves a window
+ * edge or a lease expiry by the skew. Leases (idempotency in progress, quota reservations,
+ * concurrency slots) end at their expiry whether or not anyone purges them.
+ *
+ * Failures: expected outcomes are values (`{ ok: false }`, `null`, `conflict`); a rejected
+ * promise means the store itself failed, which the runtime answers as an error (503
+ * `rate_limiter_unavailable` for limits, else 500) and never as an answer.
+ */
 export interface SafetyStores {
   organizations: OrganizationStore;
   apiKeys: ApiKeyStore;

@@ -1,16 +1,4 @@
-/**
- * Organizations (tenants), their versioned plans and custom entitlements.
- *
- * Time contract for every store in `stores/`: methods that decide anything by time take an
- * explicit `now` (the runtime's clock) and must use it, not their own clock, so that the
- * conformance suite can drive time and every host agrees on windows and leases. A store that
- * spans several hosts relies on their clocks being synchronized (NTP); skew only shifts a
- * lease expiry or window edge by the skew.
- *
- * Failure contract: a store answers expected outcomes as values (`{ ok: false, … }`, `null`);
- * a rejected promise means the store itself failed (database down…). The runtime turns
- * that into an error response and never treats it as an answer.
- */
+/** Organizations (tenants), their versioned plans and custom entitlements. */
 
 export type OrganizationStatus = 'active' | 'suspended';
 
