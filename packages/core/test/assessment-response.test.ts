@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isRight } from 'fp-ts/lib/Either.js';
 import type { AssessmentInput } from '../src/assessment/input.js';
+import { TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS } from '../src/contract/reasons.js';
@@ -247,6 +248,9 @@ describe('coverage table', () => {
 });
 
 describe('reasons', () => {
+  test('the documented order covers every code of the reason table exactly once', () => {
+    assert.deepEqual([...TIE_ORDER].sort(), Object.keys(REASONS).sort());
+  });
   test('a clean check: the five info codes in the documented order', () => {
     assert.deepEqual(codes(check()), ['TX_FINALIZED', 'TX_FACTS_VERIFIED', 'SANCTIONS_CLEAR', 'AML_LOW', 'TOKEN_OFFICIAL']);
   });

@@ -10,9 +10,10 @@ export const MAX_REASONS = 5;
  * What each code does to the overall state. The lowest rank present decides it:
  * a sanctions hit beats everything, contradictory facts beat every other finding,
  * then high findings, then missing/unsupported evidence, then conditions to review.
- * Codes without an effect are evidence found in order: with only those, the check is CLEAR.
+ * Codes with no effect (null) are evidence found in order: with only those, the check is CLEAR.
+ * A full record, so a new code cannot be added without deciding what it does.
  */
-const EFFECT: Partial<Record<ReasonCode, { rank: number; state: Exclude<OverallState, 'CLEAR'> }>> = {
+const EFFECT: Record<ReasonCode, { rank: number; state: Exclude<OverallState, 'CLEAR'> } | null> = {
   SANCTIONS_HIT: { rank: 0, state: 'HIGH_RISK' },
   TX_FACTS_DISAGREE: { rank: 1, state: 'LIMITED_DATA' },
   AML_HIGH: { rank: 2, state: 'HIGH_RISK' },
@@ -33,6 +34,11 @@ const EFFECT: Partial<Record<ReasonCode, { rank: number; state: Exclude<OverallS
   AMBIGUOUS_TRANSFER: { rank: 4, state: 'REVIEW' },
   AML_ELEVATED: { rank: 4, state: 'REVIEW' },
   TRANSFERS_TRUNCATED: { rank: 4, state: 'REVIEW' },
+  TX_FINALIZED: null,
+  TX_FACTS_VERIFIED: null,
+  SANCTIONS_CLEAR: null,
+  AML_LOW: null,
+  TOKEN_OFFICIAL: null,
 };
 
 /**
