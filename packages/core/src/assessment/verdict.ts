@@ -158,7 +158,7 @@ export interface Verdict {
  */
 export function verdictOf(evidence: Evidence): Verdict {
   const applicable = [...applicableReasons(evidence)].sort(reasonPriority);
-  const rankOf = (code: ReasonCode) => EFFECT[code]?.rank ?? Number.POSITIVE_INFINITY;
+  const rankOf = (code: ReasonCode) => EFFECT[code]?.rank ?? Number.MAX_SAFE_INTEGER;
   // Stable sort: among equal ranks the higher-priority code explains.
   const explanation = [...applicable].sort((a, b) => rankOf(a) - rankOf(b))[0]!;
   const overallState = EFFECT[explanation]?.state ?? 'CLEAR';
