@@ -365,6 +365,20 @@ describe('disagreements and tampering', () => {
     assert.equal(b.primaryTransfer, 0, 'the single Transfer log');
   });
 
+  test('a body and an info that contradict each other', async () => {
+    const { transaction, info } = fresh();
+    const contradicting = { ...info, receipt: { ...(info.receipt as object), result: 'REVERT' }, contract_address: hex(TXVJ) };
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info: contradicting });
+    try {
+      const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+      assert.equal(f.state, 'failed', 'any failure evidence wins');
+      const details = f.disagreements.map((d) => d.detail).join('; ');
+      assert.ok(details.includes('receipt.result REVERT') && details.includes('another contract'), details);
+    } finally {
+      for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, original);
+    }
+  });
+
   test('a malformed Transfer log is reported missing, not read', async () => {
     const built = buildTronTransaction({
       contractType: 'TriggerSmartContract',

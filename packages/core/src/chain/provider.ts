@@ -14,7 +14,7 @@ import {
 import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 import { TokenMetadataReader, type TokenMetadata, type TokenRef } from './token-metadata.js';
 import { normalizeTransfers, type RawTransfer } from './transfers.js';
-import { verifyTransaction } from './verify.js';
+import { verifyTransaction, type ContractView } from './verify.js';
 
 /**
  * Transfers kept per transaction. A payment is one transfer and a DEX swap a handful; batch payouts
@@ -142,6 +142,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const verification = tx ? verifyTransaction(hash, tx) : null;
     if (verification) disagreements.push(...verification.disagreements);
     else missing.push('transaction body (gettransactionbyid answered {} while its tx info exists)');
+
+    if (tx && info) disagreements.push(...compareTxAndInfo(tx, info, verification?.view ?? null));
 
     const failed = [value(full.tx), value(solidity.tx)].some((t) => isFailure(t?.ret?.[0]?.contractRet)) ||
       [value(full.info), value(solidity.info)].some((i) => isFailure(i?.receipt?.result) || i?.result === 'FAILED');
@@ -280,6 +282,21 @@ function emptyFacts(
     tokenDataAt: null,
     observedAt,
   };
+}
+
+/** Contradictions between a transaction body and its info (java-tron writes both from one execution). */
+function compareTxAndInfo(tx: NodeTransaction, info: NodeTransactionInfo, view: ContractView | null): Disagreement[] {
+  const out: Disagreement[] = [];
+  const contractRet = tx.ret?.[0]?.contractRet;
+  const receiptResult = info.receipt?.result;
+  if (contractRet !== undefined && receiptResult !== undefined && contractRet !== receiptResult) {
+    out.push({ code: 'other', detail: `ret[0].contractRet ${contractRet} but receipt.result ${receiptResult}` });
+  }
+  const called = view?.type === 'TriggerSmartContract' ? view.contractAddress : null;
+  if (called && info.contract_address !== undefined && info.contract_address.toLowerCase() !== called) {
+    out.push({ code: 'other', detail: 'the tx info names another contract than the call' });
+  }
+  return out;
 }
 
 /** Contradictions between the full and the solidity node about the same transaction. */
