@@ -9,7 +9,7 @@ import { rateLimitHeaders } from '../src/runtime/limit-headers.js';
 import { requestIdFrom } from '../src/runtime/request-id.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { minuteOf, monthOf } from '../src/runtime/time.js';
-import { checkBody, instantRisk, seedTenant } from '../src/testing/service-harness.js';
+import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
 
 const TX = 'a'.repeat(64);
 
@@ -125,5 +125,28 @@ describe('providers outside their contract', () => {
     const again = await post(service, apiKey, 'k');
     assert.equal(again.status, 503, 'the key was released: the retry executed');
     assert.equal(again.headers['Idempotent-Replayed'], undefined);
+  });
+});
+
+describe('embedding without HTTP', () => {
+  test('check and usage answer typed results, the same as handle', async () => {
+    const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
+    const { apiKey, organizationId } = await seedTenant(service);
+    const checked = await service.check({ apiKey, request: { tx_hash: TX, network: 'tron' }, idempotencyKey: 'e', requestId: 'embed-1' });
+    assert.ok(checked.ok);
+    assert.equal(checked.status, 200);
+    assert.equal(checked.body.request_id, 'embed-1');
+    assert.equal(checked.body.coverage, 'complete');
+    assert.equal(checked.replayed, false);
+    const again = await service.check({ apiKey, request: checkBody(TX), idempotencyKey: 'e' });
+    assert.ok(again.ok && again.replayed);
+    const refused = await service.check({ apiKey: 'nope', request: { tx_hash: TX, network: 'tron' } });
+    assert.ok(!refused.ok);
+    assert.equal(refused.body.error.code, 'invalid_api_key');
+    const usage = await service.usage({ apiKey, days: 1 });
+    assert.ok(usage.ok);
+    assert.equal(usage.body.tenant_id, organizationId);
+    assert.equal(usage.body.period.used, 1);
+    assert.equal(usage.body.recent.requests, 1);
   });
 });
