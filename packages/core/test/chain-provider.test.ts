@@ -524,6 +524,20 @@ describe('token metadata', () => {
     assert.equal(f.transfers[0]!.decimals, null);
   });
 
+  test('the metadata cache is bounded (LRU of tokenCacheSize tokens)', async () => {
+    const tiny = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenCacheSize: 1 });
+    const symbolCalls = () => node.calls.filter((c) => (c.body as { function_selector?: string }).function_selector === 'symbol()').length;
+    try {
+      node.clearCalls();
+      await facts(TRON_FIXTURE_TX.usdtTransfer, tiny); // USDT cached
+      await facts(TRON_FIXTURE_TX.trc10Transfer, tiny); // TRC10 asset evicts USDT
+      await facts(TRON_FIXTURE_TX.usdtTransfer, tiny);
+      assert.equal(symbolCalls(), 2);
+    } finally {
+      await tiny.close();
+    }
+  });
+
   test('cold lookups are coalesced, warm ones are cached', async () => {
     const fresh = createTronChainFactsProvider({ fullNodeUrl: node.url });
     try {
