@@ -31,7 +31,7 @@ const keyOf = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${token.cont
 /** A call's outcome: a definitive answer (possibly "no value") or a failure to ask. */
 type Read<T> = { asked: true; value: T | null } | { asked: false };
 
-const withTimeout = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> =>
+const untilAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve('aborted');
     const onAbort = () => resolve('aborted');
@@ -79,7 +79,7 @@ export class TokenMetadataReader {
       );
       this.inflight.set(key, shared);
     }
-    return withTimeout(shared, signal);
+    return untilAborted(shared, signal);
   }
 
   private async fromEitherNode<T>(
