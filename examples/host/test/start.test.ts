@@ -8,12 +8,18 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, type FakeChainalysis, type FakeTronNode } from '@tron-safety/core/testing';
 import { request } from 'undici';
+import { staleReason } from '../build-state.mjs';
 
 // The host as a user starts it: `npm start` runs examples/host/start.mjs, which builds when stale
-// and runs the built src/main.ts. Here the same main module runs from source (no build in a test),
-// configured only through the environment and a seed file, then stopped with SIGTERM.
+// and then runs the built main. When the tree is built and fresh (CI builds before testing) the
+// test runs that same start.mjs; otherwise (sources edited since the last build) the same main
+// module from source, since a test must not build. Configured only through the environment and a
+// seed file, then stopped with SIGTERM.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const ENTRY = staleReason(ROOT) === null
+  ? ['examples/host/start.mjs']
+  : ['--conditions=source', '--import', 'tsx', 'examples/host/src/main.ts'];
 const KEY = 'tsk_live_start_test_key_0000000000000000';
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
 
@@ -38,7 +44,7 @@ function writeSeed(): string {
 }
 
 function startHostProcess(env: Record<string, string>): Promise<Host> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/host/src/main.ts'], {
+  const child = spawn(process.execPath, ENTRY, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,7 +150,7 @@ describe('the host started as a user starts it', () => {
   });
 
   test('refuses to start with a message naming the field (DATABASE_URL without PostgreSQL)', async () => {
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/host/src/main.ts'], {
+    const child = spawn(process.execPath, ENTRY, {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', DATABASE_URL: 'postgres://u@127.0.0.1:1/db' },
       stdio: ['ignore', 'ignore', 'pipe'],
