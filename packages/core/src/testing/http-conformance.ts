@@ -87,27 +87,27 @@ export function runHttpConformance(
     });
 
     /** A new organization with its own key, so limits and idempotency of one test never touch another. */
-    async function tenant(entitlements: Partial<Entitlements> = {}, status: 'active' | 'suspended' = 'active') {
+    async function tenant(entitlements: Partial<Entitlements> = {}, status: 'active' | 'suspended' = 'active', on = service) {
       const operator = { kind: 'operator' } as const;
-      const org = await service.admin.createOrganization(operator, {
+      const org = await on.admin.createOrganization(operator, {
         name: `conformance ${Math.random().toString(36).slice(2)}`,
         status,
         assignment: { entitlements: { ...GENEROUS, ...entitlements } },
       });
       const id = org._unsafeUnwrap().organization.id;
-      const key = (await service.admin.createApiKey(operator, id, 'conformance'))._unsafeUnwrap();
+      const key = (await on.admin.createApiKey(operator, id, 'conformance'))._unsafeUnwrap();
       return { id, key: key.key, keyId: key.metadata.id };
     }
 
     async function call(
       method: 'GET' | 'POST',
       path: string,
-      init: { key?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+      init: { key?: string; body?: string | Buffer; headers?: Record<string, string>; url?: string } = {},
     ): Promise<Answer> {
       const headers: Record<string, string> = { ...init.headers };
       if (init.key !== undefined) headers['x-api-key'] = init.key;
       if (init.body !== undefined) headers['content-type'] ??= 'application/json';
-      const res = await request(`${server.url}${path}`, { method, headers, body: init.body });
+      const res = await request(`${init.url ?? server.url}${path}`, { method, headers, body: init.body });
       const text = await res.body.text();
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -239,6 +239,35 @@ export function runHttpConformance(
         }
       });
 
+      test('a finalized error of an idempotent check is stored and replayed unchanged', async () => {
+        const { key } = await tenant();
+        const body = { tx_hash: TRON_FIXTURE_TX.unfreezeBalanceV1, network: 'tron' };
+        const removeFault = node.fault({ fault: { kind: 'status', status: 502 } });
+        let first: Answer;
+        try {
+          first = await check(key, body, { 'idempotency-key': 'failed-once' });
+        } finally {
+          removeFault();
+        }
+        assertError(first, 503, 'provider_unavailable', true);
+        const replay = await check(key, body, { 'idempotency-key': 'failed-once' });
+        assert.equal(replay.status, 503);
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.text, first.text);
+      });
+
+      test('idempotency keys survive API key rotation; the revoked key is refused even for a replay', async () => {
+        const { id, key, keyId } = await tenant();
+        const body = { tx_hash: TRON_FIXTURE_TX.trc10Transfer, network: 'tron' };
+        const first = await check(key, body, { 'idempotency-key': 'rotate-1' });
+        assert.equal(first.status, 200, first.text);
+        const rotated = (await service.admin.rotateApiKey({ kind: 'operator' }, id, keyId))._unsafeUnwrap();
+        assertError(await check(key, body, { 'idempotency-key': 'rotate-1' }), 401, 'invalid_api_key', false);
+        const replay = await check(rotated.key, body, { 'idempotency-key': 'rotate-1' });
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.text, first.text);
+      });
+
       test('quota: a complete check consumes one unit; when full, 429 quota_exceeded with Retry-After and X-Quota-*', async () => {
         const { key } = await tenant({ monthlyQuota: 1 });
         const body = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' };
@@ -356,6 +385,47 @@ export function runHttpConformance(
         await check(key, body, { 'idempotency-key': 'u-1' });
         const usage = await call('GET', '/v1/usage', { key });
         assert.equal(usage.json.recent.requests, 1);
+      });
+    });
+
+    describe('service-level 503s', () => {
+      /** A second service on its own server: no TRON provider, or a limit store that fails. */
+      async function withService(variant: 'no_chain' | 'limits_down', run: (url: string, key: string) => Promise<void>) {
+        const stores = await options.createStores();
+        if (variant === 'limits_down') {
+          const real = stores.limits;
+          stores.limits = {
+            hitRate: () => Promise.reject(new Error('limit store down')),
+            acquireSlot: (params) => real.acquireSlot(params),
+            releaseSlot: (params) => real.releaseSlot(params),
+            purgeExpired: (now) => real.purgeExpired(now),
+          };
+        }
+        const risk = createRiskProviders({ cacheTtlMs: 0 })._unsafeUnwrap();
+        const other = createSafetyService(stores, { chain: variant === 'no_chain' ? null : chain, risk }, { deadlineMs: DEADLINE_MS });
+        const { key } = await tenant({}, 'active', other);
+        const otherServer = await startServer(other);
+        try {
+          await run(otherServer.url, key);
+        } finally {
+          await otherServer.close();
+          await other.close({ timeoutMs: 100 });
+        }
+      }
+
+      test('503 api_not_configured without a TRON provider', async () => {
+        await withService('no_chain', async (url, key) => {
+          const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
+          assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 503, 'api_not_configured');
+        });
+      });
+
+      test('503 rate_limiter_unavailable when limits cannot be enforced: fail closed, never unmetered', async () => {
+        await withService('limits_down', async (url, key) => {
+          const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
+          assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 503, 'rate_limiter_unavailable', true);
+          assertError(await call('GET', '/v1/usage', { url, key }), 503, 'rate_limiter_unavailable', true);
+        });
       });
     });
 
