@@ -1,6 +1,8 @@
 // Checks per second through the Express and Koa adapters (store-memory, instant in-process
 // providers) against each framework's bare JSON endpoint (parse the same body, answer a response
-// of the same size) on the same machine. Prints figures and the ratios.
+// of the same size) on the same machine. A third endpoint puts the adapter in front of a handler
+// that answers at once, separating the adapter's own cost from the service's. Prints figures and
+// the ratios.
 //
 //   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 3]
 //
@@ -67,8 +69,11 @@ async function main(): Promise<void> {
     if (!req.body?.tx_hash) return res.status(400).end();
     res.type('application/json').send(answer);
   });
+  const instant = { handle: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer }) };
+  expressApp.use(safetyRouter(instant, { matches: (path) => path === '/adapter' }));
   expressApp.use(safetyRouter(service));
   const koaApp = new Koa();
+  koaApp.use(safetyMiddleware(instant, { matches: (path) => path === '/adapter' }));
   koaApp.use(safetyMiddleware(service));
   koaApp.use(async (ctx) => {
     if (ctx.path !== '/bare') return;
@@ -82,17 +87,19 @@ async function main(): Promise<void> {
   const servers = { express: createServer(expressApp), koa: createServer(koaApp.callback()) };
   const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
   console.log(`adapters bench: ${SECONDS}s per run, ${CONNECTIONS} connections, node ${process.version}`);
-  console.log('framework  endpoint                 checks/s   p50 ms   p99 ms');
+  console.log('framework  endpoint                  checks/s   p50 ms   p99 ms');
   const ratios: string[] = [];
   for (const framework of ['express', 'koa'] as const) {
     await load(urls[framework], '/bare', headers, body, 0.5); // warm up
     await load(urls[framework], '/v1/transaction/check', headers, body, 0.5);
     const bare = await load(urls[framework], '/bare', headers, body, SECONDS);
+    const adapter = await load(urls[framework], '/adapter', headers, body, SECONDS);
     const check = await load(urls[framework], '/v1/transaction/check', headers, body, SECONDS);
-    for (const [name, run] of [['bare JSON', bare], ['/v1/transaction/check', check]] as const) {
-      console.log(`${framework.padEnd(9)}  ${name.padEnd(23)}  ${run.perSecond.toFixed(0).padStart(8)}  ${run.p50.toFixed(2).padStart(7)}  ${run.p99.toFixed(2).padStart(7)}`);
+    for (const [name, run] of [['bare JSON', bare], ['adapter, instant handler', adapter], ['/v1/transaction/check', check]] as const) {
+      console.log(`${framework.padEnd(9)}  ${name.padEnd(24)}  ${run.perSecond.toFixed(0).padStart(8)}  ${run.p50.toFixed(2).padStart(7)}  ${run.p99.toFixed(2).padStart(7)}`);
     }
-    ratios.push(`${framework}: check / bare = ${(check.perSecond / bare.perSecond).toFixed(2)}`);
+    const ratio = (a: Run) => (a.perSecond / bare.perSecond).toFixed(2);
+    ratios.push(`${framework}: adapter / bare = ${ratio(adapter)}, check / bare = ${ratio(check)}`);
   }
   console.log(ratios.join('\n'));
   await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
