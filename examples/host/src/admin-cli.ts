@@ -6,19 +6,23 @@
 // back (atomically, mode 0600: it holds full keys). Restart the host to apply a change. Usage
 // counts live only in the running host: `usage` asks it over HTTP with one of the
 // organization's keys from the seed file.
-// PostgreSQL mode (DATABASE_URL): pending until the host can use store-postgres; refused clearly.
+// PostgreSQL mode (DATABASE_URL): the commands act on the database the hosts share (schema
+// created or upgraded first); changes apply to running hosts at once, and `usage` reads the
+// database.
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
 // (configuration, unreadable seed file, host unreachable); 64 wrong command line.
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
-import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
+import type { AdminApi, AdminError, Entitlements, Organization, Plan, UsageResponse } from '@tron-safety/core';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { Command, CommanderError, Option } from 'commander';
 import type { Result } from 'neverthrow';
 import { request } from 'undici';
+import { parseConfig } from './config.js';
 import { applySeed, decodeSeed, loadSeedFile, type SeedFile } from './seed-file.js';
+import { openStores, type HostStores } from './stores.js';
 
 const OPERATOR = { kind: 'operator' } as const;
 
@@ -32,19 +36,33 @@ class Exit extends Error {
 }
 
 interface Session {
+  mode: 'memory' | 'postgres';
   admin: AdminApi;
-  /** Full keys by key id: the seed file keeps them, the stores keep only hashes. */
+  /** Full keys by key id: the seed file keeps them, the stores keep only hashes (memory mode). */
   keys: Map<string, string>;
-  path: string;
+  /** Makes the change durable: writes the seed file back (memory), nothing (PostgreSQL). */
+  save(): Promise<void>;
 }
 
+/** Stores opened by this run, closed when the command ends. */
+const opened: HostStores[] = [];
+
+// Only the admin API is used: no chain provider, and risk providers that are never called.
+const adminOf = (stores: HostStores['stores']) =>
+  createSafetyService(stores, { chain: null, risk: createRiskProviders()._unsafeUnwrap() }).admin;
+
 async function open(path: string | undefined, create = false): Promise<Session> {
-  if (process.env.DATABASE_URL) {
-    throw new Exit(2, 'DATABASE_URL is set, but PostgreSQL is not available in this admin CLI yet (pending store-postgres). Unset it to manage a seed file.');
+  const databaseUrl = process.env.DATABASE_URL?.trim();
+  if (databaseUrl) {
+    const config = parseConfig({ DATABASE_URL: databaseUrl });
+    if (config.isErr()) throw new Exit(2, config.error.message);
+    const stores = await openStores(config.value.databaseUrl);
+    if (stores.isErr()) throw new Exit(2, stores.error.message);
+    opened.push(stores.value);
+    return { mode: 'postgres', admin: adminOf(stores.value.stores), keys: new Map(), save: async () => {} };
   }
-  if (!path) throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE');
-  // Only the admin API is used: no chain provider, and risk providers that are never called.
-  const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+  if (!path) throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
+  const admin = adminOf(createMemoryStores());
   const keys = new Map<string, string>();
   let seed: SeedFile = { plans: [], organizations: [] };
   if (existsSync(path)) {
@@ -54,14 +72,13 @@ async function open(path: string | undefined, create = false): Promise<Session> 
   } else if (!create) {
     throw new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
   }
-  const applied = await applySeed(service.admin, seed, (id, key) => keys.set(id, key));
+  const applied = await applySeed(admin, seed, (id, key) => keys.set(id, key));
   if (applied.isErr()) throw new Exit(2, applied.error.message);
-  return { admin: service.admin, keys, path };
+  return { mode: 'memory', admin, keys, save: () => writeSeedFile(admin, keys, path) };
 }
 
 /** Serializes the stores back into the seed file format and replaces the file. */
-async function save(session: Session): Promise<void> {
-  const { admin, keys, path } = session;
+async function writeSeedFile(admin: AdminApi, keys: Map<string, string>, path: string): Promise<void> {
   const plans = (await admin.listPlans(OPERATOR))._unsafeUnwrap();
   const orgs = (await admin.listOrganizations(OPERATOR))._unsafeUnwrap();
   const limits = (e: Entitlements) => ({
@@ -171,7 +188,7 @@ export function buildProgram(): Command {
     const s = await open(seedPath(), true);
     const e = entitlements(o)!;
     const plan = unwrap(await s.admin.createPlanVersion(OPERATOR, { code: o.code, name: o.name, ...(o.version ? { version: o.version } : {}), ...e }));
-    await save(s);
+    await s.save();
     print(plan, `created ${planLine(plan)}`);
   });
 
@@ -190,27 +207,27 @@ export function buildProgram(): Command {
     if ((o.plan === undefined) === (custom === null)) throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
     const assignment = o.plan ? { plan: o.plan.code, ...(o.plan.version ? { version: o.plan.version } : {}) } : { entitlements: custom! };
     const view = unwrap(await s.admin.createOrganization(OPERATOR, { name: o.name, assignment, status: o.suspended ? 'suspended' : 'active' }));
-    await save(s);
+    await s.save();
     print(view, `created ${orgLine(view.organization)}`);
   });
   for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
     orgs.command(`${name} <orgId>`).action(async (id: string) => {
       const s = await open(seedPath());
       const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
-      await save(s);
+      await s.save();
       print(view, orgLine(view.organization));
     });
   }
   orgs.command('set-plan <orgId>').requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef).action(async (id: string, o: { plan: { code: string; version?: number } }) => {
     const s = await open(seedPath());
     const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
-    await save(s);
+    await s.save();
     print(view, orgLine(view.organization));
   });
   limitOptions(orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'), true).action(async (id: string, o: LimitOptions) => {
     const s = await open(seedPath());
     const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
-    await save(s);
+    await s.save();
     print(view, orgLine(view.organization));
   });
 
@@ -219,7 +236,7 @@ export function buildProgram(): Command {
     const s = await open(seedPath());
     const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
     s.keys.set(issued.metadata.id, issued.key);
-    await save(s);
+    await s.save();
     print(issued, `${issued.key}\n(key id ${issued.metadata.id}, label '${issued.metadata.label}'; shown once: store it now)`);
   });
   keys.command('list <orgId>').description('list keys by prefix').action(async (orgId: string) => {
@@ -231,23 +248,24 @@ export function buildProgram(): Command {
     const s = await open(seedPath());
     const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
     s.keys.set(rotated.metadata.id, rotated.key);
-    await save(s);
+    await s.save();
     print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
   });
   keys.command('revoke <orgId> <keyId>').action(async (orgId: string, keyId: string) => {
     const s = await open(seedPath());
     const revoked = unwrap(await s.admin.revokeApiKey(OPERATOR, orgId, keyId));
-    await save(s);
+    await s.save();
     print(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
   });
 
   program
     .command('usage <orgId>')
-    .description("the organization's usage, from the running host (GET /v1/usage with one of its keys from the seed file)")
+    .description("the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with one of its keys from the seed file)")
     .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
     .action(async (orgId: string, o: { url: string; days: number }) => {
       const s = await open(seedPath());
+      if (s.mode === 'postgres') return printUsage(unwrap(await s.admin.usage(OPERATOR, orgId, o.days)));
       const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find((k) => k.revokedAt === null && s.keys.get(k.id));
       if (!active) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
       let res;
@@ -258,10 +276,15 @@ export function buildProgram(): Command {
       }
       const body = (await res.body.json()) as any;
       if (res.statusCode !== 200) throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
-      const p = body.period;
-      print(body, `period ${p.start} .. ${p.end}: used ${p.used}, reserved ${p.reserved}, limit ${p.limit}, remaining ${p.remaining}\nlast ${body.recent.days} days: ${body.recent.requests} checks, ${body.recent.billable} billable, ${body.recent.limited_data} limited data, ${body.recent.errors} errors`);
+      printUsage(body as UsageResponse);
     });
   return program;
+}
+
+function printUsage(u: UsageResponse): void {
+  const p = u.period;
+  const r = u.recent;
+  print(u, `period ${p.start} .. ${p.end}: used ${p.used}, reserved ${p.reserved}, limit ${p.limit}, remaining ${p.remaining}\nlast ${r.days} days: ${r.requests} checks, ${r.billable} billable, ${r.limited_data} limited data, ${r.errors} errors`);
 }
 
 export async function runAdmin(argv: string[]): Promise<number> {
@@ -276,6 +299,8 @@ export async function runAdmin(argv: string[]): Promise<number> {
     }
     console.error('error:', error);
     return 2;
+  } finally {
+    await Promise.all(opened.splice(0).map((stores) => stores.close()));
   }
 }
 

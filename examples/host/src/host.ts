@@ -1,12 +1,5 @@
 import type { Server } from 'node:http';
-import {
-  createRiskProviders,
-  createSafetyService,
-  createTronChainFactsProvider,
-  type SafetyService,
-  type SafetyStores,
-} from '@tron-safety/core';
-import { createMemoryStores } from '@tron-safety/store-memory';
+import { createRiskProviders, createSafetyService, createTronChainFactsProvider, type SafetyService } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
@@ -14,27 +7,20 @@ import { createHttpServer, listen, stopAccepting } from './http-app.js';
 import { withRequestLog } from './log.js';
 import { withHostRoutes } from './routes.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
+import { openStores } from './stores.js';
+
+/** How often expired leases and windows are swept from PostgreSQL. */
+const SWEEP_INTERVAL_MS = 60_000;
 
 export interface RunningHost {
   url: string;
   service: SafetyService;
   server: Server;
   seeded: SeedSummary | null;
+  /** Where the state lives, for the start-up log. */
+  stores: string;
   /** Graceful stop: refuse new work, let in-flight checks finish (up to the grace), release, close. */
   stop(reason: string): Promise<void>;
-}
-
-/** Which stores the configuration asks for. PostgreSQL is refused until the host can use store-postgres. */
-export function storesFor(config: HostConfig): Result<{ stores: SafetyStores; kind: 'memory' }, ConfigError> {
-  if (config.databaseUrl !== null) {
-    return err({
-      field: 'DATABASE_URL',
-      message:
-        'DATABASE_URL: PostgreSQL is not available in this host yet (the PostgreSQL store package is not wired in). ' +
-        'Unset DATABASE_URL to run with in-memory stores (state is lost on restart), or wait for store-postgres.',
-    });
-  }
-  return ok({ stores: createMemoryStores(), kind: 'memory' });
 }
 
 /** Quota units still reserved across all organizations (0 after a clean drain). */
@@ -51,9 +37,6 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
-  const stores = storesFor(config);
-  if (stores.isErr()) return err(stores.error);
-
   const risk = createRiskProviders({
     chainalysisApiUrl: config.chainalysisApiUrl,
     chainalysisApiKey: config.chainalysisApiKey,
@@ -70,12 +53,18 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     seed = loaded.value;
   }
 
+  const stores = await openStores(config.databaseUrl);
+  if (stores.isErr()) return err(stores.error);
   const chain = createTronChainFactsProvider({
     fullNodeUrl: config.tronFullNodeUrl,
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
   });
+  const release = async () => {
+    await chain.close();
+    await stores.value.close();
+  };
   const service = createSafetyService(
     stores.value.stores,
     { chain, risk: risk.value },
@@ -91,7 +80,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   if (seed) {
     const applied = await applySeed(service.admin, seed);
     if (applied.isErr()) {
-      await chain.close();
+      await release();
       return err(applied.error);
     }
     seeded = applied.value;
@@ -103,22 +92,29 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   try {
     listening = await listen(server, config.port, config.host);
   } catch (e) {
-    await chain.close();
+    await release();
     return err({ field: 'PORT', message: `PORT/HOST: cannot listen on ${config.host}:${config.port} (${(e as Error).message})` });
   }
+
+  const sweeper = setInterval(() => {
+    stores.value.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
 
   let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>
     (stopping ??= (async () => {
       logger.info({ reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs }, 'shutting down: no new connections');
+      clearInterval(sweeper);
       const closed = stopAccepting(server);
       // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.
       await service.close({ timeoutMs: config.shutdownGraceMs });
       server.closeAllConnections();
       await closed;
-      await chain.close();
-      logger.info({ in_flight: service.inFlight, reserved_after_drain: await reservedQuota(service) }, 'stopped');
+      const reserved = await reservedQuota(service);
+      await release();
+      logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
     })());
 
-  return ok({ url: listening.url, service, server, seeded, stop });
+  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, stop });
 }

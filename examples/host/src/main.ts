@@ -24,7 +24,7 @@ async function main(): Promise<number> {
     {
       url: host.url,
       framework: config.framework,
-      stores: 'memory (in-process; state is lost on restart)',
+      stores: host.stores,
       tron_full_node: config.tronFullNodeUrl,
       tron_solidity_node: config.tronSolidityUrl,
       aml: config.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',

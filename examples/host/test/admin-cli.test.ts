@@ -85,6 +85,6 @@ describe('admin CLI (memory mode: the seed file)', () => {
       delete process.env.DATABASE_URL;
     }
     assert.equal(pg.code, 2);
-    assert.match(pg.err, /PostgreSQL is not available/);
+    assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
 });

@@ -149,7 +149,7 @@ describe('the host started as a user starts it', () => {
     assert.equal(stopped?.reserved_after_drain, 0);
   });
 
-  test('refuses to start with a message naming the field (DATABASE_URL without PostgreSQL)', async () => {
+  test('refuses to start with a message naming the field (DATABASE_URL, no PostgreSQL there): never falls back to memory', async () => {
     const child = spawn(process.execPath, ENTRY, {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', DATABASE_URL: 'postgres://u@127.0.0.1:1/db' },
@@ -158,6 +158,6 @@ describe('the host started as a user starts it', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 2);
-    assert.match(stderr, /refusing to start: DATABASE_URL: PostgreSQL is not available/);
+    assert.match(stderr, /refusing to start: DATABASE_URL: cannot prepare PostgreSQL at 127.0.0.1:1\/db/);
   });
 });

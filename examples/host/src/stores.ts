@@ -1,0 +1,49 @@
+import type { SafetyStores } from '@tron-safety/core';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createPostgresStores } from '@tron-safety/store-postgres';
+import { err, ok, type Result } from 'neverthrow';
+import type { ConfigError } from './config.js';
+
+/** The stores a host (or the admin CLI) runs on, with what it takes to keep and end them. */
+export interface HostStores {
+  stores: SafetyStores;
+  kind: 'memory' | 'postgres';
+  /** For the start-up log: never includes credentials. */
+  description: string;
+  /** Deletes expired leases, reservations and windows (PostgreSQL; memory expires them itself). */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * In-memory stores without `databaseUrl`; with it, PostgreSQL: the schema is created or upgraded
+ * first (safe when several hosts start at once), and a failure to reach or migrate the database
+ * refuses the start instead of falling back to memory.
+ */
+export async function openStores(databaseUrl: string | null): Promise<Result<HostStores, ConfigError>> {
+  if (databaseUrl === null) {
+    return ok({
+      stores: createMemoryStores(),
+      kind: 'memory',
+      description: 'memory (this process only; state is lost on restart)',
+      sweep: async () => {},
+      close: async () => {},
+    });
+  }
+  const url = new URL(databaseUrl);
+  const where = `${url.hostname}:${url.port || 5432}${url.pathname}`;
+  const stores = createPostgresStores({ connectionString: databaseUrl, applicationName: 'tron-safety-host' });
+  try {
+    await stores.migrate();
+  } catch (e) {
+    await stores.close().catch(() => {});
+    return err({ field: 'DATABASE_URL', message: `DATABASE_URL: cannot prepare PostgreSQL at ${where} (${(e as Error).message})` });
+  }
+  return ok({
+    stores,
+    kind: 'postgres',
+    description: `postgres ${where}`,
+    sweep: async () => void (await stores.sweep()),
+    close: () => stores.close(),
+  });
+}
