@@ -10,7 +10,7 @@ export interface HostStores {
   kind: 'memory' | 'postgres';
   /** For the start-up log: never includes credentials. */
   description: string;
-  /** Deletes expired leases, reservations and windows (PostgreSQL; memory expires them itself). */
+  /** Deletes expired idempotency records, reservations, windows and slots (they count as gone already). */
   sweep(): Promise<void>;
   close(): Promise<void>;
 }
@@ -22,11 +22,15 @@ export interface HostStores {
  */
 export async function openStores(databaseUrl: string | null): Promise<Result<HostStores, ConfigError>> {
   if (databaseUrl === null) {
+    const stores = createMemoryStores();
     return ok({
-      stores: createMemoryStores(),
+      stores,
       kind: 'memory',
       description: 'memory (this process only; state is lost on restart)',
-      sweep: async () => {},
+      async sweep() {
+        const now = new Date();
+        await Promise.all([stores.idempotency.purgeExpired(now), stores.quota.purgeExpired(now), stores.limits.purgeExpired(now)]);
+      },
       close: async () => {},
     });
   }
