@@ -45,8 +45,10 @@ export function safetyRouter(service: SafetyHandler, options: SafetyRouterOption
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!matches(req.path)) return next();
     let response: CoreHttpResponse;
+    let tooLarge = false;
     try {
       const { body, bodyTooLarge } = await requestBody(req);
+      tooLarge = bodyTooLarge;
       response = await service.handle({
         method: req.method,
         path: req.path,
@@ -61,6 +63,8 @@ export function safetyRouter(service: SafetyHandler, options: SafetyRouterOption
     res.status(response.status);
     for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
     if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
+    // The rest of an oversized body is not worth reading: answer, then close the connection.
+    if (tooLarge) res.setHeader('connection', 'close');
     res.end(response.body);
   };
 }

@@ -80,6 +80,7 @@ describe('express adapter', () => {
     const big = `{"a":"${'x'.repeat(5000)}"}`;
     const declared = await request(`${bare}/v1/transaction/check`, { method: 'POST', body: big });
     assert.equal(declared.statusCode, 422);
+    assert.equal(declared.headers.connection, 'close', 'the server reads no more of an oversized body');
     assert.equal(((await declared.body.json()) as { tooLarge: boolean }).tooLarge, true);
     async function* chunks() {
       for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000));

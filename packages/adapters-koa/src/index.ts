@@ -32,8 +32,10 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
   return async (ctx: Context, next: Next) => {
     if (!matches(ctx.path)) return next();
     let response: CoreHttpResponse;
+    let tooLarge = false;
     try {
       const { body, bodyTooLarge } = await requestBody(ctx);
+      tooLarge = bodyTooLarge;
       response = await service.handle({
         method: ctx.method,
         path: ctx.path,
@@ -49,6 +51,8 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
     // Content type first: Koa guesses one (text/plain) only for a body without it.
     ctx.set('content-type', 'application/json; charset=utf-8');
     ctx.set(response.headers);
+    // The rest of an oversized body is not worth reading: answer, then close the connection.
+    if (tooLarge) ctx.set('connection', 'close');
     ctx.body = response.body;
   };
 }

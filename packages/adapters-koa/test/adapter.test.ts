@@ -78,6 +78,7 @@ describe('koa adapter', () => {
   test('a body over 4 KiB is flagged, by Content-Length and when chunked', async () => {
     const declared = await request(`${bare}/v1/transaction/check`, { method: 'POST', body: 'x'.repeat(5000) });
     assert.equal(declared.statusCode, 422);
+    assert.equal(declared.headers.connection, 'close', 'the server reads no more of an oversized body');
     assert.equal(((await declared.body.json()) as { tooLarge: boolean }).tooLarge, true);
     async function* chunks() {
       for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000));

@@ -20,8 +20,9 @@ function tooLarge(limit: number): ReadBody {
 /**
  * Reads a Node request body, keeping at most `MAX_BODY_BYTES`. Shared by the Express and Koa
  * adapters so both enforce the spec's 4 KiB limit the same way: a declared `Content-Length` over the
- * limit is refused without reading; otherwise bytes are counted as they arrive. Past the limit the
- * rest is drained and discarded, so the client still receives the 422 instead of a reset socket.
+ * limit is refused without reading; otherwise bytes are counted as they arrive. Past the limit
+ * what still arrives is discarded until the adapter answers and closes the connection
+ * (`Connection: close`), so the client receives the 422 and the server reads no more.
  * Never rejects: a client that aborts mid-body gives whatever arrived (the core then rejects it).
  */
 export function readNodeBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<ReadBody> {
