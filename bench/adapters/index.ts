@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { safetyMiddleware } from '@tron-safety/adapters-koa';
 import { createSafetyService } from '@tron-safety/core';
-import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
+import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/fakes';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
 import Koa from 'koa';

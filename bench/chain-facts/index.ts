@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTronChainFactsProvider, TronNodeClient } from '@tron-safety/core';
-import { TRON_FIXTURE_TX } from '@tron-safety/core/testing';
+import { TRON_FIXTURE_TX } from '@tron-safety/core/fakes';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

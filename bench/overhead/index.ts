@@ -15,7 +15,7 @@ import {
   validateCheckRequest,
   type CoreHttpRequest,
 } from '@tron-safety/core';
-import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
+import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/fakes';
 import { createMemoryStores } from '@tron-safety/store-memory';
 
 const REQUESTS = Number(process.argv[2] ?? 10_000);

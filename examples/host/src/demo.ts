@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hexToBase58Address } from '@tron-safety/core';
-import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT } from '@tron-safety/core/testing';
+import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT } from '@tron-safety/core/fakes';
 import { request } from 'undici';
 import { parseConfig } from './config.js';
 import { startHost } from './host.js';
@@ -113,14 +113,8 @@ async function main(): Promise<void> {
   console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
   console.log('Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.');
   console.log('HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n');
-  console.log(bold('The host keeps running. Try:'));
-  console.log(`  curl -s ${host.url}/v1/transaction/check -H 'X-API-Key: ${DEMO_KEY}' -H 'Content-Type: application/json' \\
-    -d '{"tx_hash":"${TRON_FIXTURE_TX.usdtTransfer}","network":"tron","expected_token_contract":"${USDT_CONTRACT}"}'`);
-  console.log(`  curl -s '${host.url}/v1/usage?days=7' -H 'X-API-Key: ${DEMO_KEY}'`);
-  console.log(`  curl -s ${host.url}/v1/status`);
-  console.log('Press Ctrl-C to stop.');
-
-  await new Promise<void>((resolve) => {
+  // Listen before saying so: a Ctrl-C right after the prompt must stop the host gracefully.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop).off('SIGTERM', stop);
       void host
@@ -130,6 +124,14 @@ async function main(): Promise<void> {
     };
     process.on('SIGINT', stop).on('SIGTERM', stop);
   });
+  console.log(bold('The host keeps running. Try:'));
+  console.log(`  curl -s ${host.url}/v1/transaction/check -H 'X-API-Key: ${DEMO_KEY}' -H 'Content-Type: application/json' \\
+    -d '{"tx_hash":"${TRON_FIXTURE_TX.usdtTransfer}","network":"tron","expected_token_contract":"${USDT_CONTRACT}"}'`);
+  console.log(`  curl -s '${host.url}/v1/usage?days=7' -H 'X-API-Key: ${DEMO_KEY}'`);
+  console.log(`  curl -s ${host.url}/v1/status`);
+  console.log('Press Ctrl-C to stop.');
+
+  await stopped;
 }
 
 function table(header: string[], rows: string[][]): string {

@@ -20,6 +20,14 @@ async function main(): Promise<number> {
     return 2;
   }
   const host = started.value;
+  // Listen before announcing: a signal right after "listening" must still drain gracefully.
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+      void host.stop(signal).then(resolve);
+    };
+    process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  });
   logger.info(
     {
       url: host.url,
@@ -35,13 +43,7 @@ async function main(): Promise<number> {
     `listening on ${host.url}`,
   );
 
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
-      void host.stop(signal).then(resolve);
-    };
-    process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
-  });
+  await stopped;
   return 0;
 }
 

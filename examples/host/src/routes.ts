@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { renderOpenApiJson, type CoreHttpResponse } from '@tron-safety/core';
+import { renderOpenApiJson, requestIdFrom, type CoreHttpRequest, type CoreHttpResponse } from '@tron-safety/core';
 import type { Handler } from './log.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -20,10 +19,10 @@ export function withHostRoutes(service: HostRoutesTarget): Handler {
   return {
     handle(request) {
       if (request.method === 'GET' || request.method === 'HEAD') {
-        if (request.path === OPENAPI_PATH) return Promise.resolve(json(openapi));
+        if (request.path === OPENAPI_PATH) return Promise.resolve(json(request, openapi));
         if (request.path === STATUS_PATH) {
           const body = JSON.stringify({ business_access: service.apiDisabled ? 'disabled' : 'enabled' });
-          return Promise.resolve(json(body));
+          return Promise.resolve(json(request, body));
         }
       }
       return service.handle(request);
@@ -31,10 +30,15 @@ export function withHostRoutes(service: HostRoutesTarget): Handler {
   };
 }
 
-function json(body: string): CoreHttpResponse {
+/** A caller's valid X-Request-ID is kept, as on the service's own routes. */
+function json(request: CoreHttpRequest, body: string): CoreHttpResponse {
   return {
     status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': randomUUID(), 'cache-control': 'no-store' },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': requestIdFrom(request.headers['x-request-id']),
+      'cache-control': 'no-store',
+    },
     body,
   };
 }

@@ -146,6 +146,7 @@ describe('public routes and request logs', () => {
     assert.equal(openapi.status, 200);
     assert.ok((JSON.parse(openapi.body) as { paths: Record<string, unknown> }).paths['/v1/transaction/check']);
     assert.deepEqual(JSON.parse((await get('/v1/status')).body), { business_access: 'enabled' });
+    assert.equal((await get('/v1/status', { 'x-request-id': 'probe-7' })).headers['x-request-id'], 'probe-7');
     service.setApiDisabled(true);
     assert.deepEqual(JSON.parse((await get('/v1/status')).body), { business_access: 'disabled' });
     service.setApiDisabled(false);
@@ -161,9 +162,9 @@ describe('public routes and request logs', () => {
     const text = JSON.stringify(lines);
     assert.ok(!text.includes(KEY) && !text.includes('secret-order-77'), text);
     assert.ok(text.includes('[redacted]'));
-    assert.equal(lines.length, 5);
+    assert.equal(lines.length, 6);
     for (const line of lines) assert.match(String(line.request_id), /\S/);
-    assert.equal(lines[3]!.request_id, 'trace-1');
-    assert.equal(lines[4]!.error_code, 'api_not_configured'); // this service has no chain provider
+    assert.equal(lines[4]!.request_id, 'trace-1');
+    assert.equal(lines[5]!.error_code, 'api_not_configured'); // this service has no chain provider
   });
 });

@@ -13,7 +13,7 @@ const ENTRY = staleReason(ROOT) === null
   : ['--conditions=source', '--import', 'tsx', 'examples/host/src/demo.ts'];
 
 test('npm run demo: checks over HTTP on recorded data, a readable table, then serves until SIGINT', async () => {
-  // Without the runner's NODE_TEST_CONTEXT: it makes node:test (loaded by core/testing) take over SIGINT.
+  // The environment a user has: without the test runner's own NODE_TEST_CONTEXT.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const child = spawn(process.execPath, ENTRY, { cwd: ROOT, env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, type FakeChainalysis, type FakeTronNode } from '@tron-safety/core/testing';
 import { request } from 'undici';
 // store-postgres's test support: TEST_DATABASE_URL (CI) or a throwaway cluster, a schema per caller.
-import { startTestPostgres, type TestDatabase, type TestPostgres } from '../../../packages/store-postgres/test/postgres.js';
+import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-safety/store-postgres/testing';
 import { runAdmin } from '../src/admin-cli.js';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { SafetyStores } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPostgresStores, migrate } from '../src/index.js';
-import { startTestPostgres } from '../test/postgres.js';
+import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 
 const OPS = Number(process.env.BENCH_OPS ?? 2000);
 const CONCURRENCY = 30;

@@ -2,7 +2,7 @@
 import { after, test } from 'node:test';
 import { runStoreConformance } from '@tron-safety/core/testing';
 import { createPostgresStores, migrate } from '../src/index.js';
-import { startTestPostgres } from './postgres.js';
+import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 
 const server = await startTestPostgres();
 

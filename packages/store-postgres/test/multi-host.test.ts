@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { createSafetyService, type CoreHttpResponse, type SafetyService } from '@tron-safety/core';
 import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
 import { createPostgresStores, migrate, type PostgresStores } from '../src/index.js';
-import { startTestPostgres, type TestDatabase } from './postgres.js';
+import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 
 const server = await startTestPostgres();
 after(() => server.stop());

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';
-import { startTestPostgres, type TestDatabase } from './postgres.js';
+import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 
 const server = await startTestPostgres();
 after(() => server.stop());

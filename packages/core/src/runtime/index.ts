@@ -22,3 +22,4 @@ export {
 } from './admin.js';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
 export { entitlementsOf } from './access.js';
+export { requestIdFrom } from './request-id.js';

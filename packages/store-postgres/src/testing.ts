@@ -1,4 +1,4 @@
-// Test support: a real PostgreSQL server for the store tests, and a fresh database per caller.
+// Test support (`@tron-safety/store-postgres/testing`): a real PostgreSQL server for the store tests, and a fresh database per caller.
 // Uses TEST_DATABASE_URL when set (CI's .ci/run starts a throwaway cluster and exports it);
 // otherwise starts a throwaway cluster of its own (initdb + pg_ctl, trust auth, 127.0.0.1, a
 // free port) in a temp dir, stopped and removed when the test process ends; its data directory
