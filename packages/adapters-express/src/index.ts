@@ -3,6 +3,7 @@ import {
   bodyConsumed,
   type CoreHttpRequest,
   type CoreHttpResponse,
+  nodeRequestHeaders,
   preParsedBody,
   readNodeBody,
   type ReadBody,
@@ -53,7 +54,7 @@ export function safetyRouter(service: SafetyHandler, options: SafetyRouterOption
         method: req.method,
         path: req.path,
         query: req.query as CoreHttpRequest['query'],
-        headers: req.headers,
+        headers: nodeRequestHeaders(req),
         body,
         bodyTooLarge,
       });

@@ -3,6 +3,7 @@ import {
   bodyConsumed,
   type CoreHttpRequest,
   type CoreHttpResponse,
+  nodeRequestHeaders,
   preParsedBody,
   readNodeBody,
   type ReadBody,
@@ -40,7 +41,7 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
         method: ctx.method,
         path: ctx.path,
         query: ctx.query,
-        headers: ctx.req.headers,
+        headers: nodeRequestHeaders(ctx.req),
         body,
         bodyTooLarge,
       });

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
 
 // What the Express and Koa adapters share: reading a Node request body under the spec's 4 KiB
-// limit, and the last-resort answer when `handle` itself fails (it should not: the core maps every
+// limit, its headers with repeats kept apart, and the last-resort answer when `handle` itself fails (it should not: the core maps every
 // error to the spec's envelope), so a framework never answers with its own HTML.
 
 /** What an adapter passes on as `body`/`bodyTooLarge` of a `CoreHttpRequest`. */
@@ -65,6 +65,19 @@ export function preParsedBody(raw: unknown, parsed: unknown, limit = MAX_BODY_BY
   else if (parsed !== undefined && typeof parsed !== 'function') bytes = Buffer.from(JSON.stringify(parsed) ?? '', 'utf8');
   if (bytes === undefined) return undefined;
   return bytes.length > limit ? tooLarge(limit) : { body: bytes, bodyTooLarge: false };
+}
+
+/**
+ * The request's headers, a header sent more than once as an array of its values. Node's
+ * `req.headers` joins most repeats into one "a, b" string, which would pass two Idempotency-Keys
+ * (or two API keys) as one valid-looking value; the core refuses an array instead.
+ */
+export function nodeRequestHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values && values.length > 0) headers[name] = values.length === 1 ? values[0]! : values;
+  }
+  return headers;
 }
 
 /** True when the request stream has already been read to its end by someone else. */

@@ -102,9 +102,9 @@ export function runHttpConformance(
     async function call(
       method: 'GET' | 'POST',
       path: string,
-      init: { key?: string; body?: string | Buffer; headers?: Record<string, string>; url?: string } = {},
+      init: { key?: string; body?: string | Buffer; headers?: Record<string, string | string[]>; url?: string } = {},
     ): Promise<Answer> {
-      const headers: Record<string, string> = { ...init.headers };
+      const headers: Record<string, string | string[]> = { ...init.headers };
       if (init.key !== undefined) headers['x-api-key'] = init.key;
       if (init.body !== undefined) headers['content-type'] ??= 'application/json';
       const res = await request(`${init.url ?? server.url}${path}`, { method, headers, body: init.body });
@@ -120,7 +120,7 @@ export function runHttpConformance(
       return { status: res.statusCode, headers: flat, text, json };
     }
 
-    const check = (key: string, body: object | string, headers: Record<string, string> = {}) =>
+    const check = (key: string, body: object | string, headers: Record<string, string | string[]> = {}) =>
       call('POST', '/v1/transaction/check', { key, body: typeof body === 'string' ? body : JSON.stringify(body), headers });
 
     /** The spec's error envelope, with `X-Request-ID` equal to `request_id` and a JSON content type. */
@@ -178,6 +178,9 @@ export function runHttpConformance(
         const { id, key, keyId } = await tenant();
         await service.admin.revokeApiKey({ kind: 'operator' }, id, keyId);
         assertError(await check(key, body), 401, 'invalid_api_key', false);
+        const twice = (await tenant()).key;
+        const repeated = await call('POST', '/v1/transaction/check', { body: JSON.stringify(body), headers: { 'x-api-key': [twice, twice] } });
+        assertError(repeated, 401, 'invalid_api_key', false);
       });
 
       test('403 tenant_suspended and network_not_enabled', async () => {
@@ -196,6 +199,8 @@ export function runHttpConformance(
         assertError(await check(key, { tx_hash: tx, network: 'tron', expected_recipient: 'TNotAnAddress' }), 422, 'invalid_tron_address', false);
         assertError(await check(key, { tx_hash: tx, network: 'tron', expected_amount: '1e5' }), 422, 'invalid_expected_amount', false);
         assertError(await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': 'x'.repeat(129) }), 422, 'invalid_idempotency_key', false);
+        // Sent twice, not joined into one "a, b" key by the server.
+        assertError(await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': ['a', 'b'] }), 422, 'invalid_idempotency_key', false);
         assertError(await check(key, { tx_hash: tx, network: 'tron', extra: 1 }), 422, 'validation_error', false);
         assertError(await check(key, '{"tx_hash": '), 422, 'validation_error', false);
       });
