@@ -13,6 +13,8 @@ import {
 } from '../src/contract/models.js';
 import { buildOpenApiDocument, renderOpenApiJson } from '../src/contract/openapi.js';
 import { reason } from '../src/contract/reasons.js';
+import { describeError, type RuntimeError } from '../src/runtime/errors.js';
+import { quotaHeaders, rateLimitHeaders } from '../src/runtime/limit-headers.js';
 
 type Doc = Record<string, any>;
 const doc = buildOpenApiDocument() as Doc;
@@ -69,6 +71,48 @@ test('operations, error statuses, parameters, headers and security', () => {
     assert.match(check.responses['422'].description, new RegExp(`\`${code}\``));
   }
   assert.doesNotMatch(usage.responses['422'].description, /malformed_tx_hash/);
+  for (const status of ['401', '403', '409', '422', '429', '500', '503', '504']) {
+    assert.ok(check.responses[status].headers['Idempotent-Replayed'], `check ${status}: finalized errors are replayed too`);
+  }
+  for (const status of ['401', '403', '422', '500', '504']) {
+    assert.equal(check.responses[status].headers['Retry-After'], undefined, `check ${status} has no Retry-After`);
+  }
+});
+
+test('every status, code and header the runtime answers is documented on its operation', () => {
+  const operations = { check: doc.paths['/v1/transaction/check'].post, usage: doc.paths['/v1/usage'].get };
+  const errors: RuntimeError[] = [
+    { kind: 'invalid_api_key' },
+    { kind: 'tenant_suspended' },
+    { kind: 'network_not_enabled', network: 'tron' },
+    { kind: 'idempotency_conflict' },
+    { kind: 'idempotency_in_progress', retryAfterSeconds: 2 },
+    { kind: 'invalid_request', code: 'validation_error', message: 'x' },
+    { kind: 'rate_limit_exceeded', retryAfterSeconds: 30 },
+    { kind: 'quota_exceeded', retryAfterSeconds: 86_400 },
+    { kind: 'concurrency_limit_exceeded', retryAfterSeconds: 1 },
+    { kind: 'provider_unavailable' },
+    { kind: 'api_not_configured' },
+    { kind: 'rate_limiter_unavailable' },
+    { kind: 'api_disabled' },
+    { kind: 'api_disabled', shuttingDown: true },
+    { kind: 'request_timeout' },
+    { kind: 'internal_error' },
+  ];
+  for (const error of errors) {
+    const { status, code, headers } = describeError(error);
+    const documented = Object.entries(operations).filter(([, op]) => op.responses[status]?.description.includes(`\`${code}\``));
+    assert.ok(documented.length > 0, `${status} ${code} is documented`);
+    for (const [name, op] of documented) {
+      for (const header of Object.keys(headers)) assert.ok(op.responses[status].headers[header], `${name} ${status} ${code}: ${header}`);
+    }
+  }
+  const now = new Date('2026-11-21T12:00:00Z');
+  const rate = Object.keys(rateLimitHeaders(60, 1, now, now));
+  const quota = Object.keys(quotaHeaders(100, { used: 1, reserved: 0 }, now));
+  for (const [name, op] of Object.entries(operations)) {
+    for (const header of [...rate, ...quota]) assert.ok(op.responses['200'].headers[header], `${name} 200: ${header}`);
+  }
 });
 
 // ---- samples against the document (ajv) and the codecs -------------------------------------

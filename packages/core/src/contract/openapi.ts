@@ -193,7 +193,10 @@ const HEADERS: Record<string, JsonSchema> = {
   },
 };
 const COMMON_HEADERS = ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
-const CHECK_HEADERS = [...COMMON_HEADERS, 'Idempotent-Replayed', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'];
+const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'];
+const CHECK_HEADERS = [...COMMON_HEADERS, 'Idempotent-Replayed', ...QUOTA_HEADERS];
+// The usage report reads the quota, so its success carries the quota headers too.
+const USAGE_HEADERS = [...COMMON_HEADERS, ...QUOTA_HEADERS];
 
 function headerRefs(names: string[]): JsonSchema {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -281,7 +284,7 @@ export function buildOpenApiDocument(): JsonSchema {
         responses: {
           '200': {
             description: 'Quota and recent usage',
-            headers: headerRefs(COMMON_HEADERS),
+            headers: headerRefs(USAGE_HEADERS),
             content: json(registry.schemaOf(UsageResponse)),
           },
           ...errorResponses('usage', COMMON_HEADERS, registry),
