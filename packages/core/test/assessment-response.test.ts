@@ -1,12 +1,13 @@
 // The spec's response rules, overall-state precedence, coverage table, reasons and freshness.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { isRight } from 'fp-ts/lib/Either.js';
 import type { AssessmentInput } from '../src/assessment/input.js';
-import { TIE_ORDER } from '../src/assessment/verdict.js';
+import { reasonPriority, TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
-import { REASONS } from '../src/contract/reasons.js';
+import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
 import type { AmlAnswer, AmlLevel, RiskSignals, SanctionsAnswer, TokenAuthenticityAnswer, Unavailable } from '../src/risk/signals.js';
 import { ADDR, check, codes, expecting, facts, signals, trx, usdt } from './assessment-support.js';
 
@@ -250,6 +251,12 @@ describe('coverage table', () => {
 describe('reasons', () => {
   test('the documented order covers every code of the reason table exactly once', () => {
     assert.deepEqual([...TIE_ORDER].sort(), Object.keys(REASONS).sort());
+  });
+  test('docs/assessment.md shows the priority table the code uses', () => {
+    const docs = readFileSync(new URL('../../../docs/assessment.md', import.meta.url), 'utf8');
+    const rows = [...docs.matchAll(/^\| (\d+) \| ([A-Z_]+) \| (\w+) \|$/gm)].map(([, n, code, severity]) => [Number(n), code, severity]);
+    const ordered = (Object.keys(REASONS) as ReasonCode[]).sort(reasonPriority);
+    assert.deepEqual(rows, ordered.map((code, i) => [i + 1, code, REASONS[code].severity]));
   });
   test('a clean check: the five info codes in the documented order', () => {
     assert.deepEqual(codes(check()), ['TX_FINALIZED', 'TX_FACTS_VERIFIED', 'SANCTIONS_CLEAR', 'AML_LOW', 'TOKEN_OFFICIAL']);
