@@ -97,10 +97,45 @@ describe('persistent faults on one node: facts with unknown state and missing en
     assert.ok(r.value.missing.length >= 3);
   });
 
-  test('non-retryable answers are not retried', async () => {
-    node.fault({ node: 'solidity', path: 'gettransactioninfobyid', fault: { kind: 'html' } });
-    await run();
-    assert.equal(countOf('solidity', 'gettransactioninfobyid'), 1);
+  test('only 5xx, 429 and network errors are retried: node errors, bad bodies, 403 and 404 are asked once', async () => {
+    const once: FakeTronFault[] = [
+      { kind: 'html' },
+      { kind: 'malformed_json' },
+      { kind: 'error' },
+      { kind: 'body', body: '{"id": 5}' },
+      { kind: 'status', status: 403 },
+      { kind: 'status', status: 404, body: '{"Error": "this API is unavailable due to config"}' },
+    ];
+    for (const fault of once) {
+      node.clearCalls();
+      const remove = node.fault({ node: 'solidity', path: 'gettransactioninfobyid', fault });
+      try {
+        assert.equal((await run())._unsafeUnwrap().state, 'unknown');
+        assert.equal(countOf('solidity', 'gettransactioninfobyid'), 1, fault.kind);
+      } finally {
+        remove();
+      }
+    }
+  });
+
+  test('retries stop at the deadline: no retry is waited for or sent once the signal fires', async () => {
+    const patient = createTronChainFactsProvider({
+      fullNodeUrl: node.url,
+      retry: { attempts: 10, baseDelayMs: 5_000, maxDelayMs: 5_000 },
+    });
+    try {
+      await patient.getTransactionFacts(TX, { signal: AbortSignal.timeout(5000) });
+      node.fault({ fault: { kind: 'status', status: 503 } });
+      node.clearCalls();
+      const started = performance.now();
+      const r = await run(AbortSignal.timeout(150), patient);
+      assert.ok(r.isErr() && r.error.kind === 'aborted');
+      assert.ok(performance.now() - started < 1500, 'the backoff sleep ends with the signal');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(node.calls.length <= 12, `at most two attempts per lookup, got ${node.calls.length} calls`);
+    } finally {
+      await patient.close();
+    }
   });
 
   test('a failure seen on one node is still a failure', async () => {
@@ -140,6 +175,23 @@ describe('no data at all', () => {
     assert.ok(r.isErr());
     assert.equal(r.error.kind, 'aborted');
     assert.ok(performance.now() - started < 600, 'no call outlives the deadline by much');
+  });
+
+  test('the signal fires while token metadata is read: aborted, never facts with the token unread', async () => {
+    // A fresh provider: its metadata cache is cold, so the USDT lookup reaches the (hanging) node.
+    // Warmed with a TRX transfer (no metadata) so the first round is quick; the metadata read
+    // (full node, then solidity node, 400 ms each) outlasts the 250 ms deadline.
+    const cold = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 400, retry: { attempts: 1 } });
+    try {
+      await cold.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, { signal: AbortSignal.timeout(5000) });
+      node.fault({ path: 'triggerconstantcontract', fault: { kind: 'hang' } });
+      const r = await run(AbortSignal.timeout(250), cold);
+      assert.ok(r.isErr(), 'no facts once the deadline fired');
+      assert.equal(r.error.kind, 'aborted');
+      assert.ok(node.calls.some((c) => c.path === 'triggerconstantcontract'), 'the first round answered, metadata was being read');
+    } finally {
+      await cold.close();
+    }
   });
 
   test('an already aborted signal makes no call', async () => {

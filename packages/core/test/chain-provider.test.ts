@@ -144,19 +144,34 @@ describe('recorded mainnet fixtures', () => {
     });
   }
 
-  test('info-only recordings: unknown state, missing body, never verified', async () => {
-    const f = await facts(TRON_FIXTURE_TX.usdtTransferDocExample);
-    assert.equal(f.state, 'unknown');
-    assert.equal(f.verified, false);
-    assert.equal(f.transactionType, 'unknown');
-    assert.ok(f.missing.some((m) => m.includes('transaction body')));
+  test('info-only recordings (USDT b69c51db…, TRX 23897196…): unknown state, missing body, never verified', async () => {
+    for (const hash of [TRON_FIXTURE_TX.usdtTransferDocExample, TRON_FIXTURE_TX.trxTransferDocExample]) {
+      const f = await facts(hash);
+      assert.equal(f.state, 'unknown');
+      assert.equal(f.verified, false);
+      assert.equal(f.transactionType, 'unknown');
+      assert.deepEqual(f.transfers, [], 'no body: nothing read from call data');
+      assert.ok(f.missing.some((m) => m.includes('transaction body')));
+    }
+    const trx = await facts(TRON_FIXTURE_TX.trxTransferDocExample);
+    assert.equal(trx.blockNumber, 66862205);
+    assert.equal(trx.blockTime?.getTime(), 1731236190000);
   });
 
-  test('abridged block 71723395: the USDT call moves 10 USDT', async () => {
+  test('abridged block 71723395: 1 sun from 41f96c47… to 4155181e…; the USDT call moves 10 USDT from 415a2744… to 413b9f38…', async () => {
+    const t = await facts(TRON_FIXTURE_TX.blockTrxTransfer);
+    assert.equal(t.category, 'trx_transfer');
+    assert.equal(t.verified, true);
+    assert.equal(hex(t.transfers[0]!.sender!), '41f96c4705e780785f6e46e84da9744105f0c2142a');
+    assert.equal(hex(t.transfers[0]!.recipient!), '4155181e20f78902ed2ff8fc7a75814762887d497b');
+    assert.equal(amountOf(t), '0.000001');
     const f = await facts(TRON_FIXTURE_TX.blockUsdtTransfer);
     assert.equal(f.category, 'trc20_transfer');
     assert.equal(f.verified, true);
-    assert.equal(amountOf(f), '10');
+    assert.equal(hex(f.transfers[0]!.sender!), '415a274493e64a26e6bbf38e86d42192045f4e6881');
+    assert.equal(hex(f.transfers[0]!.recipient!), '413b9f381f7e5017f3966277d00a0ca5adfc563492');
+    assert.equal(f.transfers[0]!.tokenContract, USDT_CONTRACT);
+    assert.equal(amountOf(f), '10'); // call data and log value 0x989680
   });
 });
 
@@ -199,6 +214,18 @@ describe('state and finality', () => {
     assert.equal(f.confirmations, 0);
     assert.equal(f.verified, true);
     assert.equal(amountOf(f), '5');
+  });
+
+  test('ret[0].ret FAILED alone is a failure', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 5 },
+      blockNumber: 70_000_005,
+    });
+    node.addTransaction({ transaction: { ...built.transaction, ret: [{ ret: 'FAILED' }] }, info: built.info });
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'failed');
+    assert.deepEqual(f.transfers, []);
   });
 
   test('not found: neither node knows the hash', async () => {

@@ -74,7 +74,7 @@ const isFailure = (code: string | undefined) => code !== undefined && code !== '
  * - confirmations = full node head − tx block + 1 (at least 1 once in a block; 0 for a broadcast tx
  *   not yet in a block); finalized = the solidity node has the tx info (it answers only for solidified blocks).
  * - state: `failed` when any answer says the execution failed (`ret[0].contractRet`, `receipt.result`
- *   not SUCCESS, or `result: FAILED`); `not_found` when both nodes answered `{}` for both lookups;
+ *   not SUCCESS, or `ret[0].ret`/`result` FAILED); `not_found` when both nodes answered `{}` for both lookups;
  *   `unknown` when one of the lookups or the full node's now-block failed, or the answers lack what a
  *   state needs (body, a contract call's receipt result); `confirmed` when finalized and
  *   confirmations ≥ 19; `pending` otherwise. Every failed call is listed in `missing`; token
@@ -145,7 +145,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
 
     if (tx && info) disagreements.push(...compareTxAndInfo(tx, info, verification?.view ?? null));
 
-    const failed = [value(full.tx), value(solidity.tx)].some((t) => isFailure(t?.ret?.[0]?.contractRet)) ||
+    const failed = [value(full.tx), value(solidity.tx)].some((t) => isFailure(t?.ret?.[0]?.contractRet) || t?.ret?.[0]?.ret === 'FAILED') ||
       [value(full.info), value(solidity.info)].some((i) => isFailure(i?.receipt?.result) || i?.result === 'FAILED');
     const view = verification?.view ?? null;
     const isContractCall = view?.type === 'TriggerSmartContract' || view?.type === 'CreateSmartContract';

@@ -1,20 +1,15 @@
-import type { AssetType, TransactionCategory } from '../contract/enums.js';
+import type { TransactionCategory } from '../contract/enums.js';
 import { base58ToHexAddress, hexToBase58Address, isTronAddress } from '../tron/address.js';
 import { decodeTokenTransferCall, readTransferLog } from '../tron/abi.js';
 import { categoryOf } from './categories.js';
+import type { Transfer } from './facts.js';
 import type { NodeTransactionInfo } from './node-codecs.js';
 import type { TokenRef } from './token-metadata.js';
 import type { ContractView } from './verify.js';
 
-/** A transfer before token metadata is attached. Addresses base58. */
-export interface RawTransfer {
-  assetType: AssetType;
-  source: 'contract' | 'log' | 'internal';
-  sender: string | null;
-  recipient: string | null;
-  tokenContract: string | null;
-  tokenId: string | null;
-  rawAmount: bigint;
+/** A transfer before its position and token metadata are attached. Addresses base58. */
+export interface RawTransfer
+  extends Pick<Transfer, 'assetType' | 'source' | 'sender' | 'recipient' | 'tokenContract' | 'tokenId' | 'rawAmount'> {
   /** Where its metadata comes from; null for TRX. */
   token: TokenRef | null;
 }
