@@ -232,9 +232,10 @@ describe('errors table', () => {
   test('429 rate_limit_exceeded with its headers, for usage too; the next window admits again', async () => {
     const clock = movableClock();
     const s = await setup({ rateLimitPerMinute: 2 }, { now: clock.now });
-    assert.equal((await check(s, COMPLETE_TX)).status, 200);
+    assert.equal((await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })).status, 200);
     assert.equal((await getUsage(s)).status, 200);
-    for (const r of [await check(s, COMPLETE_TX), await getUsage(s)]) {
+    // A replay is rate-limited too (Errors rule 3).
+    for (const r of [await check(s, COMPLETE_TX), await getUsage(s), await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })]) {
       assertError(r, 429, 'rate_limit_exceeded', true);
       assert.equal(r.headers['X-RateLimit-Remaining'], '0');
       assert.equal(r.headers['X-RateLimit-Limit'], '2');
@@ -244,17 +245,21 @@ describe('errors table', () => {
     }
     assert.equal((await period(s)).used, 1, 'a refused request reserves nothing');
     clock.advance(60_000);
-    assert.equal((await check(s, COMPLETE_TX)).status, 200);
+    assert.equal((await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })).headers['Idempotent-Replayed'], 'true');
   });
 
-  test('429 concurrency_limit_exceeded while another check is in flight', async () => {
-    const s = await setup({ maxConcurrentRequests: 1 });
+  test('429 concurrency_limit_exceeded while another check is in flight, for a replay too', async () => {
+    const s = await setup({ maxConcurrentRequests: 1, rateLimitPerMinute: 10 });
+    assert.equal((await check(s, COMPLETE_TX, { 'idempotency-key': 'done' })).status, 200);
     node.fault({ path: 'gettransactionbyid', times: 2, fault: { kind: 'latency', ms: 300 } });
     const first = check(s, COMPLETE_TX);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const refused = await check(s, COMPLETE_TX);
     assertError(refused, 429, 'concurrency_limit_exceeded', true);
     assert.equal(refused.headers['Retry-After'], '1');
+    assert.equal(refused.headers['X-RateLimit-Limit'], '10');
+    assert.equal(refused.headers['X-RateLimit-Remaining'], '7');
+    assertError(await check(s, COMPLETE_TX, { 'idempotency-key': 'done' }), 429, 'concurrency_limit_exceeded', true);
     assert.equal((await first).status, 200);
     assert.equal((await check(s, COMPLETE_TX)).status, 200, 'the slot was returned');
   });
@@ -468,6 +473,22 @@ describe('quota billing', () => {
     assert.equal((await check(s, COMPLETE_TX)).status, 503);
     node.clearFaults();
     assert.deepEqual(await period(s), { ...(await period(s)), used: 1, reserved: 0 });
+  });
+
+  test('a complete HIGH_RISK result is billed like any complete one', async () => {
+    const s = await setup();
+    const recipient = json(await check(s, COMPLETE_TX)).recipient as string;
+    vendors.setSanctioned(recipient, [{ category: 'sanctions', name: 'SANCTIONS TEST ENTRY' }]);
+    let flagged: Record<string, any>;
+    try {
+      flagged = json(await check(s, COMPLETE_TX));
+    } finally {
+      vendors.setSanctioned(recipient, null);
+    }
+    assert.equal(flagged.sanctions_hit, true);
+    assert.equal(flagged.overall_state, 'HIGH_RISK');
+    assert.equal(flagged.coverage, 'complete');
+    assert.deepEqual(await period(s), { ...(await period(s)), used: 2, reserved: 0 });
   });
 
   test('500 concurrent checks with 100 units left: exactly 100 billed', async () => {
