@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { errorBody } from './errors.js';
 import { type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
 
 // What the Express and Koa adapters share: reading a Node request body under the spec's 4 KiB
@@ -85,12 +86,7 @@ export function bodyConsumed(req: IncomingMessage): boolean {
   return req.readableEnded || (req.complete && !req.readable);
 }
 
-/** 500 `internal_error` in the spec's envelope, for an adapter whose call to `handle` rejected. */
+/** 500 `internal_error` through the one error mapping, for an adapter whose call to `handle` rejected. */
 export function adapterFailureResponse(): CoreHttpResponse {
-  const requestId = randomUUID();
-  const body = JSON.stringify({
-    request_id: requestId,
-    error: { code: 'internal_error', message: 'Internal error; keep the X-Request-ID when reporting it.', retryable: true },
-  });
-  return { status: 500, headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId }, body };
+  return errorBody(randomUUID(), { kind: 'internal_error' });
 }
