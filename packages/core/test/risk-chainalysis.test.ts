@@ -85,6 +85,7 @@ describe('Chainalysis Entity API adapter', () => {
     ['HTTP 503', { kind: 'status', status: 503 }],
     ['malformed body', { kind: 'malformed' }],
     ['unexpected body', { kind: 'missing_fields' }],
+    ['response body too large', { kind: 'oversized' }],
     ['timed out', { kind: 'delay', ms: 400 }],
     ['timed out', { kind: 'hang' }],
   ];
@@ -195,6 +196,7 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     { kind: 'status', status: 429 },
     { kind: 'malformed' },
     { kind: 'missing_fields' },
+    { kind: 'oversized' },
     { kind: 'delay', ms: 400 },
     { kind: 'hang' },
   ];
@@ -214,6 +216,24 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
       }
     });
   }
+
+  test('the check deadline firing mid-call: unavailable alone and combined, never clean', async () => {
+    fake.setFault('sanctions', ADDR.clean, { kind: 'hang' });
+    try {
+      const api = sanctionsApi({ timeoutMs: 5000, ttlMs: 60_000 });
+      const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+      const started = Date.now();
+      const [alone, both] = await Promise.all([
+        api.screen([ADDR.clean], { signal: AbortSignal.timeout(60) }),
+        combined.screen([ADDR.clean], { signal: AbortSignal.timeout(60) }),
+      ]);
+      assert.deepEqual(alone, { status: 'unavailable', reason: 'check deadline reached' });
+      assert.equal(both.status, 'unavailable');
+      assert.ok(Date.now() - started < 2500, 'released at the deadline, not the call timeout');
+    } finally {
+      fake.setFault('sanctions', ADDR.clean, null);
+    }
+  });
 
   test('combined: no hit and every source answered → answered clean, as of the oldest source', async () => {
     const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), sanctionsApi()]);

@@ -1,6 +1,6 @@
 import type * as t from 'io-ts';
 import { errAsync, okAsync, ResultAsync } from 'neverthrow';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import {
   NodeAssetIssue,
   NodeBlock,
@@ -86,6 +86,21 @@ const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
     }
     signal.addEventListener('abort', done, { once: true });
   });
+
+/** An undici response body as UTF-8 text, or null (and the stream destroyed) once it passes `maxBytes`. */
+export async function readBodyText(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /**
  * java-tron HTTP client: one keep-alive undici `Pool` per origin, JSON POSTs with visible=false,
@@ -222,17 +237,9 @@ export class TronNodeClient {
         body: JSON.stringify(body),
         signal: controller.signal,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
-        if (size > this.maxResponseBytes) {
-          res.body.destroy();
-          return fail(this.bad(node, endpoint, 'response too large'), false);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      text = Buffer.concat(chunks).toString('utf8');
+      const read = await readBodyText(res.body, this.maxResponseBytes);
+      if (read === null) return fail(this.bad(node, endpoint, 'response too large'), false);
+      text = read;
       if (res.statusCode !== 200) {
         return fail({ kind: 'http_status', node, endpoint, status: res.statusCode }, RETRYABLE_STATUS(res.statusCode));
       }

@@ -1,6 +1,7 @@
 import type * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import { request } from 'undici';
+import { readBodyText } from '../chain/client.js';
 
 /** Vendor answers larger than this are not an answer we can trust to read. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -22,16 +23,13 @@ export async function getVendorJson<C extends t.Mixed>(
       await res.body.dump();
       return err(res.statusCode === 429 ? 'rate limited (HTTP 429)' : `HTTP ${res.statusCode}`);
     }
-    const declared = Number(res.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      await res.body.dump();
-      return err('response body too large');
-    }
-    text = await res.body.text();
+    // Read with a bound: a chunked answer declares no length.
+    const read = await readBodyText(res.body, MAX_BODY_BYTES);
+    if (read === null) return err('response body too large');
+    text = read;
   } catch (cause) {
     return err(signal.aborted ? abortReason(signal) : `request failed: ${(cause as Error).message}`);
   }
-  if (text.length > MAX_BODY_BYTES) return err('response body too large');
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -52,7 +52,9 @@ export type FakeFault =
   /** 200 with a body that is not JSON. */
   | { kind: 'malformed' }
   /** 200 with JSON lacking the field that carries the answer (`risk` / `identifications`). */
-  | { kind: 'missing_fields' };
+  | { kind: 'missing_fields' }
+  /** 200 with a valid answer padded past 1 MiB, sent chunked (no content-length). */
+  | { kind: 'oversized' };
 
 export type FakeApi = 'entity' | 'sanctions';
 
@@ -175,6 +177,13 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
         return send(res, 200, '{"risk": "Sev');
       case 'missing_fields':
         return send(res, 200, JSON.stringify(api === 'entity' ? { address, status: 'COMPLETE' } : {}));
+      case 'oversized': {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const pad = 'x'.repeat(64 * 1024);
+        res.write(`{"risk":"Low","identifications":[],"pad":"`);
+        for (let i = 0; i < 20; i++) res.write(pad);
+        return void res.end('"}');
+      }
     }
   };
 
