@@ -13,7 +13,11 @@ import {
 } from '../src/contract/models.js';
 import { buildOpenApiDocument, renderOpenApiJson } from '../src/contract/openapi.js';
 import { reason } from '../src/contract/reasons.js';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import type { CoreHttpRequest } from '../src/runtime/http.js';
 import { describeError, type RuntimeError } from '../src/runtime/errors.js';
+import { createSafetyService } from '../src/runtime/service.js';
+import { confirmedTrxFacts, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
 import { quotaHeaders, rateLimitHeaders } from '../src/runtime/limit-headers.js';
 
 type Doc = Record<string, any>;
@@ -272,5 +276,61 @@ test('request bodies: the schema and the codec agree', () => {
   for (const [body, valid] of bodies) {
     assert.equal(validate(body), valid, JSON.stringify(body));
     assert.equal(TransactionCheckRequest.is(body), valid, JSON.stringify(body));
+  }
+});
+
+test('responses the service builds validate against the document, with documented headers only', async () => {
+  const NOT_FOUND = 'b'.repeat(64);
+  const chain = instantChain({
+    facts: (hash) => {
+      const facts = confirmedTrxFacts(hash);
+      return hash === NOT_FOUND ? { ...facts, state: 'not_found', transfers: [], primaryTransfer: null } : facts;
+    },
+  });
+  const service = createSafetyService(createMemoryStores(), { chain, risk: instantRisk() });
+  try {
+    const { apiKey } = await seedTenant(service);
+    const check = (body: string, headers: Record<string, string> = {}): CoreHttpRequest => ({
+      method: 'POST',
+      path: '/v1/transaction/check',
+      query: {},
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...headers },
+      body: new TextEncoder().encode(body),
+    });
+    const usage = (query: Record<string, string>, key = apiKey): CoreHttpRequest => ({
+      method: 'GET',
+      path: '/v1/usage',
+      query,
+      headers: { 'x-api-key': key },
+      body: new Uint8Array(),
+    });
+    const body = (hash: string, extra = {}) => JSON.stringify({ tx_hash: hash, network: 'tron', ...extra });
+    const cases: [name: string, request: CoreHttpRequest, status: number][] = [
+      ['clean check', check(body('a'.repeat(64), { expected_amount: '1.5' }), { 'idempotency-key': 'k1' }), 200],
+      ['replayed check', check(body('a'.repeat(64), { expected_amount: '1.5' }), { 'idempotency-key': 'k1' }), 200],
+      ['mismatch', check(body('c'.repeat(64), { expected_amount: '2' })), 200],
+      ['not found', check(body(NOT_FOUND)), 200],
+      ['422', check(body('x')), 422],
+      ['409 conflict', check(body('d'.repeat(64)), { 'idempotency-key': 'k1' }), 409],
+      ['401', check(body('a'.repeat(64)), { 'x-api-key': 'nope' }), 401],
+      ['usage', usage({ days: '7' }), 200],
+      ['usage 422', usage({ days: '0' }), 422],
+      ['usage 401', usage({}, 'nope'), 401],
+    ];
+    const operations: Record<string, Doc> = { POST: doc.paths['/v1/transaction/check'].post, GET: doc.paths['/v1/usage'].get };
+    for (const [name, request, status] of cases) {
+      const response = await service.handle(request);
+      assert.equal(response.status, status, `${name}: ${response.body}`);
+      const documented = operations[request.method]!.responses[String(status)];
+      const ref = documented.content['application/json'].schema.$ref as string;
+      const validate = validator(ref.replace('#/components/schemas/', ''));
+      assert.ok(validate(JSON.parse(response.body)), `${name}: ${ajv.errorsText(validate.errors)}`);
+      for (const header of Object.keys(response.headers)) {
+        if (header.toLowerCase() === 'content-type') continue;
+        assert.ok(documented.headers[header], `${name}: ${header} is not documented on ${request.method} ${status}`);
+      }
+    }
+  } finally {
+    await service.close();
   }
 });
