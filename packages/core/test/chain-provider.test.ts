@@ -453,6 +453,24 @@ describe('transfers', () => {
     assert.equal(f.primaryTransfer, null, 'several transfers, none the obvious one');
   });
 
+  test('a transfer whose party cannot be read is kept and reported missing (it cannot be screened)', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data: 'deadbeef' },
+      blockNumber: 70_000_012,
+      info: {
+        receipt: { result: 'SUCCESS' },
+        internal_transactions: [{ hash: '01', transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 3 }], note: '63616c6c' }],
+      },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.transfers[0]!.sender, null);
+    assert.equal(f.transfers[0]!.recipient, TXVJ);
+    assert.deepEqual(f.missing, ['transfer 0: sender unreadable']);
+    assert.equal(f.state, 'confirmed', 'the state itself is established');
+  });
+
   test('truncation: 150 Transfer logs are cut at maxTransfers', async () => {
     const logs = Array.from({ length: 150 }, (_, i) => transferLog(USDT_CONTRACT, TL24, TXVJ, BigInt(i + 1)));
     const built = buildTronTransaction({

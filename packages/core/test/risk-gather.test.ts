@@ -130,6 +130,14 @@ describe('gatherSignals', () => {
     assert.equal(calls.some((c) => c.startsWith('aml')), false);
   });
 
+  test('a focus transfer without a readable sender: AML unavailable, the owner alone is not screened as the counterparty', async () => {
+    const { providers, calls } = recording();
+    const focus = transfer({ sender: null });
+    const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
+    assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'the transfer does not name its sender' });
+    assert.equal(calls.some((c) => c.startsWith('aml')), false);
+  });
+
   test('a provider that rejects is unavailable, never clean', async () => {
     const { providers } = recording();
     const broken: RiskProviders = {

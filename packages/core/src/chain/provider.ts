@@ -171,6 +171,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       });
     }
 
+    if (view && view.owner === null) missing.push('owner of the transaction unreadable');
     const normalized = normalizeTransfers(view, info, failed);
     missing.push(...normalized.unreadable);
     const truncated = normalized.transfers.length > maxTransfers;

@@ -133,6 +133,12 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
     }
   }
 
+  // An unreadable party cannot be screened: the transfer stays, and the gap is reported.
+  transfers.forEach((t, i) => {
+    const parties = [t.sender === null && 'sender', t.recipient === null && 'recipient'].filter(Boolean);
+    if (parties.length > 0) unreadable.push(`transfer ${i}: ${parties.join(' and ')} unreadable`);
+  });
+
   if (matching !== null) category = 'trc20_transfer';
   let primary: number | null = null;
   if ((category === 'trx_transfer' || category === 'trc10_transfer') && contractTransfers > 0) primary = 0;

@@ -46,6 +46,8 @@ async function gatherAml(
     const asset = assetOf(focus);
     if (asset === null) return { status: 'unavailable', reason: 'the transfer does not name its asset' };
     if (!providers.aml.supportsAsset(asset)) return { status: 'unsupported_asset' };
+    // The owner alone is not the counterparty of a payment received.
+    if (focus.sender === null) return { status: 'unavailable', reason: 'the transfer does not name its sender' };
   }
   const counterparties = [...new Set([focus?.sender ?? null, facts.owner].filter((a): a is string => a !== null))];
   const answers = await Promise.all(counterparties.map((a) => settle(() => providers.aml.assessAddress(a, ctx))));
