@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
-import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
+import { checkBody, instantChain, instantRisk, listenOnLoopback, seedTenant } from '@tron-safety/core/testing';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { request } from 'undici';
 import { createExpressApp } from '../src/express-server.js';
@@ -11,12 +9,6 @@ import { createKoaApp } from '../src/koa-server.js';
 import { createService } from '../src/service.js';
 
 // The README's embedding examples: compiled by the root typecheck and exercised here, so they cannot rot.
-
-async function serve(listen: (port: number, host: string) => Server) {
-  const server = listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
-}
 
 describe('embedding the service in an existing server', () => {
   test('createService builds a service from the README without any network call', async () => {
@@ -34,7 +26,7 @@ describe('embedding the service in an existing server', () => {
       const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
       const { apiKey } = await seedTenant(service);
       const app = make(service);
-      const server = await serve((port, host) => app.listen(port, host));
+      const server = await listenOnLoopback((port, host) => app.listen(port, host));
       try {
         const check = await request(`${server.url}/v1/transaction/check`, {
           method: 'POST',

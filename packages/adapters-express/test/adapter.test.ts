@@ -1,36 +1,14 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import type { CoreHttpRequest, CoreHttpResponse } from '@tron-safety/core';
+import { echoHandler, listenOnLoopback } from '@tron-safety/core/fakes';
 import express from 'express';
 import { request } from 'undici';
-import { keepRawBody, safetyRouter, type SafetyHandler } from '../src/index.js';
+import { keepRawBody, safetyRouter } from '../src/index.js';
 
 /** Answers with what it received, so the test sees exactly what the adapter passed on. */
-const echo: SafetyHandler = {
-  async handle(req: CoreHttpRequest): Promise<CoreHttpResponse> {
-    return {
-      status: req.bodyTooLarge ? 422 : 200,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1', 'x-ratelimit-limit': '10' },
-      body: JSON.stringify({
-        method: req.method,
-        path: req.path,
-        query: req.query,
-        apiKey: req.headers['x-api-key'] ?? null,
-        body: Buffer.from(req.body).toString('utf8'),
-        size: req.body.byteLength,
-        tooLarge: req.bodyTooLarge ?? false,
-      }),
-    };
-  },
-};
-
-async function listen(app: express.Express) {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
-}
+const echo = echoHandler(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1', 'x-ratelimit-limit': '10' });
+const listen = (app: express.Express) => listenOnLoopback((port, host) => app.listen(port, host));
 
 describe('express adapter', () => {
   const servers: { url: string; close: () => Promise<unknown> }[] = [];
@@ -74,6 +52,11 @@ describe('express adapter', () => {
       size: raw.length,
       tooLarge: false,
     });
+  });
+
+  test('a header sent twice arrives as both values, not joined into one', async () => {
+    const res = await request(`${bare}/v1/usage`, { headers: { 'x-api-key': ['k1', 'k2'] } });
+    assert.deepEqual(((await res.body.json()) as { apiKey: unknown }).apiKey, ['k1', 'k2']);
   });
 
   test('a body over 4 KiB is flagged, by Content-Length and when chunked', async () => {

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import type { CoreHttpRequest, CoreHttpResponse } from '@tron-safety/core';
+import { echoHandler, listenOnLoopback } from '@tron-safety/core/fakes';
 import Koa from 'koa';
 import { request } from 'undici';
-import { safetyMiddleware, type SafetyHandler } from '../src/index.js';
+import { safetyMiddleware } from '../src/index.js';
 
 /** Answers with what it received, so the test sees exactly what the adapter passed on. */
-const echo: SafetyHandler = {
-  async handle(req: CoreHttpRequest): Promise<CoreHttpResponse> {
-    return {
-      status: req.bodyTooLarge ? 422 : 429,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1', 'retry-after': '3' },
-      body: JSON.stringify({
-        method: req.method,
-        path: req.path,
-        query: req.query,
-        apiKey: req.headers['x-api-key'] ?? null,
-        body: Buffer.from(req.body).toString('utf8'),
-        tooLarge: req.bodyTooLarge ?? false,
-      }),
-    };
-  },
-};
+const echo = echoHandler(429, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1', 'retry-after': '3' });
 
 /** What `@koa/bodyparser` leaves behind: the stream read, `rawBody` and `body` on the request. */
 const parser: Koa.Middleware = async (ctx, next) => {
@@ -34,11 +17,7 @@ const parser: Koa.Middleware = async (ctx, next) => {
   await next();
 };
 
-async function listen(app: Koa) {
-  const server: Server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(r)) };
-}
+const listen = (app: Koa) => listenOnLoopback((port, host) => app.listen(port, host));
 
 describe('koa adapter', () => {
   const servers: { url: string; close: () => Promise<unknown> }[] = [];
@@ -71,8 +50,14 @@ describe('koa adapter', () => {
       query: { days: '7', x: ['1', '2'] },
       apiKey: 'k',
       body: raw,
+      size: raw.length,
       tooLarge: false,
     });
+  });
+
+  test('a header sent twice arrives as both values, not joined into one', async () => {
+    const res = await request(`${bare}/v1/usage`, { headers: { 'x-api-key': ['k1', 'k2'] } });
+    assert.deepEqual(((await res.body.json()) as { apiKey: unknown }).apiKey, ['k1', 'k2']);
   });
 
   test('a body over 4 KiB is flagged, by Content-Length and when chunked', async () => {

@@ -1,7 +1,10 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { errAsync, okAsync, ResultAsync } from 'neverthrow';
 import type { ChainFacts, ChainFactsProvider, ProviderContext } from '../chain/facts.js';
 import type { RiskProviders } from '../risk/signals.js';
 import type { Entitlements } from '../stores/organizations.js';
+import type { CoreHttpRequest, CoreHttpResponse } from '../runtime/http.js';
 import type { SafetyService } from '../runtime/service.js';
 
 /**
@@ -137,4 +140,38 @@ export async function seedTenant(
 /** The JSON body of a check of `txHash`, as bytes. */
 export function checkBody(txHash: string, expected: Record<string, string | null> = {}): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ tx_hash: txHash, network: 'tron', ...expected }));
+}
+
+/** A server started by `listen(0, '127.0.0.1')`, once it listens: its URL and a close function. */
+export async function listenOnLoopback(listen: (port: number, host: string) => Server): Promise<{ url: string; close(): Promise<void> }> {
+  const server = listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A handler that answers `status` (422 when the adapter flagged the body as too large) with
+ * `headers` and, as its body, what it received: an adapter test sees exactly what was passed on.
+ */
+export function echoHandler(status: number, headers: Record<string, string>): { handle(req: CoreHttpRequest): Promise<CoreHttpResponse> } {
+  return {
+    async handle(req) {
+      return {
+        status: req.bodyTooLarge ? 422 : status,
+        headers,
+        body: JSON.stringify({
+          method: req.method,
+          path: req.path,
+          query: req.query,
+          apiKey: req.headers['x-api-key'] ?? null,
+          body: Buffer.from(req.body).toString('utf8'),
+          size: req.body.byteLength,
+          tooLarge: req.bodyTooLarge ?? false,
+        }),
+      };
+    },
+  };
 }
