@@ -192,6 +192,35 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.equal(second.aml?.status === 'answered' && second.aml.level, 'high');
   });
 
+  test('the vendor calls of one check go out in parallel (sanctions per address and AML per counterparty)', async () => {
+    const delay = 200;
+    fake.setFault('entity', '*', { kind: 'delay', ms: delay });
+    fake.setFault('sanctions', '*', { kind: 'delay', ms: delay });
+    try {
+      const providers = createRiskProviders({
+        chainalysisApiUrl: fake.entityUrl,
+        chainalysisApiKey: 'k',
+        chainalysisSanctionsUrl: fake.sanctionsUrl,
+        chainalysisSanctionsApiKey: 'k',
+        cacheTtlMs: 0,
+      })._unsafeUnwrap();
+      const focus = transfer();
+      const first = fake.calls.length;
+      const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
+      const calls = fake.calls.slice(first);
+      assert.deepEqual(
+        calls.map((c) => `${c.api} ${c.address}`).sort(),
+        [`entity ${OWNER}`, `entity ${SENDER}`, ...[OWNER, SENDER, RECIPIENT, USDT].map((a) => `sanctions ${a}`)].sort(),
+      );
+      const arrivals = calls.map((c) => c.at.getTime());
+      assert.ok(Math.max(...arrivals) - Math.min(...arrivals) < delay, 'every call arrived before the first could be answered');
+      assert.equal(signals.aml?.status === 'answered' && signals.aml.level, 'high');
+    } finally {
+      fake.setFault('entity', '*', null);
+      fake.setFault('sanctions', '*', null);
+    }
+  });
+
   test('no keys: lists only and AML unavailable ("not configured"); bad settings are load errors', async () => {
     const providers = createRiskProviders(riskConfigFromEnv({})._unsafeUnwrap())._unsafeUnwrap();
     const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
