@@ -1,4 +1,4 @@
-import type { CoreHttpRequest, CoreHttpResponse } from '@tron-safety/core';
+import type { CoreHttpHandler, CoreHttpRequest } from '@tron-safety/core';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Secrets never written to a log line, whatever object carries them. */
@@ -28,9 +28,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /** The HTTP-shaped entry point the host serves (the safety service, or a wrapper of it). */
-export interface Handler {
-  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
-}
+export type Handler = CoreHttpHandler;
 
 /**
  * One log line per request, carrying the request id the core chose (the caller's valid

@@ -1,8 +1,10 @@
 import {
   adapterFailureResponse,
   bodyConsumed,
+  type CoreHttpHandler,
   type CoreHttpRequest,
   type CoreHttpResponse,
+  isV1Path,
   nodeRequestHeaders,
   preParsedBody,
   readNodeBody,
@@ -12,9 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** What the adapter needs of the safety service: its HTTP-shaped entry point. */
-export interface SafetyHandler {
-  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
-}
+export type SafetyHandler = CoreHttpHandler;
 
 export interface SafetyRouterOptions {
   /**
@@ -23,8 +23,6 @@ export interface SafetyRouterOptions {
    */
   matches?: (path: string) => boolean;
 }
-
-const underV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 /**
  * `express.json({ verify: keepRawBody })`: lets a host that parses JSON before the service keep the
@@ -42,7 +40,7 @@ export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buf
  * first for bodies it rejects, so the order above is the one to use.
  */
 export function safetyRouter(service: SafetyHandler, options: SafetyRouterOptions = {}): RequestHandler {
-  const matches = options.matches ?? underV1;
+  const matches = options.matches ?? isV1Path;
   return async (req: Request, res: Response, next: NextFunction) => {
     if (!matches(req.path)) return next();
     let response: CoreHttpResponse;

@@ -1,8 +1,9 @@
 import {
   adapterFailureResponse,
   bodyConsumed,
-  type CoreHttpRequest,
+  type CoreHttpHandler,
   type CoreHttpResponse,
+  isV1Path,
   nodeRequestHeaders,
   preParsedBody,
   readNodeBody,
@@ -11,16 +12,12 @@ import {
 import type { Context, Middleware, Next } from 'koa';
 
 /** What the adapter needs of the safety service: its HTTP-shaped entry point. */
-export interface SafetyHandler {
-  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
-}
+export type SafetyHandler = CoreHttpHandler;
 
 export interface SafetyMiddlewareOptions {
   /** Which paths go to the service; others go on to the next middleware. Default: everything under `/v1/`. */
   matches?: (path: string) => boolean;
 }
-
-const underV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
 /**
  * Koa 3 middleware serving the safety service's `/v1` API. Put it before a body parser such as
@@ -29,7 +26,7 @@ const underV1 = (path: string) => path === '/v1' || path.startsWith('/v1/');
  * `ctx.body` and never throws: Koa's error handler would drop the rate-limit and request-id headers.
  */
 export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewareOptions = {}): Middleware {
-  const matches = options.matches ?? underV1;
+  const matches = options.matches ?? isV1Path;
   return async (ctx: Context, next: Next) => {
     if (!matches(ctx.path)) return next();
     let response: CoreHttpResponse;

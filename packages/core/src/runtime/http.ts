@@ -23,5 +23,10 @@ export interface CoreHttpResponse {
   body: string;
 }
 
+/** What serves `CoreHttpRequest`s: the service itself, or a wrapper around it (an adapter's view of it). */
+export interface CoreHttpHandler {
+  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
+}
+
 /** Largest accepted request body (spec: 4 KiB). */
 export const MAX_BODY_BYTES = 4096;

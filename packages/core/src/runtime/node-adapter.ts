@@ -13,6 +13,9 @@ export interface ReadBody {
   bodyTooLarge: boolean;
 }
 
+/** The adapters' default choice of paths for the service: everything under `/v1`. */
+export const isV1Path = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
 /** Over the limit: flagged, and the body is one byte longer than the limit, so either signal reaches the core. */
 function tooLarge(limit: number): ReadBody {
   return { body: new Uint8Array(limit + 1), bodyTooLarge: true };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { request } from 'undici';
-import type { CoreHttpRequest, CoreHttpResponse } from '../runtime/http.js';
+import type { CoreHttpHandler } from '../runtime/http.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../chain/provider.js';
 import { createRiskProviders } from '../risk/providers.js';
 import { createSafetyService, type SafetyService } from '../runtime/service.js';
@@ -17,9 +17,7 @@ import { startFakeChainalysis, type FakeChainalysis } from './fake-vendors.js';
  * through its framework; the suite builds the service (stores from `createStores`, the fake
  * java-tron node and the fake Chainalysis servers behind the real providers) and its tenants.
  */
-export interface ConformanceHandler {
-  handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
-}
+export type ConformanceHandler = CoreHttpHandler;
 
 export interface ConformanceServer {
   /** `http://127.0.0.1:port` (plus a mount prefix, if any) where `/v1/...` is served. */
