@@ -11,7 +11,7 @@ import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
 import type { AmlAnswer, AmlLevel, RiskSignals, SanctionsAnswer, TokenAuthenticityAnswer, Unavailable } from '../src/risk/signals.js';
 import { ADDR, check, codes, expecting, facts, signals, trx, usdt } from './assessment-support.js';
 
-const { alice, bob, usdt: USDT } = ADDR;
+const { alice, bob, carol, usdt: USDT } = ADDR;
 const unavailable: Unavailable = { status: 'unavailable', reason: 'timeout' };
 const hit: SanctionsAnswer = {
   status: 'answered',
@@ -239,13 +239,26 @@ describe('coverage table', () => {
     { name: 'token unknown', signals: { token: token('unknown') } },
     { name: 'token unavailable', signals: { token: unavailable } },
   ];
-  for (const c of partial) {
+  // The provider should list these as missing; the assessment does not rely on it.
+  const unreadable: { name: string; facts: Partial<ChainFacts> }[] = [
+    { name: 'the subject transfer has no readable recipient', facts: { transfers: [usdt(0, alice, bob, 1n, { recipient: null })] } },
+    { name: 'another transfer has no readable sender', facts: { transfers: [usdt(0, alice, bob, 1n), usdt(1, carol, bob, 1n, { sender: null })] } },
+    { name: 'the subject transfer has unknown decimals', facts: { transfers: [usdt(0, alice, bob, 1n, { decimals: null })] } },
+  ];
+  for (const c of [...partial, ...unreadable]) {
     test(`partial: ${c.name}`, () => {
-      const r = check({ facts: facts(c.facts), signals: signals(c.signals) });
+      const r = check({ facts: facts(c.facts), signals: signals('signals' in c ? c.signals : {}) });
       assert.equal(r.coverage, 'partial');
       assert.notEqual(r.overall_state, 'CLEAR');
     });
   }
+  test('unreadable transfers with nothing listed missing are TX_FACTS_PARTIAL, not verified', () => {
+    for (const c of unreadable) {
+      const r = check({ facts: facts(c.facts) });
+      assert.ok(codes(r).includes('TX_FACTS_PARTIAL') && !codes(r).includes('TX_FACTS_VERIFIED'), `${c.name}: ${codes(r).join()}`);
+      assert.equal(r.overall_state, 'LIMITED_DATA', c.name);
+    }
+  });
 });
 
 describe('reasons', () => {

@@ -14,7 +14,10 @@ export interface Evidence {
   factsVerified: boolean;
   /** Sources contradict each other (TX_FACTS_DISAGREE). */
   contradictory: boolean;
-  /** A found transaction whose facts are unverified or incomplete, or whose state is unknown (TX_FACTS_PARTIAL). */
+  /**
+   * A found transaction whose facts are unverified or incomplete (something missing, a transfer's party
+   * or the subject's decimals unreadable), or whose state is unknown (TX_FACTS_PARTIAL).
+   */
   factsIncomplete: boolean;
   /** Included in finalized evidence with at least 19 confirmations (confirmed or failed). */
   final: boolean;
@@ -68,10 +71,20 @@ function readToken(facts: ChainFacts, signals: RiskSignals, match: ExpectedPayme
   return answer.status === 'answered' ? answer.authenticity : 'unavailable';
 }
 
+/**
+ * A transfer whose sender or recipient is unreadable was not fully screened, and a subject whose
+ * decimals are unknown has no amount: incomplete facts even when the provider listed nothing missing.
+ */
+function transfersUnreadable(facts: ChainFacts, match: ExpectedPaymentMatch): boolean {
+  const subject = match.selection.transfer;
+  return facts.transfers.some((t) => t.sender === null || t.recipient === null) || subject?.decimals === null;
+}
+
 export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: ExpectedPaymentMatch): Evidence {
   const found = facts.state !== 'not_found';
   const contradictory = facts.disagreements.length > 0;
-  const factsIncomplete = found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown');
+  const factsIncomplete =
+    found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown' || transfersUnreadable(facts, match));
   return {
     state: facts.state,
     factsVerified: found && !contradictory && !factsIncomplete,
