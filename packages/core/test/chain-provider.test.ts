@@ -272,6 +272,18 @@ describe('disagreements and tampering', () => {
     assert.equal(f.verified, true, 'the body still verifies');
   });
 
+  test('the full node lacks the tx info the solidity node has: a disagreement, not plain confirmed facts', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 4 },
+      blockNumber: 70_000_006,
+    });
+    node.addTransaction(built);
+    node.setTransaction(built.txID, 'full', { info: null });
+    const f = await facts(built.txID);
+    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail === 'the solidity node has the tx info, the full node does not'));
+  });
+
   test('a solidified block without the transaction on the solidity node', async () => {
     const built = buildTronTransaction({
       contractType: 'TransferContract',

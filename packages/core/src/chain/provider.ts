@@ -307,8 +307,10 @@ function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] 
   const solidTx = value(solidity.tx);
   const fullInfo = value(full.info);
   const solidInfo = value(solidity.info);
-  if (full.tx.isOk() && full.info.isOk() && !fullTx && !fullInfo && (solidTx || solidInfo)) {
-    out.push({ code: 'nodes_disagree', detail: 'the solidity node has the transaction, the full node does not' });
+  // The solidity node serves solidified state only: whatever it has, the full node has too.
+  const onlySolidity = [full.tx.isOk() && !fullTx && solidTx && 'transaction', full.info.isOk() && !fullInfo && solidInfo && 'tx info'];
+  if (onlySolidity.some(Boolean)) {
+    out.push({ code: 'nodes_disagree', detail: `the solidity node has the ${onlySolidity.filter(Boolean).join(' and ')}, the full node does not` });
   }
   if (fullTx && solidTx) {
     const differs = [
