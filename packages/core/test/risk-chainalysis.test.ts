@@ -156,6 +156,23 @@ describe('Chainalysis Entity API adapter', () => {
     for (const a of answers) assert.equal(answered(a).level, 'moderate');
   });
 
+  test('a caller that gives up does not fail the others sharing its call', async () => {
+    const p = aml({ ttlMs: 60_000 });
+    fake.setFault('entity', ADDR.severe, { kind: 'delay', ms: 150 });
+    try {
+      const before = fake.calls.length;
+      const [quitter, patient] = await Promise.all([
+        p.assessAddress(ADDR.severe, { signal: AbortSignal.timeout(30) }),
+        p.assessAddress(ADDR.severe, ctx()),
+      ]);
+      assert.deepEqual(quitter, { status: 'unavailable', reason: 'check deadline reached' });
+      assert.equal(answered(patient).level, 'severe');
+      assert.equal(fake.calls.length - before, 1, 'one shared call');
+    } finally {
+      fake.setFault('entity', ADDR.severe, null);
+    }
+  });
+
   test('supportsAsset: TRX and official TRC20s by default, configurable', () => {
     const p = aml();
     assert.equal(p.supportsAsset({ kind: 'trx' }), true);
