@@ -181,7 +181,7 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
   const selected = selectTransfer(f, e).transfer;
   const tokenMoves = selected !== null ? selected.assetType !== 'trx' : f.transfers.some((t) => t.assetType !== 'trx');
   return (
-    f.transfers.every((t) => t.sender !== null && t.recipient !== null) &&
+    f.transfers.every((t) => t.sender !== null && t.recipient !== null && (t.assetType !== 'trc20' || t.tokenContract !== null)) &&
     (selected === null || selected.decimals !== null) &&
     f.state === 'confirmed' &&
     f.finalized &&

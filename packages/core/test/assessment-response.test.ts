@@ -9,7 +9,7 @@ import type { ChainFacts } from '../src/chain/facts.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
 import type { AmlAnswer, AmlLevel, RiskSignals, SanctionsAnswer, TokenAuthenticityAnswer, Unavailable } from '../src/risk/signals.js';
-import { ADDR, check, codes, expecting, facts, signals, trx, usdt } from './assessment-support.js';
+import { ADDR, check, codes, expecting, facts, signals, trc10, trx, usdt } from './assessment-support.js';
 
 const { alice, bob, carol, usdt: USDT } = ADDR;
 const unavailable: Unavailable = { status: 'unavailable', reason: 'timeout' };
@@ -244,6 +244,8 @@ describe('coverage table', () => {
     { name: 'the subject transfer has no readable recipient', facts: { transfers: [usdt(0, alice, bob, 1n, { recipient: null })] } },
     { name: 'another transfer has no readable sender', facts: { transfers: [usdt(0, alice, bob, 1n), usdt(1, carol, bob, 1n, { sender: null })] } },
     { name: 'the subject transfer has unknown decimals', facts: { transfers: [usdt(0, alice, bob, 1n, { decimals: null })] } },
+    { name: 'a TRC20 transfer without its contract', facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] } },
+    { name: 'a TRC10 transfer without its token id', facts: { transfers: [trc10(0, alice, bob, 1n, 6), { ...trc10(1, alice, bob, 1n, 6), tokenId: null }] } },
   ];
   for (const c of [...partial, ...unreadable]) {
     test(`partial: ${c.name}`, () => {

@@ -16,7 +16,7 @@ export interface Evidence {
   contradictory: boolean;
   /**
    * A found transaction whose facts are unverified or incomplete (something missing, a transfer's party
-   * or the subject's decimals unreadable), or whose state is unknown (TX_FACTS_PARTIAL).
+   * or asset or the subject's decimals unreadable), or whose state is unknown (TX_FACTS_PARTIAL).
    */
   factsIncomplete: boolean;
   /** Included in finalized evidence with at least 19 confirmations (confirmed or failed). */
@@ -71,13 +71,19 @@ function readToken(facts: ChainFacts, signals: RiskSignals, match: ExpectedPayme
   return answer.status === 'answered' ? answer.authenticity : 'unavailable';
 }
 
+/** A party or the asset of a transfer is unknown: it was not fully screened, nor its token judged. */
+const unreadable = (t: Transfer) =>
+  t.sender === null ||
+  t.recipient === null ||
+  (t.assetType === 'trc20' && t.tokenContract === null) ||
+  (t.assetType === 'trc10' && t.tokenId === null);
+
 /**
- * A transfer whose sender or recipient is unreadable was not fully screened, and a subject whose
- * decimals are unknown has no amount: incomplete facts even when the provider listed nothing missing.
+ * An unreadable transfer, or a subject whose decimals are unknown (it has no amount): incomplete facts
+ * even when the provider listed nothing missing.
  */
 function transfersUnreadable(facts: ChainFacts, match: ExpectedPaymentMatch): boolean {
-  const subject = match.selection.transfer;
-  return facts.transfers.some((t) => t.sender === null || t.recipient === null) || subject?.decimals === null;
+  return facts.transfers.some(unreadable) || match.selection.transfer?.decimals === null;
 }
 
 export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: ExpectedPaymentMatch): Evidence {
