@@ -4,6 +4,7 @@ import { request } from 'undici';
 import type { CoreHttpHandler } from '../runtime/http.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../chain/provider.js';
 import { createRiskProviders } from '../risk/providers.js';
+import type { RiskProviders } from '../risk/signals.js';
 import { createSafetyService, type SafetyService } from '../runtime/service.js';
 import type { Entitlements, SafetyStores } from '../stores/index.js';
 import { TRON_FIXTURE_TX } from './fake-tron-fixtures.js';
@@ -59,6 +60,7 @@ export function runHttpConformance(
     let node: FakeTronNode;
     let vendors: FakeChainalysis;
     let chain: TronChainFactsProvider;
+    let risk: RiskProviders;
     let service: SafetyService;
     let server: ConformanceServer;
 
@@ -67,7 +69,7 @@ export function runHttpConformance(
       vendors = await startFakeChainalysis();
       // The real providers, over HTTP to the fakes; no cache, so a fault applies to the next check.
       chain = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 1_000 });
-      const risk = createRiskProviders({
+      risk = createRiskProviders({
         chainalysisApiUrl: vendors.entityUrl,
         chainalysisApiKey: 'conformance-entity-key',
         chainalysisSanctionsUrl: vendors.sanctionsUrl,
@@ -148,6 +150,8 @@ export function runHttpConformance(
           assert.match(answer.headers[h] ?? '', /^\d+$/, h);
         }
         assert.equal(answer.headers['x-ratelimit-limit'], '1000');
+        assert.equal(answer.headers['ratelimit-policy'], '"minute";q=1000;w=60');
+        assert.match(answer.headers.ratelimit ?? '', /^"minute";r=\d+;t=\d+$/);
       });
 
       test("a caller's X-Request-ID is kept; an invalid one is replaced", async () => {
@@ -391,9 +395,9 @@ export function runHttpConformance(
       });
     });
 
-    describe('service-level 503s', () => {
-      /** A second service on its own server: no TRON provider, or a limit store that fails. */
-      async function withService(variant: 'no_chain' | 'limits_down', run: (url: string, key: string) => Promise<void>) {
+    describe('service-level failures', () => {
+      /** A second service on its own server: no TRON provider, a limit store or a quota store that fails. */
+      async function withService(variant: 'no_chain' | 'limits_down' | 'quota_down', run: (url: string, key: string) => Promise<void>) {
         const stores = await options.createStores();
         if (variant === 'limits_down') {
           const real = stores.limits;
@@ -404,7 +408,8 @@ export function runHttpConformance(
             purgeExpired: (now) => real.purgeExpired(now),
           };
         }
-        const risk = createRiskProviders({ cacheTtlMs: 0 })._unsafeUnwrap();
+        // Fails after the reservation, when billing: the reservation must still be released.
+        if (variant === 'quota_down') stores.quota.commit = () => Promise.reject(new Error('quota store down'));
         const other = createSafetyService(stores, { chain: variant === 'no_chain' ? null : chain, risk }, { deadlineMs: DEADLINE_MS });
         const { key } = await tenant({}, 'active', other);
         const otherServer = await startServer(other);
@@ -428,6 +433,16 @@ export function runHttpConformance(
           const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
           assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 503, 'rate_limiter_unavailable', true);
           assertError(await call('GET', '/v1/usage', { url, key }), 503, 'rate_limiter_unavailable', true);
+        });
+      });
+
+      test('500 internal_error in the envelope when billing fails; the reservation is released, nothing billed', async () => {
+        await withService('quota_down', async (url, key) => {
+          const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
+          assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 500, 'internal_error', true);
+          const usage = await call('GET', '/v1/usage', { url, key });
+          assert.equal(usage.json.period.reserved, 0);
+          assert.equal(usage.json.period.used, 0);
         });
       });
     });
