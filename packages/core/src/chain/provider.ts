@@ -12,7 +12,7 @@ import {
   type Transfer,
 } from './facts.js';
 import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
-import { TokenMetadataReader, type TokenMetadata, type TokenRef } from './token-metadata.js';
+import { TokenMetadataReader, tokenKey, type TokenMetadata, type TokenRef } from './token-metadata.js';
 import { normalizeTransfers, type RawTransfer } from './transfers.js';
 import { verifyTransaction, type ContractView } from './verify.js';
 
@@ -215,9 +215,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     transfers: RawTransfer[],
     signal: AbortSignal,
   ): Promise<{ transfers: Transfer[]; missing: string[]; tokenDataAt: Date | null } | 'aborted'> => {
-    const keyOf = (t: TokenRef) => (t.kind === 'trc20' ? t.contractHex : `trc10:${t.id}`);
     const tokens = new Map<string, TokenRef>();
-    for (const t of transfers) if (t.token) tokens.set(keyOf(t.token), t.token);
+    for (const t of transfers) if (t.token) tokens.set(tokenKey(t.token), t.token);
     const looked = [...tokens.entries()].slice(0, maxTokenLookups);
     const answers = await Promise.all(looked.map(async ([key, ref]) => [key, await metadata.read(ref, signal)] as const));
     if (answers.some(([, m]) => m === 'aborted')) return 'aborted';
@@ -229,20 +228,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     return {
       missing,
       tokenDataAt: readTimes.length > 0 ? new Date(Math.min(...readTimes)) : null,
-      transfers: transfers.map((t, index): Transfer => {
-        const m = t.token ? known.get(keyOf(t.token)) : undefined;
-        const meta = t.token === null ? TRX_METADATA : { tokenSymbol: m?.symbol ?? null, tokenName: m?.name ?? null, decimals: m?.decimals ?? null };
-        return {
-          index,
-          assetType: t.assetType,
-          source: t.source,
-          sender: t.sender,
-          recipient: t.recipient,
-          tokenContract: t.tokenContract,
-          tokenId: t.tokenId,
-          ...meta,
-          rawAmount: t.rawAmount,
-        };
+      transfers: transfers.map(({ token, ...t }, index): Transfer => {
+        const m = token ? known.get(tokenKey(token)) : undefined;
+        const meta = token === null ? TRX_METADATA : { tokenSymbol: m?.symbol ?? null, tokenName: m?.name ?? null, decimals: m?.decimals ?? null };
+        return { index, ...t, ...meta };
       }),
     };
   };

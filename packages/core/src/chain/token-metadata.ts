@@ -26,7 +26,8 @@ export interface TokenMetadataOptions {
   lookupBudgetMs?: number;
 }
 
-const keyOf = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${token.contractHex}` : `trc10:${token.id}`);
+/** One key per token (cache, coalescing, and the provider's per-check grouping). */
+export const tokenKey = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${token.contractHex}` : `trc10:${token.id}`);
 
 /** A call's outcome: a definitive answer (possibly "no value") or a failure to ask. */
 type Read<T> = { asked: true; value: T | null } | { asked: false };
@@ -62,7 +63,7 @@ export class TokenMetadataReader {
 
   /** The token's metadata, or 'aborted' when the caller's signal fired first. */
   async read(token: TokenRef, signal: AbortSignal): Promise<TokenMetadata | 'aborted'> {
-    const key = keyOf(token);
+    const key = tokenKey(token);
     const cached = this.cache.get(key);
     if (cached) return cached;
     let shared = this.inflight.get(key);
