@@ -1,3 +1,4 @@
+import { LruCache } from '../chain/lru.js';
 import type { Unavailable } from './signals.js';
 
 export interface SharedLookupOptions {
@@ -5,7 +6,7 @@ export interface SharedLookupOptions {
   ttlMs: number;
   /** Each vendor call's own limit, inside the caller's deadline. */
   timeoutMs: number;
-  /** Bound on cached keys (oldest dropped first). */
+  /** Bound on cached keys (the least recently used is dropped first). */
   maxEntries?: number;
   now?: () => number;
 }
@@ -38,7 +39,7 @@ export function sharedLookup<A extends { status: string }>(
 ): Lookup<A> {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 10_000;
-  const cache = new Map<string, { value: A; storedAt: number }>();
+  const cache = new LruCache<string, { value: A; storedAt: number }>(maxEntries);
   const inFlight = new Map<string, InFlight<A>>();
 
   const start = (key: string): InFlight<A> => {
@@ -48,11 +49,7 @@ export function sharedLookup<A extends { status: string }>(
       .catch((cause: unknown): Unavailable => ({ status: 'unavailable', reason: `internal error: ${String(cause)}` }))
       .then((value) => {
         if (inFlight.get(key) === entry) inFlight.delete(key);
-        if (value.status === 'answered' && options.ttlMs > 0) {
-          cache.delete(key);
-          cache.set(key, { value: value as A, storedAt: now() });
-          if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
-        }
+        if (value.status === 'answered' && options.ttlMs > 0) cache.set(key, { value: value as A, storedAt: now() });
         return value;
       });
     const entry: InFlight<A> = { promise, controller, waiters: 0 };
