@@ -627,6 +627,10 @@ describe('calls', () => {
       const rest = slow.calls.slice(6);
       assert.equal(rest.length, 3);
       assert.ok(rest.every((c) => c.path === 'triggerconstantcontract'));
+      assert.ok(
+        Math.max(...rest.map((c) => c.startedAt)) < Math.min(...rest.map((c) => c.finishedAt ?? Infinity)),
+        'decimals(), symbol() and name() in parallel too',
+      );
       assert.ok(slow.calls.every((c) => c.headers['tron-pro-api-key'] === 'test-key'));
       assert.ok(slow.calls.every((c) => (c.body as { visible?: boolean }).visible !== true));
     } finally {
