@@ -78,12 +78,12 @@ const facts: fc.Arbitrary<ChainFacts> = fc
     blockTime: fc.option(time),
     tokenDataAt: fc.option(time),
     observedAt: time,
+    owner: mostly(fc.constant<string | null>(ADDR.alice), fc.constant(null)),
   })
   .map(({ primary, transfers, ...rest }): ChainFacts => ({
     txHash: TX_HASH,
     transactionType: 'TriggerSmartContract',
     category: 'trc20_transfer' as const,
-    owner: ADDR.alice,
     blockNumber: 1,
     transfers,
     primaryTransfer: primary !== null && primary < transfers.length ? primary : null,
@@ -181,6 +181,7 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
   const selected = selectTransfer(f, e).transfer;
   const tokenMoves = selected !== null ? selected.assetType !== 'trx' : f.transfers.some((t) => t.assetType !== 'trx');
   return (
+    f.owner !== null &&
     f.transfers.every((t) => t.sender !== null && t.recipient !== null && (t.assetType !== 'trc20' || t.tokenContract !== null)) &&
     (selected === null || selected.decimals !== null) &&
     f.state === 'confirmed' &&

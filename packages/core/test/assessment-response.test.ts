@@ -244,6 +244,7 @@ describe('coverage table', () => {
     { name: 'the subject transfer has no readable recipient', facts: { transfers: [usdt(0, alice, bob, 1n, { recipient: null })] } },
     { name: 'another transfer has no readable sender', facts: { transfers: [usdt(0, alice, bob, 1n), usdt(1, carol, bob, 1n, { sender: null })] } },
     { name: 'the subject transfer has unknown decimals', facts: { transfers: [usdt(0, alice, bob, 1n, { decimals: null })] } },
+    { name: 'the signer is unknown', facts: { owner: null } },
     { name: 'a TRC20 transfer without its contract', facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] } },
     { name: 'a TRC10 transfer without its token id', facts: { transfers: [trc10(0, alice, bob, 1n, 6), { ...trc10(1, alice, bob, 1n, 6), tokenId: null }] } },
   ];

@@ -15,8 +15,8 @@ export interface Evidence {
   /** Sources contradict each other (TX_FACTS_DISAGREE). */
   contradictory: boolean;
   /**
-   * A found transaction whose facts are unverified or incomplete (something missing, a transfer's party
-   * or asset or the subject's decimals unreadable), or whose state is unknown (TX_FACTS_PARTIAL).
+   * A found transaction whose facts are unverified or incomplete (something missing; the signer, a
+   * transfer's party or asset, or the subject's decimals unreadable), or whose state is unknown (TX_FACTS_PARTIAL).
    */
   factsIncomplete: boolean;
   /** Included in finalized evidence with at least 19 confirmations (confirmed or failed). */
@@ -79,18 +79,18 @@ const unreadable = (t: Transfer) =>
   (t.assetType === 'trc10' && t.tokenId === null);
 
 /**
- * An unreadable transfer, or a subject whose decimals are unknown (it has no amount): incomplete facts
- * even when the provider listed nothing missing.
+ * An unknown signer or an unreadable transfer (not fully screened), or a subject whose decimals are
+ * unknown (it has no amount): incomplete facts even when the provider listed nothing missing.
  */
-function transfersUnreadable(facts: ChainFacts, match: ExpectedPaymentMatch): boolean {
-  return facts.transfers.some(unreadable) || match.selection.transfer?.decimals === null;
+function partiesUnreadable(facts: ChainFacts, match: ExpectedPaymentMatch): boolean {
+  return facts.owner === null || facts.transfers.some(unreadable) || match.selection.transfer?.decimals === null;
 }
 
 export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: ExpectedPaymentMatch): Evidence {
   const found = facts.state !== 'not_found';
   const contradictory = facts.disagreements.length > 0;
   const factsIncomplete =
-    found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown' || transfersUnreadable(facts, match));
+    found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown' || partiesUnreadable(facts, match));
   return {
     state: facts.state,
     factsVerified: found && !contradictory && !factsIncomplete,
