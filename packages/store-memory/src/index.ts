@@ -1,20 +1,31 @@
 import type {
+  AbandonParams,
+  AcquireSlotParams,
   ApiKeyRecord,
   ApiKeyStore,
   BeginOutcome,
+  BeginParams,
+  CompleteParams,
+  IdempotencyScope,
   IdempotencyStore,
   LimitStore,
   Organization,
   OrganizationAccess,
   OrganizationStore,
   Plan,
+  QuotaPeriodParams,
   QuotaStore,
   QuotaUsage,
+  RateHitParams,
+  ReleaseSlotParams,
+  ReservationParams,
+  ReserveParams,
   SafetyStores,
   StoredResponse,
   UsageRecord,
   UsageStore,
   UsageSummary,
+  UsageWindowParams,
 } from '@tron-safety/core';
 
 /**
@@ -176,10 +187,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #records = new Map<string, IdempotencyEntry>();
   #writes = 0;
 
-  async begin(
-    scope: { organizationId: string; key: string },
-    params: { fingerprint: string; owner: string; now: Date; leaseExpiresAt: Date },
-  ): Promise<BeginOutcome> {
+  async begin(scope: IdempotencyScope, params: BeginParams): Promise<BeginOutcome> {
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
     if (entry && isLive(entry, params.now.getTime())) {
@@ -198,10 +206,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return { kind: 'started' };
   }
 
-  async complete(
-    scope: { organizationId: string; key: string },
-    params: { owner: string; response: StoredResponse; now: Date; retainUntil: Date },
-  ): Promise<boolean> {
+  async complete(scope: IdempotencyScope, params: CompleteParams): Promise<boolean> {
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
     if (!entry || entry.state !== 'in_progress' || entry.owner !== params.owner) return false;
@@ -214,7 +219,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return true;
   }
 
-  async abandon(scope: { organizationId: string; key: string }, params: { owner: string }): Promise<void> {
+  async abandon(scope: IdempotencyScope, params: AbandonParams): Promise<void> {
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
     if (entry?.state === 'in_progress' && entry.owner === params.owner) this.#records.delete(id);
@@ -237,7 +242,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 }
 
-const scopeKey = (scope: { organizationId: string; key: string }) => `${scope.organizationId}\u0000${scope.key}`;
+const scopeKey = (scope: IdempotencyScope) => `${scope.organizationId}\u0000${scope.key}`;
 const isLive = (entry: IdempotencyEntry, now: number) =>
   (entry.state === 'in_progress' ? entry.leaseExpiresAt : entry.retainUntil) > now;
 
@@ -252,14 +257,7 @@ export class MemoryQuotaStore implements QuotaStore {
   readonly #used = new Map<string, number>();
   readonly #reservations = new Map<string, Reservation>();
 
-  async reserve(params: {
-    organizationId: string;
-    period: string;
-    limit: number;
-    reservationId: string;
-    now: Date;
-    expiresAt: Date;
-  }) {
+  async reserve(params: ReserveParams) {
     const usage = this.#usage(params.organizationId, params.period, params.now.getTime());
     if (usage.used + usage.reserved >= params.limit || this.#reservations.has(params.reservationId)) {
       return { ok: false, usage } as const;
@@ -272,7 +270,7 @@ export class MemoryQuotaStore implements QuotaStore {
     return { ok: true, usage: { used: usage.used, reserved: usage.reserved + 1 } } as const;
   }
 
-  async commit(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null> {
+  async commit(params: ReservationParams): Promise<QuotaUsage | null> {
     const reservation = this.#take(params.organizationId, params.reservationId, params.now.getTime());
     if (!reservation) return null;
     const key = periodKey(params.organizationId, reservation.period);
@@ -280,12 +278,12 @@ export class MemoryQuotaStore implements QuotaStore {
     return this.#usage(params.organizationId, reservation.period, params.now.getTime());
   }
 
-  async release(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null> {
+  async release(params: ReservationParams): Promise<QuotaUsage | null> {
     const reservation = this.#take(params.organizationId, params.reservationId, params.now.getTime());
     return reservation ? this.#usage(params.organizationId, reservation.period, params.now.getTime()) : null;
   }
 
-  async getUsage(params: { organizationId: string; period: string; now: Date }): Promise<QuotaUsage> {
+  async getUsage(params: QuotaPeriodParams): Promise<QuotaUsage> {
     return this.#usage(params.organizationId, params.period, params.now.getTime());
   }
 
@@ -325,7 +323,7 @@ export class MemoryLimitStore implements LimitStore {
   /** Slot leases per organization: slot id → expiry. */
   readonly #slots = new Map<string, Map<string, number>>();
 
-  async hitRate(params: { organizationId: string; windowStart: Date; limit: number; now: Date }) {
+  async hitRate(params: RateHitParams) {
     const start = params.windowStart.getTime();
     const current = this.#windows.get(params.organizationId);
     const count = current && current.windowStart === start ? current.count : 0;
@@ -334,7 +332,7 @@ export class MemoryLimitStore implements LimitStore {
     return { allowed: true, count: count + 1 };
   }
 
-  async acquireSlot(params: { organizationId: string; slotId: string; limit: number; now: Date; expiresAt: Date }) {
+  async acquireSlot(params: AcquireSlotParams) {
     const slots = this.#slots.get(params.organizationId) ?? new Map<string, number>();
     this.#slots.set(params.organizationId, slots);
     for (const [id, expiresAt] of slots) if (expiresAt <= params.now.getTime()) slots.delete(id);
@@ -343,7 +341,7 @@ export class MemoryLimitStore implements LimitStore {
     return { ok: true, inFlight: slots.size } as const;
   }
 
-  async releaseSlot(params: { organizationId: string; slotId: string }): Promise<void> {
+  async releaseSlot(params: ReleaseSlotParams): Promise<void> {
     this.#slots.get(params.organizationId)?.delete(params.slotId);
   }
 
@@ -382,7 +380,7 @@ export class MemoryUsageStore implements UsageStore {
     if (this.#records.length % PURGE_EVERY === 0) this.#purgeBefore(record.at.getTime() - this.#retentionMs);
   }
 
-  async summarizeUsage(params: { organizationId: string; since: Date; until: Date }): Promise<UsageSummary> {
+  async summarizeUsage(params: UsageWindowParams): Promise<UsageSummary> {
     const summary: UsageSummary = {
       requests: 0,
       billable: 0,

@@ -1,4 +1,12 @@
-import type { BeginOutcome, IdempotencyScope, IdempotencyStore, StoredResponse } from '@tron-safety/core';
+import type {
+  AbandonParams,
+  BeginOutcome,
+  BeginParams,
+  CompleteParams,
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredResponse,
+} from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { decodeRow, PgDate } from './rows.js';
@@ -26,10 +34,7 @@ const BEGIN_ATTEMPTS = 5;
 export class PostgresIdempotencyStore implements IdempotencyStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async begin(
-    scope: IdempotencyScope,
-    params: { fingerprint: string; owner: string; now: Date; leaseExpiresAt: Date },
-  ): Promise<BeginOutcome> {
+  async begin(scope: IdempotencyScope, params: BeginParams): Promise<BeginOutcome> {
     for (let attempt = 0; attempt < BEGIN_ATTEMPTS; attempt++) {
       // Claim: insert, or take over a record that is no longer live; one statement, so of any
       // number of concurrent callers (in any number of processes) exactly one gets a row back.
@@ -65,10 +70,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     throw new Error(`idempotency key changed hands ${BEGIN_ATTEMPTS} times while claiming it`);
   }
 
-  async complete(
-    scope: IdempotencyScope,
-    params: { owner: string; response: StoredResponse; now: Date; retainUntil: Date },
-  ): Promise<boolean> {
+  async complete(scope: IdempotencyScope, params: CompleteParams): Promise<boolean> {
     // Headers as json text (key order kept) and the body as text: replayed exactly as given.
     const result = await this.pool.query(
       `UPDATE idempotency_records SET state = 'completed', owner = NULL, expires_at = $4,
@@ -87,7 +89,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     return result.rowCount === 1;
   }
 
-  async abandon(scope: IdempotencyScope, params: { owner: string }): Promise<void> {
+  async abandon(scope: IdempotencyScope, params: AbandonParams): Promise<void> {
     await this.pool.query(
       `DELETE FROM idempotency_records
         WHERE organization_id = $1 AND key = $2 AND state = 'in_progress' AND owner = $3`,

@@ -1,4 +1,4 @@
-import type { LimitStore, RateWindowOutcome, SlotOutcome } from '@tron-safety/core';
+import type { AcquireSlotParams, LimitStore, RateHitParams, RateWindowOutcome, ReleaseSlotParams, SlotOutcome } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { decodeRow } from './rows.js';
@@ -7,7 +7,7 @@ import { decodeRow } from './rows.js';
 export class PostgresLimitStore implements LimitStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async hitRate(params: { organizationId: string; windowStart: Date; limit: number; now: Date }): Promise<RateWindowOutcome> {
+  async hitRate(params: RateHitParams): Promise<RateWindowOutcome> {
     // One statement: start a newer window at 1, or count into the current one while under the
     // limit. A host whose clock lags (an older windowStart) counts into the newer window rather
     // than resetting it. Denied requests change nothing.
@@ -30,13 +30,7 @@ export class PostgresLimitStore implements LimitStore {
     return { allowed: false, count: decodeRow(t.type({ count: t.number }), current.rows, 'rate_windows')?.count ?? 0 };
   }
 
-  async acquireSlot(params: {
-    organizationId: string;
-    slotId: string;
-    limit: number;
-    now: Date;
-    expiresAt: Date;
-  }): Promise<SlotOutcome> {
+  async acquireSlot(params: AcquireSlotParams): Promise<SlotOutcome> {
     // One call of a server-side function (migration 002): it takes a per-organization advisory
     // transaction lock, counts the live leases in a snapshot taken after the lock, and inserts.
     const { rows } = await this.pool.query('SELECT ok, in_flight FROM acquire_concurrency_slot($1, $2, $3, $4, $5)', [
@@ -51,7 +45,7 @@ export class PostgresLimitStore implements LimitStore {
     return { ok: row.ok, inFlight: row.in_flight };
   }
 
-  async releaseSlot(params: { organizationId: string; slotId: string }): Promise<void> {
+  async releaseSlot(params: ReleaseSlotParams): Promise<void> {
     await this.pool.query('DELETE FROM concurrency_slots WHERE organization_id = $1 AND slot_id = $2', [
       params.organizationId,
       params.slotId,

@@ -1,4 +1,4 @@
-import type { QuotaStore, QuotaUsage, ReserveOutcome } from '@tron-safety/core';
+import type { QuotaPeriodParams, QuotaStore, QuotaUsage, ReservationParams, ReserveOutcome, ReserveParams } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { inTransaction } from './connection.js';
@@ -43,14 +43,7 @@ const LIVE_RESERVED = (alias: string, period: string, now: string, except = 'NUL
 export class PostgresQuotaStore implements QuotaStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async reserve(params: {
-    organizationId: string;
-    period: string;
-    limit: number;
-    reservationId: string;
-    now: Date;
-    expiresAt: Date;
-  }): Promise<ReserveOutcome> {
+  async reserve(params: ReserveParams): Promise<ReserveOutcome> {
     try {
       // Fast path, one statement: the counter still counts expired reservations until they are
       // reclaimed, so this can only err towards denying. Only a denial with expired reservations
@@ -71,16 +64,16 @@ export class PostgresQuotaStore implements QuotaStore {
     }
   }
 
-  async commit(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null> {
+  async commit(params: ReservationParams): Promise<QuotaUsage | null> {
     // An expired reservation is deleted and taken off `reserved` but bills nothing.
     return this.#finalize(params, 'q.used + CASE WHEN gone.live THEN 1 ELSE 0 END');
   }
 
-  async release(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null> {
+  async release(params: ReservationParams): Promise<QuotaUsage | null> {
     return this.#finalize(params, 'q.used');
   }
 
-  async getUsage(params: { organizationId: string; period: string; now: Date }): Promise<QuotaUsage> {
+  async getUsage(params: QuotaPeriodParams): Promise<QuotaUsage> {
     return readUsage(this.pool, params.organizationId, params.period, params.now);
   }
 
@@ -103,7 +96,7 @@ export class PostgresQuotaStore implements QuotaStore {
    * Deletes the reservation and adjusts its counter in one statement: idempotent (a second call
    * finds no row) and never billing twice. Null unless the reservation was live.
    */
-  async #finalize(params: { organizationId: string; reservationId: string; now: Date }, used: string) {
+  async #finalize(params: ReservationParams, used: string) {
     const { rows } = await this.pool.query(
       `WITH gone AS (
          DELETE FROM quota_reservations WHERE id = $1 AND organization_id = $2
@@ -126,7 +119,7 @@ export class PostgresQuotaStore implements QuotaStore {
  */
 async function tryReserve(
   db: pg.Pool | pg.PoolClient,
-  params: { organizationId: string; period: string; limit: number; reservationId: string; now: Date; expiresAt: Date },
+  params: ReserveParams,
 ) {
   const { rows } = await db.query(
     `WITH counter AS (

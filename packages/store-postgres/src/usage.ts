@@ -1,4 +1,4 @@
-import type { UsageRecord, UsageStore, UsageSummary } from '@tron-safety/core';
+import type { UsageRecord, UsageStore, UsageSummary, UsageWindowParams } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { Count, decodeRow } from './rows.js';
@@ -35,7 +35,7 @@ export class PostgresUsageStore implements UsageStore {
   }
 
   /** The whole summary in one statement over the (organization_id, at) index. */
-  async summarizeUsage(params: { organizationId: string; since: Date; until: Date }): Promise<UsageSummary> {
+  async summarizeUsage(params: UsageWindowParams): Promise<UsageSummary> {
     const { rows } = await this.pool.query(
       `WITH r AS (
          SELECT network, overall_state, billable, latency_ms, error_code FROM usage_records

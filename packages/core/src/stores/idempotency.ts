@@ -28,26 +28,38 @@ export type BeginOutcome =
   /** A live record with a different fingerprint. */
   | { kind: 'conflict' };
 
+export interface BeginParams {
+  fingerprint: string;
+  owner: string;
+  now: Date;
+  leaseExpiresAt: Date;
+}
+
+export interface CompleteParams {
+  owner: string;
+  response: StoredResponse;
+  now: Date;
+  retainUntil: Date;
+}
+
+export interface AbandonParams {
+  owner: string;
+}
+
 export interface IdempotencyStore {
   /**
    * One atomic step: if there is no live record (none, or its lease / retention ended at or
    * before `now`), creates an in-progress record for `fingerprint` owned by `owner` and answers
    * `started`; otherwise answers from the live record (fingerprint differs → `conflict` first).
    */
-  begin(
-    scope: IdempotencyScope,
-    params: { fingerprint: string; owner: string; now: Date; leaseExpiresAt: Date },
-  ): Promise<BeginOutcome>;
+  begin(scope: IdempotencyScope, params: BeginParams): Promise<BeginOutcome>;
   /**
    * Stores the response if `owner` still holds the in-progress record (even past its lease,
    * provided nobody took it over). Returns false when the record is no longer this owner's.
    */
-  complete(
-    scope: IdempotencyScope,
-    params: { owner: string; response: StoredResponse; now: Date; retainUntil: Date },
-  ): Promise<boolean>;
+  complete(scope: IdempotencyScope, params: CompleteParams): Promise<boolean>;
   /** Deletes the in-progress record if `owner` holds it, freeing the key for a corrected retry. */
-  abandon(scope: IdempotencyScope, params: { owner: string }): Promise<void>;
+  abandon(scope: IdempotencyScope, params: AbandonParams): Promise<void>;
   /** Deletes completed records retained until at or before `now`, and in-progress records whose lease ended. */
   purgeExpired(now: Date): Promise<number>;
 }

@@ -10,25 +10,39 @@ export interface RateWindowOutcome {
 
 export type SlotOutcome = { ok: true; inFlight: number } | { ok: false; inFlight: number };
 
+export interface RateHitParams {
+  organizationId: string;
+  windowStart: Date;
+  limit: number;
+  now: Date;
+}
+
+export interface AcquireSlotParams {
+  organizationId: string;
+  slotId: string;
+  limit: number;
+  now: Date;
+  expiresAt: Date;
+}
+
+export interface ReleaseSlotParams {
+  organizationId: string;
+  slotId: string;
+}
+
 export interface LimitStore {
   /**
    * One atomic step: admits the request into the window starting at `windowStart` when fewer
    * than `limit` requests were admitted in it, counting it. Denied requests are not counted.
    */
-  hitRate(params: { organizationId: string; windowStart: Date; limit: number; now: Date }): Promise<RateWindowOutcome>;
+  hitRate(params: RateHitParams): Promise<RateWindowOutcome>;
   /**
    * One atomic step: takes slot `slotId` until `expiresAt` if fewer than `limit` live slots
    * (expiry after `now`) are held by the organization.
    */
-  acquireSlot(params: {
-    organizationId: string;
-    slotId: string;
-    limit: number;
-    now: Date;
-    expiresAt: Date;
-  }): Promise<SlotOutcome>;
+  acquireSlot(params: AcquireSlotParams): Promise<SlotOutcome>;
   /** Returns the slot (idempotent). */
-  releaseSlot(params: { organizationId: string; slotId: string }): Promise<void>;
+  releaseSlot(params: ReleaseSlotParams): Promise<void>;
   /** Deletes windows that ended before `now` and slots whose lease ended. */
   purgeExpired(now: Date): Promise<number>;
 }

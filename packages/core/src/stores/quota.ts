@@ -11,28 +11,43 @@ export interface QuotaUsage {
 
 export type ReserveOutcome = { ok: true; usage: QuotaUsage } | { ok: false; usage: QuotaUsage };
 
+export interface ReserveParams {
+  organizationId: string;
+  period: string;
+  limit: number;
+  reservationId: string;
+  now: Date;
+  expiresAt: Date;
+}
+
+/** One reservation of the organization, to commit or release. */
+export interface ReservationParams {
+  organizationId: string;
+  reservationId: string;
+  now: Date;
+}
+
+export interface QuotaPeriodParams {
+  organizationId: string;
+  period: string;
+  now: Date;
+}
+
 export interface QuotaStore {
   /**
    * One atomic step: if `used + reserved < limit` (live reservations only), records reservation
    * `reservationId` in `period` until `expiresAt`. `usage` is the state after the step.
    */
-  reserve(params: {
-    organizationId: string;
-    period: string;
-    limit: number;
-    reservationId: string;
-    now: Date;
-    expiresAt: Date;
-  }): Promise<ReserveOutcome>;
+  reserve(params: ReserveParams): Promise<ReserveOutcome>;
   /**
    * Turns a live reservation into one used unit of its own period (reserved − 1, used + 1).
    * Null when the reservation is unknown, already finalized or expired (then nothing is billed).
    */
-  commit(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null>;
+  commit(params: ReservationParams): Promise<QuotaUsage | null>;
   /** Drops the reservation (idempotent). Null when it was not live. */
-  release(params: { organizationId: string; reservationId: string; now: Date }): Promise<QuotaUsage | null>;
+  release(params: ReservationParams): Promise<QuotaUsage | null>;
   /** Used and live reserved units of `period`. */
-  getUsage(params: { organizationId: string; period: string; now: Date }): Promise<QuotaUsage>;
+  getUsage(params: QuotaPeriodParams): Promise<QuotaUsage>;
   /** Deletes expired reservations (they already count as released). */
   purgeExpired(now: Date): Promise<number>;
 }

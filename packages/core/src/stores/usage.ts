@@ -29,10 +29,17 @@ export interface UsageSummary {
   byOverallState: Record<string, number>;
 }
 
+/** The records of one organization with `since <= at < until`. */
+export interface UsageWindowParams {
+  organizationId: string;
+  since: Date;
+  until: Date;
+}
+
 export interface UsageStore {
   appendUsage(record: UsageRecord): Promise<void>;
   /** Summary of the organization's records with `since <= at < until`. */
-  summarizeUsage(params: { organizationId: string; since: Date; until: Date }): Promise<UsageSummary>;
+  summarizeUsage(params: UsageWindowParams): Promise<UsageSummary>;
   /** Deletes records before `before` (retention); returns how many. */
   purgeUsageBefore(before: Date): Promise<number>;
 }
