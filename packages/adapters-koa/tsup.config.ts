@@ -7,6 +7,4 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // Keep `node:` specifiers: `node:test` (used by the exported test suites) exists only with the prefix.
-  removeNodeProtocol: false,
 });
