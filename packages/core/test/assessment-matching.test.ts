@@ -162,6 +162,12 @@ describe('matching rules', () => {
         fields: [null, null, null],
       },
       {
+        name: 'another transfer with unknown decimals may be the payment',
+        facts: { transfers: [usdt(0, alice, bob, 1_000_000n), usdt(1, carol, bob, 2n, { decimals: null })], primaryTransfer: null },
+        exp: expecting({ recipient: bob, amount: '2' }),
+        fields: [true, null, null],
+      },
+      {
         name: 'TRC20 transfer whose contract is unreadable',
         facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] },
         exp: expecting({ tokenContract: USDT }),
@@ -177,6 +183,12 @@ describe('matching rules', () => {
         assert.notEqual(r.overall_state, 'CLEAR');
       });
     }
+    test('an undecided transfer that another comparison rules out hides nothing', () => {
+      const transfers = [usdt(0, alice, bob, 1_000_000n), usdt(1, alice, carol, 2n, { decimals: null })];
+      const r = check({ facts: facts({ transfers, primaryTransfer: null }), expectations: expecting({ recipient: bob, amount: '2' }) });
+      assert.deepEqual(matchFields(r), [true, null, false]);
+      assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), codes(r).join());
+    });
     test('a complete list without any transfer proves the mismatch', () => {
       const r = check({
         facts: facts({ transfers: [], primaryTransfer: null, category: 'voting', transactionType: 'VoteWitnessContract' }),

@@ -112,6 +112,18 @@ function transferListComplete(facts: ChainFacts): boolean {
 }
 
 /**
+ * A listed transfer that no supplied comparison rules out but one cannot decide (unreadable recipient,
+ * contract or decimals): it may be the expected payment, so no `false` of another transfer is proof.
+ */
+function undecidedCandidate(facts: ChainFacts, expectations: Expectations): boolean {
+  const wanted = FIELDS.filter((field) => supplied(expectations)[field]);
+  return facts.transfers.some((transfer) => {
+    const comparison = compareTransfer(transfer, expectations);
+    return wanted.every((field) => comparison[field] !== false) && wanted.some((field) => comparison[field] === null);
+  });
+}
+
+/**
  * Decimals the expected amount is written in: the expected token's (read from any listed transfer of
  * that exact contract) when a contract is expected, otherwise the selected transfer's. Null when unknown.
  */
@@ -149,14 +161,14 @@ export function matchExpectations(
   }
 
   const wanted = supplied(expectations);
-  const listComplete = transferListComplete(facts);
+  const mismatchProven = transferListComplete(facts) && !undecidedCandidate(facts, expectations);
   const compared = selected === null ? null : compareTransfer(selected, expectations);
   const field = (name: keyof TransferComparison): Comparison => {
     if (!wanted[name]) return null;
     // No transfer at all: a complete list proves nothing matches.
     const value = compared === null ? false : compared[name];
-    // A matching transfer may be hidden in an incomplete list: `false` is then not proven.
-    return value === false && !listComplete ? null : value;
+    // The payment may be a hidden or undecided transfer: `false` is then not proven.
+    return value === false && !mismatchProven ? null : value;
   };
   const match = { recipient: field('recipient'), token: field('token'), amount: field('amount') };
   const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
