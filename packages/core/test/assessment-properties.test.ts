@@ -194,7 +194,8 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
     !f.transfersTruncated &&
     s.sanctions?.status === 'answered' &&
     s.sanctions.hits.length === 0 &&
-    (s.aml === null || (s.aml.status === 'answered' && s.aml.level === 'low')) &&
+    s.aml?.status === 'answered' &&
+    s.aml.level === 'low' &&
     (s.token === null ? !tokenMoves : s.token.status === 'answered' && s.token.authenticity === 'official') &&
     (e.recipient === null || r.recipient_match === true) &&
     (e.tokenContract === null || r.token_match === true) &&
@@ -278,7 +279,7 @@ describe('assessment properties', () => {
         assert.ok(evidenceComplete(input, r), JSON.stringify(r));
         assert.equal(r.coverage, 'complete');
         assert.equal(r.sanctions_hit, false);
-        assert.ok(r.aml_risk_level === 'low' || (input.signals.aml === null && r.aml_risk_level === 'unknown'), 'r.aml_risk_level === \'low\' || (input.signals.aml === null && r.aml_risk_level === \'unknown\')');
+        assert.equal(r.aml_risk_level, 'low');
         assert.notEqual(r.token_authenticity, 'fake');
         assert.equal(r.transfers_truncated, false);
       }),
@@ -367,7 +368,7 @@ describe('assessment properties', () => {
         if (r.transaction_state === 'pending') assert.ok(codes.includes('TX_PENDING_CONFIRMATIONS'), codes.join());
         if (r.overall_state === 'CLEAR') assert.ok(codes.includes('TX_FINALIZED'), codes.join());
         if (r.transaction_state === 'not_found') return;
-        if (input.signals.aml?.status === 'unavailable') {
+        if (input.signals.aml === null || input.signals.aml.status === 'unavailable') {
           assert.equal(r.aml_risk_level, 'unknown');
           assert.ok(codes.includes('AML_UNAVAILABLE'), 'codes.includes(\'AML_UNAVAILABLE\')');
         }

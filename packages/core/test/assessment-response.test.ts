@@ -200,7 +200,7 @@ describe('overall state precedence', () => {
     { name: 'unknown state', facts: { state: 'unknown' }, state: 'LIMITED_DATA', explains: 'TX_FACTS_PARTIAL' },
     { name: 'missing evidence beats pending', facts: { state: 'pending', finalized: false }, signals: { aml: unavailable }, state: 'LIMITED_DATA', explains: 'AML_UNAVAILABLE' },
     { name: 'moderate AML', signals: { aml: aml('moderate') }, state: 'REVIEW', explains: 'AML_ELEVATED' },
-    { name: 'AML not applicable stays clean', signals: { aml: null }, state: 'CLEAR', explains: 'TX_FINALIZED' },
+    { name: 'AML answer missing for a found transaction', signals: { aml: null }, state: 'LIMITED_DATA', explains: 'AML_UNAVAILABLE' },
   ];
   for (const c of cases) {
     test(c.name, () => {

@@ -47,9 +47,13 @@ function readSanctions(signals: RiskSignals): Evidence['sanctions'] {
   return answer.hits.length > 0 ? 'hit' : 'clear';
 }
 
-function readAml(signals: RiskSignals): Evidence['aml'] {
+/**
+ * AML applies to every found transaction (its signer, at least, is a counterparty; `gatherSignals`
+ * answers `unavailable` when it has none), so no answer is no assessment, as for sanctions.
+ */
+function readAml(facts: ChainFacts, signals: RiskSignals): Evidence['aml'] {
   const answer = signals.aml;
-  if (answer === null) return 'not_applicable';
+  if (answer === null) return facts.state === 'not_found' ? 'not_applicable' : 'unavailable';
   if (answer.status === 'answered') return answer.level;
   return answer.status === 'unsupported_asset' ? 'unsupported' : 'unavailable';
 }
@@ -99,7 +103,7 @@ export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: Exp
     final: isFinal(facts),
     truncated: found && facts.transfersTruncated,
     sanctions: readSanctions(signals),
-    aml: readAml(signals),
+    aml: readAml(facts, signals),
     token: readToken(facts, signals, match),
     match,
   };
