@@ -390,6 +390,7 @@ describe('idempotency', () => {
     assert.equal(again.headers['Idempotent-Replayed'], 'true');
     assert.equal(first.headers['Idempotent-Replayed'], undefined);
     assert.ok(again.headers['X-RateLimit-Remaining'], 'replays pass the rate limit');
+    assert.equal(again.headers['X-Quota-Remaining'], String((await period(s)).remaining), 'and show the quota as it is now');
     assert.equal((await period(s)).used, 1);
     assert.equal(json(await getUsage(s)).recent.requests, 1);
   });

@@ -161,6 +161,7 @@ async function runCheck(scope: RequestScope, req: CoreHttpRequest, held: Held, u
         return scope.error({ kind: 'idempotency_in_progress', retryAfterSeconds: 1 });
       case 'completed':
         usage.record = false;
+        await setCurrentQuotaHeaders(scope, organizationId, entitlements.monthlyQuota);
         return replay(scope, begun.value.response);
       case 'started':
         break;
@@ -266,7 +267,15 @@ function setQuotaHeaders(scope: RequestScope, limit: number, usage: QuotaUsage, 
   Object.assign(scope.headers, quotaHeaders(limit, usage, periodEnd));
 }
 
-/** The stored response as it was, plus this request's rate headers and the replay flag. */
+/** The quota as it is now, for a replay's X-Quota-* headers; a replay is answered without them if the read fails. */
+async function setCurrentQuotaHeaders(scope: RequestScope, organizationId: string, limit: number): Promise<void> {
+  const now = scope.now();
+  const month = monthOf(now);
+  const read = await scope.step('quota read', scope.ctx.stores.quota.getUsage({ organizationId, period: month.key, now }));
+  if (read.isOk()) setQuotaHeaders(scope, limit, read.value, month.end);
+}
+
+/** The stored response as it was, plus this request's rate and quota headers and the replay flag. */
 function replay(scope: RequestScope, stored: StoredResponse): CoreHttpResponse {
   return {
     status: stored.status,
