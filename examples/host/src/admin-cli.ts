@@ -294,7 +294,8 @@ export async function runAdmin(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 64;
     if (error instanceof Exit) {
-      console.error(`error: ${error.message}`);
+      // With --json a script reads the failure as JSON too (on stderr; the exit code says which kind).
+      console.error(json ? JSON.stringify({ error: { exit_code: error.code, message: error.message } }) : `error: ${error.message}`);
       return error.code;
     }
     console.error('error:', error);

@@ -75,6 +75,9 @@ describe('admin CLI (memory mode: the seed file)', () => {
     const unknownKey = await admin(t, '--seed-file', seed, 'keys', 'revoke', '00000000-0000-4000-8000-000000000000', 'nope');
     assert.equal(unknownKey.code, 1);
     assert.match(unknownKey.err, /not_found/);
+    const asJson = await admin(t, '--seed-file', seed, '--json', 'keys', 'revoke', '00000000-0000-4000-8000-000000000000', 'nope');
+    assert.equal(asJson.code, 1);
+    assert.deepEqual(JSON.parse(asJson.err), { error: { exit_code: 1, message: unknownKey.err.replace(/^error: /, '') } });
     assert.equal((await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'y')).code, 64);
     assert.equal((await admin(t, '--seed-file', seed, 'frobnicate')).code, 64);
     process.env.DATABASE_URL = 'postgres://u@127.0.0.1:1/db';
