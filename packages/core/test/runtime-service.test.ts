@@ -231,6 +231,7 @@ describe('errors table', () => {
 
   test('429 rate_limit_exceeded with its headers, for usage too; the next window admits again', async () => {
     const clock = movableClock();
+    clock.advance(61_000 - (Date.now() % 60_000)); // 1 s into a minute: the requests below share one window
     const s = await setup({ rateLimitPerMinute: 2 }, { now: clock.now });
     assert.equal((await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })).status, 200);
     assert.equal((await getUsage(s)).status, 200);
