@@ -1,12 +1,6 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
+export default packageBuild({
   entry: { index: 'src/index.ts', main: 'src/main.ts', admin: 'src/admin.ts', demo: 'src/demo.ts' },
-  format: ['esm', 'cjs'],
   dts: { entry: { index: 'src/index.ts' } },
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  // Keep `node:` specifiers: `node:test` (used by the exported test suites) exists only with the prefix.
-  removeNodeProtocol: false,
 });
