@@ -1,5 +1,5 @@
 import type { Result } from 'neverthrow';
-import { REQUIRED_CONFIRMATIONS, type ChainFacts, type Transfer } from '../chain/facts.js';
+import { factsWithoutTransaction, REQUIRED_CONFIRMATIONS, type ChainFacts, type Transfer } from '../chain/facts.js';
 import type { ExposureResponse, TransactionCheckResponse, TransferResponse } from '../contract/models.js';
 import type { Exposure, RiskSignals } from '../risk/signals.js';
 import { formatAmount } from '../tron/amount.js';
@@ -11,27 +11,6 @@ import { matchExpectations } from './matching.js';
 import { verdictOf } from './verdict.js';
 
 const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
-
-/**
- * The spec's not_found values: nothing about the transaction is known, and nothing was screened,
- * whatever a provider may have said.
- */
-function asNotFound(facts: ChainFacts): ChainFacts {
-  return {
-    ...facts,
-    transactionType: 'unknown',
-    category: 'unknown',
-    owner: null,
-    blockNumber: null,
-    blockTime: null,
-    confirmations: null,
-    finalized: false,
-    transfers: [],
-    transfersTruncated: false,
-    primaryTransfer: null,
-    tokenDataAt: null,
-  };
-}
 
 function transferResponse(transfer: Transfer): TransferResponse {
   return {
@@ -63,7 +42,7 @@ function exposureResponse(exposure: Exposure): ExposureResponse {
  */
 export function assess(input: AssessmentInput): Result<TransactionCheckResponse, AssessmentRejection> {
   const notFound = input.facts.state === 'not_found';
-  const facts = notFound ? asNotFound(input.facts) : input.facts;
+  const facts = notFound ? factsWithoutTransaction(input.facts) : input.facts;
   const signals = notFound ? NO_SIGNALS : input.signals;
 
   return matchExpectations(facts, input.expectations).map((match) => {

@@ -90,3 +90,31 @@ export type ChainProviderError =
 export interface ChainFactsProvider {
   getTransactionFacts(txHash: string, ctx: ProviderContext): ResultAsync<ChainFacts, ChainProviderError>;
 }
+
+/**
+ * Facts that know nothing about the transaction itself (not found, or no node could say): the
+ * spec's not_found values for every descriptive field, keeping what was observed about the sources.
+ */
+export function factsWithoutTransaction(
+  known: Pick<ChainFacts, 'txHash' | 'state' | 'verified' | 'disagreements' | 'missing' | 'observedAt'>,
+): ChainFacts {
+  return {
+    txHash: known.txHash,
+    state: known.state,
+    transactionType: 'unknown',
+    category: 'unknown',
+    owner: null,
+    blockNumber: null,
+    blockTime: null,
+    confirmations: null,
+    finalized: false,
+    verified: known.verified,
+    disagreements: known.disagreements,
+    missing: known.missing,
+    transfers: [],
+    transfersTruncated: false,
+    primaryTransfer: null,
+    tokenDataAt: null,
+    observedAt: known.observedAt,
+  };
+}

@@ -7,6 +7,7 @@ import {
   type ChainFacts,
   type ChainFactsProvider,
   type ChainProviderError,
+  factsWithoutTransaction,
   type Disagreement,
   type ProviderContext,
   type Transfer,
@@ -136,7 +137,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
 
     if (tx === null && info === null) {
       const state: TransactionState = lookups.every((r) => r.isOk()) ? 'not_found' : 'unknown';
-      return ok(emptyFacts(hash, state, observedAt, missing, disagreements));
+      return ok(factsWithoutTransaction({ txHash: hash, state, verified: false, disagreements, missing, observedAt }));
     }
 
     const verification = tx ? verifyTransaction(hash, tx) : null;
@@ -243,34 +244,6 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       return new ResultAsync(facts(txHash.toLowerCase(), ctx.signal));
     },
     close: () => client.close(),
-  };
-}
-
-function emptyFacts(
-  txHash: string,
-  state: TransactionState,
-  observedAt: Date,
-  missing: string[],
-  disagreements: Disagreement[],
-): ChainFacts {
-  return {
-    txHash,
-    state,
-    transactionType: 'unknown',
-    category: 'unknown',
-    owner: null,
-    blockNumber: null,
-    blockTime: null,
-    confirmations: null,
-    finalized: false,
-    verified: false,
-    disagreements,
-    missing,
-    transfers: [],
-    transfersTruncated: false,
-    primaryTransfer: null,
-    tokenDataAt: null,
-    observedAt,
   };
 }
 
