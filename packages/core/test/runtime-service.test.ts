@@ -361,7 +361,7 @@ describe('errors table', () => {
     const s = await setup({}, { onError: (_e, c) => errors.push(c.step) }, {}, stores);
     failing = 'commit';
     const r = await check(s, COMPLETE_TX, { 'idempotency-key': 'boom' });
-    assertError(r, 500, 'internal_error', true);
+    assertError(r, 500, 'internal_error', false);
     assert.ok(errors.includes('quota finalize'));
     assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
     failing = null;
@@ -600,6 +600,79 @@ describe('admin roles and keys', () => {
     const stored = await stores.apiKeys.listKeys(s.organizationId);
     assert.ok(stored.every((k) => !JSON.stringify(k).includes(key)));
     assert.equal((await check({ ...s, apiKey: key }, COMPLETE_TX)).status, 200);
+  });
+});
+
+describe('the deadline bounds the whole request', () => {
+  /** The store with `method` never answering while `which()` names it. */
+  function hangingWhen<S extends object>(store: S, which: () => string | null): S {
+    return new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (which() === property ? new Promise(() => {}) : value.apply(target, args));
+      },
+    });
+  }
+
+  test('providers get the request signal, aborted at the deadline', async () => {
+    const seen: AbortSignal[] = [];
+    const slowChain = {
+      getTransactionFacts: (txHash: string, ctx: { signal: AbortSignal }) => {
+        seen.push(ctx.signal);
+        return chain.getTransactionFacts(txHash, ctx);
+      },
+    };
+    const s = await setup({}, { deadlineMs: 300 }, { chain: slowChain });
+    node.fault({ path: 'gettransactionbyid', fault: { kind: 'latency', ms: 2000 } });
+    assertError(await check(s, COMPLETE_TX), 504, 'request_timeout', true);
+    node.clearFaults();
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.aborted, true, 'the signal the provider holds fired at the deadline');
+  });
+
+  for (const [store, method] of [['quota', 'commit'], ['usage', 'appendUsage'], ['idempotency', 'complete']] as const) {
+    test(`a ${store} store that never answers ${method}: the caller still gets an answer soon after the deadline`, async () => {
+      const stores = createMemoryStores();
+      let hang: string | null = null;
+      Object.assign(stores, { [store]: hangingWhen(stores[store], () => hang) });
+      const steps: string[] = [];
+      const s = await setup({}, { deadlineMs: 300, settleGraceMs: 200, onError: (_e, c) => steps.push(c.step) }, {}, stores);
+      hang = method;
+      const started = performance.now();
+      const r = await check(s, COMPLETE_TX, { 'idempotency-key': `hang-${method}` });
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1500, `answered by deadline + grace (${Math.round(elapsed)} ms)`);
+      if (method === 'appendUsage') assert.equal(r.status, 200, 'a lost usage record does not change a decided answer');
+      else assertError(r, 504, 'request_timeout', true);
+      assert.ok(steps.length > 0, 'the hanging store is reported');
+      hang = null;
+    });
+  }
+
+  test('close() is not held by a store that never answers', async () => {
+    const stores = createMemoryStores();
+    let hang = false;
+    stores.quota = hangingWhen(stores.quota, () => (hang ? 'commit' : null));
+    const s = await setup({}, { deadlineMs: 300, settleGraceMs: 200 }, {}, stores);
+    hang = true;
+    const inFlight = check(s, COMPLETE_TX);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await s.service.close({ timeoutMs: 100 });
+    assert.equal((await inFlight).status, 504);
+  });
+
+  test('idempotency complete is tried twice before the key is given up', async () => {
+    const stores = createMemoryStores();
+    const complete = stores.idempotency.complete.bind(stores.idempotency);
+    let failures = 1;
+    stores.idempotency.complete = (...args) => (failures-- > 0 ? Promise.reject(new Error('blip')) : complete(...args));
+    const s = await setup({}, {}, {}, stores);
+    const first = await check(s, COMPLETE_TX, { 'idempotency-key': 'blip' });
+    assert.equal(first.status, 200);
+    const replay = await check(s, COMPLETE_TX, { 'idempotency-key': 'blip' });
+    assert.equal(replay.headers['Idempotent-Replayed'], 'true', 'stored on the second attempt');
+    assert.equal((await period(s)).used, 1, 'billed once');
   });
 });
 

@@ -7,6 +7,7 @@ import { describeError, type RuntimeError } from '../src/runtime/errors.js';
 import { displayPrefix, generateApiKey, hashApiKey, sameKeyHash } from '../src/runtime/keys.js';
 import { rateLimitHeaders } from '../src/runtime/limit-headers.js';
 import { requestIdFrom } from '../src/runtime/request-id.js';
+import { resolveOptions } from '../src/runtime/context.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { minuteOf, monthOf } from '../src/runtime/time.js';
 import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
@@ -30,7 +31,7 @@ describe('error mapping', () => {
       [{ kind: 'rate_limiter_unavailable' }, 503, 'rate_limiter_unavailable', true],
       [{ kind: 'api_disabled' }, 503, 'api_disabled', true],
       [{ kind: 'request_timeout' }, 504, 'request_timeout', true],
-      [{ kind: 'internal_error' }, 500, 'internal_error', true],
+      [{ kind: 'internal_error' }, 500, 'internal_error', false],
       [{ kind: 'not_found' }, 404, 'validation_error', false],
       [{ kind: 'method_not_allowed', allow: 'GET' }, 405, 'validation_error', false],
     ];
@@ -125,6 +126,35 @@ describe('providers outside their contract', () => {
     const again = await post(service, apiKey, 'k');
     assert.equal(again.status, 503, 'the key was released: the retry executed');
     assert.equal(again.headers['Idempotent-Replayed'], undefined);
+  });
+});
+
+describe('service options', () => {
+  test('defaults: a 12 s deadline, 24 h retention, 1 s settle grace, leases past them', () => {
+    const o = resolveOptions({});
+    assert.deepEqual([o.deadlineMs, o.idempotencyRetentionMs, o.settleGraceMs], [12_000, 86_400_000, 1000]);
+    assert.ok(o.leaseMs > o.deadlineMs + o.settleGraceMs);
+  });
+
+  test('values that would silently turn a control off are refused', () => {
+    for (const bad of [
+      { deadlineMs: 0 },
+      { deadlineMs: Number.NaN },
+      { idempotencyRetentionSeconds: -1 },
+      { idempotencyRetentionSeconds: Number.NaN },
+      { idempotencyRetentionSeconds: Number.POSITIVE_INFINITY },
+      { settleGraceMs: -5 },
+      { deadlineMs: 1000, leaseMs: 1000 },
+    ]) {
+      assert.throws(() => resolveOptions(bad), Error, JSON.stringify(bad));
+    }
+  });
+
+  test('handle answers (never rejects) even for a request without headers', async () => {
+    const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
+    const r = await service.handle({ method: 'GET', path: '/v1/usage', query: {}, body: new Uint8Array() } as never);
+    assert.equal(r.status, 500);
+    assert.equal(JSON.parse(r.body).error.code, 'internal_error');
   });
 });
 

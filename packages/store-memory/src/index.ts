@@ -368,7 +368,7 @@ export class MemoryLimitStore implements LimitStore {
 }
 
 export class MemoryUsageStore implements UsageStore {
-  readonly #records: UsageRecord[] = [];
+  #records: UsageRecord[] = [];
   readonly #retentionMs: number;
 
   constructor(retentionDays = 90) {
@@ -413,7 +413,8 @@ export class MemoryUsageStore implements UsageStore {
   #purgeBefore(before: number): number {
     const kept = this.#records.filter((r) => r.at.getTime() >= before);
     const purged = this.#records.length - kept.length;
-    this.#records.splice(0, this.#records.length, ...kept);
+    // Reassigned, not spliced in place: spreading >100k records as arguments overflows the stack.
+    this.#records = kept;
     return purged;
   }
 }

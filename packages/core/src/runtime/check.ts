@@ -289,13 +289,20 @@ async function storeResult(scope: RequestScope, held: Held, response: CoreHttpRe
   if (!held.idempotency) return;
   const { scope: idempotencyScope, owner } = held.idempotency;
   const own = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !CONTROL_HEADER.test(name)));
-  const now = scope.now();
-  const stored = await scope.ctx.stores.idempotency
-    .complete(idempotencyScope, {
+  const complete = () => {
+    const now = scope.now();
+    return scope.ctx.stores.idempotency.complete(idempotencyScope, {
       owner,
       response: { status: response.status, headers: own, body: response.body },
       now,
       retainUntil: new Date(now.getTime() + scope.ctx.options.idempotencyRetentionMs),
+    });
+  };
+  // A second attempt: a key left unstored after billing executes (and bills) again when retried.
+  const stored = await complete()
+    .catch((error: unknown) => {
+      scope.report(error, 'idempotency complete');
+      return complete();
     })
     .catch((error: unknown) => {
       // The answer stands; the key is abandoned (giveBack), so a retry executes again.

@@ -25,6 +25,12 @@ export interface SafetyServiceOptions {
    * ms: how long a crashed request can hold them. Must exceed the deadline; default deadline + 30 s.
    */
   leaseMs?: number;
+  /**
+   * How long past the deadline a request may still settle what it decided (bill or release,
+   * store the result, record usage), in ms; default 1000. A store that has not answered by then
+   * gets the caller a 504 while the work finishes in the background; leases bound what it holds.
+   */
+  settleGraceMs?: number;
   /** Start with business checks paused (503 `api_disabled`); see `setApiDisabled`. */
   apiDisabled?: boolean;
   /** Clock for every time decision (tests inject one). Timers of the deadline use real time. */
@@ -39,6 +45,7 @@ export interface ResolvedOptions {
   deadlineMs: number;
   idempotencyRetentionMs: number;
   leaseMs: number;
+  settleGraceMs: number;
   now: () => Date;
   generateRequestId: () => string;
   onError: (error: unknown, context: { requestId: string; step: string }) => void;
@@ -46,12 +53,19 @@ export interface ResolvedOptions {
 
 export function resolveOptions(options: SafetyServiceOptions): ResolvedOptions {
   const deadlineMs = options.deadlineMs ?? 12_000;
-  const leaseMs = options.leaseMs ?? deadlineMs + 30_000;
-  if (!(deadlineMs > 0) || !(leaseMs > deadlineMs)) throw new Error('need 0 < deadlineMs < leaseMs');
+  const settleGraceMs = options.settleGraceMs ?? 1000;
+  const leaseMs = options.leaseMs ?? deadlineMs + settleGraceMs + 30_000;
+  const retentionSeconds = options.idempotencyRetentionSeconds ?? 86_400;
+  // Programmer errors: a NaN or negative value here would silently turn a control off.
+  if (!(deadlineMs > 0) || !(settleGraceMs >= 0) || !(leaseMs > deadlineMs + settleGraceMs)) {
+    throw new Error('need 0 < deadlineMs, 0 <= settleGraceMs, deadlineMs + settleGraceMs < leaseMs');
+  }
+  if (!(retentionSeconds > 0) || !Number.isFinite(retentionSeconds)) throw new Error('need a positive idempotencyRetentionSeconds');
   return {
     deadlineMs,
-    idempotencyRetentionMs: (options.idempotencyRetentionSeconds ?? 86_400) * 1000,
+    idempotencyRetentionMs: retentionSeconds * 1000,
     leaseMs,
+    settleGraceMs,
     now: options.now ?? (() => new Date()),
     generateRequestId: options.generateRequestId ?? randomUUID,
     onError: options.onError ?? (() => {}),
@@ -129,15 +143,29 @@ export class RequestScope {
   }
 
   /**
-   * Awaits `work` to its end whatever the deadline (billing and storing a decided result must
-   * not be cut in half); a rejection becomes `internal_error` and is reported.
+   * Awaits `work` past the deadline (billing and recording a decided result must not be cut in
+   * half), but only into the first half of the settle grace: a store that hangs longer becomes the
+   * deadline error, leaving the other half for giving back what the request holds. A rejection
+   * becomes `internal_error`; both are reported.
    */
   async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError>> {
+    const { deadlineMs, settleGraceMs } = this.ctx.options;
+    const remainingMs = Math.max(0, deadlineMs + settleGraceMs / 2 - (performance.now() - this.startedAt));
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<typeof ABORTED>((resolve) => {
+      timer = setTimeout(() => resolve(ABORTED), remainingMs);
+    });
     try {
-      return ok(await work);
+      const outcome = await Promise.race([work, expired]);
+      if (outcome !== ABORTED) return ok(outcome);
+      work.catch((error: unknown) => this.report(error, name));
+      this.report(new Error(`${name}: no answer within the settle grace`), name);
+      return err({ kind: 'request_timeout' });
     } catch (error) {
       this.report(error, name);
       return err({ kind: 'internal_error' });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -152,9 +180,15 @@ export class RequestScope {
   /** The code of the last error answered, for the usage record. */
   errorCode: ErrorCode | null = null;
 
+  /** The error response, recorded as this request's outcome. */
   error(error: RuntimeError): CoreHttpResponse {
-    const response = errorBody(this.requestId, error);
     this.errorCode = describeError(error).code;
+    return this.errorResponse(error);
+  }
+
+  /** The error response alone: the recorded outcome stays what the request's own work decides. */
+  errorResponse(error: RuntimeError): CoreHttpResponse {
+    const response = errorBody(this.requestId, error);
     return { ...response, headers: { ...this.headers, ...response.headers } };
   }
 

@@ -74,8 +74,8 @@ export function describeError(error: RuntimeError): ErrorDescription {
     case 'request_timeout':
       return d(504, 'request_timeout', true, 'The server deadline was exceeded.');
     case 'internal_error':
-      // Retryable: a 500 stores nothing and releases what it held, so the same key re-executes.
-      return d(500, 'internal_error', true, 'An internal error occurred; quote the X-Request-ID.');
+      // Not in the spec's list of retryable failures (Errors rule 5): a 500 needs someone to look.
+      return d(500, 'internal_error', false, 'An internal error occurred; quote the X-Request-ID.');
     case 'not_found':
       return d(404, 'validation_error', false, 'No such operation.');
     case 'method_not_allowed':

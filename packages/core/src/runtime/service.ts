@@ -50,6 +50,22 @@ export interface SafetyService {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
+/**
+ * The request's answer, or its deadline error once `ms` have passed: a store that stops answering
+ * while a decided result is settled cannot hold the caller (or a graceful shutdown) forever. The
+ * work goes on in the background; what it stores is what a retry with the same key replays.
+ */
+function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>, ms: number): Promise<CoreHttpResponse> {
+  let timer: NodeJS.Timeout | undefined;
+  const stop = new Promise<CoreHttpResponse>((resolve) => {
+    timer = setTimeout(() => {
+      scope.report(new Error(`no answer ${ms} ms after the request started: a store did not answer`), 'hard stop');
+      resolve(scope.errorResponse(scope.abortError()));
+    }, ms);
+  });
+  return Promise.race([run, stop]).finally(() => clearTimeout(timer));
+}
+
 const ROUTES: Record<string, { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }> = {
   [CHECK_PATH]: { method: 'POST', run: handleCheck },
   [USAGE_PATH]: { method: 'GET', run: handleUsage },
@@ -71,15 +87,17 @@ export function createSafetyService(
   const inFlight = new Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>();
 
   async function serve(req: CoreHttpRequest): Promise<CoreHttpResponse> {
-    const requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
+    let requestId = '';
     try {
+      requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
       const route = ROUTES[req.path];
       if (!route) return errorBody(requestId, { kind: 'not_found' });
       if (req.method.toUpperCase() !== route.method) return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
       if (closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
       if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
       const scope = new RequestScope(ctx, requestId);
-      const entry = { scope, done: route.run(scope, req).finally(() => scope.dispose()) };
+      const run = route.run(scope, req).finally(() => scope.dispose());
+      const entry = { scope, done: answerByHardStop(scope, run, resolved.deadlineMs + resolved.settleGraceMs) };
       inFlight.add(entry);
       try {
         return await entry.done;
@@ -92,7 +110,7 @@ export function createSafetyService(
       } catch {
         // The answer below stands whatever the hook does.
       }
-      return errorBody(requestId, { kind: 'internal_error' });
+      return errorBody(requestId || resolved.generateRequestId(), { kind: 'internal_error' });
     }
   }
 
