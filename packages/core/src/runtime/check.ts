@@ -252,6 +252,7 @@ async function execute(
   if (finalized.isErr()) return err(finalized.error);
   held.reservationId = null;
   if (finalized.value) setQuotaHeaders(scope, limit, finalized.value, month.end);
+  else if (billable) scope.report(new Error('the quota reservation expired before its commit: not billed'), 'quota finalize');
   usage.billable = billable && finalized.value !== null;
   usage.overallState = result.overall_state;
   usage.coverage = result.coverage;
