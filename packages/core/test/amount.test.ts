@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { formatAmount, isPlainDecimal, parseAmount } from '../src/tron/amount.js';
+import { formatAmount, isPlainDecimal, MAX_DECIMALS, parseAmount } from '../src/tron/amount.js';
 import { canonicalAmount } from '../src/validation/index.js';
 
 const digits = (maxLength: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength });
@@ -85,4 +85,9 @@ test('bad decimals or a negative amount are programmer errors', () => {
   assert.throws(() => parseAmount('1', 1.5));
   assert.throws(() => formatAmount(1n, Number.NaN));
   assert.throws(() => formatAmount(-1n, 6));
+  // Bounded: a huge precision would format to "0" or block the event loop for seconds.
+  assert.throws(() => formatAmount(1n, MAX_DECIMALS + 1));
+  assert.throws(() => parseAmount('1', 20_000_000));
+  assert.equal(formatAmount(1n, MAX_DECIMALS), `0.${'0'.repeat(MAX_DECIMALS - 1)}1`);
+  assert.equal(parseAmount('1', MAX_DECIMALS)._unsafeUnwrap(), 10n ** 77n);
 });

@@ -581,6 +581,19 @@ describe('token metadata', () => {
     assert.equal(f.transfers[0]!.decimals, null);
   });
 
+  test('TRC10 precision beyond any asset (a lying node): decimals null and the metadata missing, never a wrong amount', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferAssetContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1000002').toString('hex'), amount: 8_888_880_000 },
+      blockNumber: 70_000_024,
+    });
+    node.addTransaction(built);
+    node.setAsset('1000002', { id: '1000002', name: Buffer.from('Big').toString('hex'), abbr: Buffer.from('BIG').toString('hex'), precision: 20_000_000 });
+    const f = await facts(built.txID);
+    assert.equal(f.transfers[0]!.decimals, null, 'so no amount is formatted from it');
+    assert.ok(f.missing.some((m) => m.includes('token metadata')), f.missing.join('; '));
+  });
+
   test('the metadata cache is bounded (LRU of tokenCacheSize tokens)', async () => {
     const tiny = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenCacheSize: 1 });
     const symbolCalls = () => node.calls.filter((c) => (c.body as { function_selector?: string }).function_selector === 'symbol()').length;

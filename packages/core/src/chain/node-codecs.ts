@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { integer } from '../contract/schema.js';
+import { MAX_DECIMALS } from '../tron/amount.js';
 
 /**
  * io-ts codecs of the java-tron HTTP answers the provider reads (visible=false: addresses `41…`
@@ -87,6 +88,7 @@ export const NodeAssetIssue = t.partial({
   id: t.string,
   name: t.string,
   abbr: t.string,
-  precision: integer('precision', { minimum: 0 }),
+  // java-tron allows 0..6; a larger claim is not an asset's precision, and the asset reads as unknown.
+  precision: integer('precision', { minimum: 0, maximum: MAX_DECIMALS }),
 });
 export type NodeAssetIssue = t.TypeOf<typeof NodeAssetIssue>;

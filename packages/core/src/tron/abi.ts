@@ -3,6 +3,8 @@
  * A contract is arbitrary code: every return may be short, oversized, bytes32-style or garbage,
  * so each decoder answers null instead of throwing or guessing.
  */
+import { MAX_DECIMALS } from './amount.js';
+
 const WORD = 64; // hex chars per 32-byte word
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
@@ -37,13 +39,13 @@ export function decodeAddressWord(hex: string): string | null {
   return body.slice(24);
 }
 
-/** decimals(): a uint in 0..77 (10^77 is the largest power of ten a uint256 holds). */
+/** decimals(): a uint in 0..MAX_DECIMALS. */
 export function decodeDecimals(hex: string): number | null {
   const body = clean(hex);
   if (body === null || body.length < WORD || body.startsWith(SELECTORS.error)) return null;
   // Some tokens return a wider tuple; ABI decoders read the first word.
   const value = decodeUint256(body.slice(0, WORD));
-  return value !== null && value <= 77n ? Number(value) : null;
+  return value !== null && value <= BigInt(MAX_DECIMALS) ? Number(value) : null;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
