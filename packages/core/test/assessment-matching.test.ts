@@ -109,6 +109,22 @@ describe('matching rules', () => {
         assert.equal(r.recipient_match, true, 'the first full match is described');
       });
     }
+    test('a full match beside an undecided twin (unknown decimals): ambiguity unknown, never CLEAR', () => {
+      // Transfer 1 may be 100 units to bob too: whether two transfers satisfy everything is unknown.
+      const twin = [usdt(0, alice, bob, 100_000_000n), usdt(1, alice, bob, 100_000_000n, { tokenContract: fakeUsdt, decimals: null })];
+      for (const exp of [expecting({ recipient: bob, amount: '100' }), expecting({ amount: '100' })]) {
+        const r = check({ facts: facts({ transfers: twin, primaryTransfer: null }), expectations: exp });
+        assert.equal(r.recipient_match, exp.recipient === null ? null : true);
+        assert.equal(r.amount_match, true, 'the selected transfer itself matches');
+        assert.equal(r.coverage, 'partial');
+        assert.equal(r.overall_state, 'LIMITED_DATA');
+        assert.ok(codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), codes(r).join());
+      }
+      // A twin the expectations rule out (another recipient) leaves the match decided.
+      const ruledOut = [twin[0]!, usdt(1, alice, carol, 100_000_000n, { tokenContract: fakeUsdt, decimals: null })];
+      const r = check({ facts: facts({ transfers: ruledOut, primaryTransfer: null }), expectations: expecting({ recipient: bob, amount: '100' }) });
+      assert.equal(r.overall_state, 'CLEAR');
+    });
   });
 
   describe('rule 4: true matches, false checked and differs, null not requested or not enough data', () => {
@@ -233,7 +249,7 @@ describe('matching rules', () => {
   });
 
   describe('rule 8: amounts compare in raw units via the asset decimals, no tolerance; excess precision is 422', () => {
-    const cases: { name: string; transfer: Transfer; amount: string; exp?: Partial<Expectations>; result: boolean | 'rejected' }[] = [
+    const cases: { name: string; transfer: Transfer; amount: string; exp?: Partial<Expectations>; result: boolean | null | 'rejected' }[] = [
       { name: 'USDT exact', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.677389', result: true },
       { name: 'trailing zeros are fine', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.67738900', result: true },
       { name: 'one raw unit short', transfer: usdt(0, alice, bob, 41_677_388n), amount: '41.677389', result: false },
@@ -259,7 +275,7 @@ describe('matching rules', () => {
         name: 'unknown decimals: no 422 and no verdict',
         transfer: usdt(0, alice, bob, 1n, { decimals: null }),
         amount: '0.0000000001',
-        result: false,
+        result: null,
       },
     ];
     for (const c of cases) {
@@ -271,9 +287,7 @@ describe('matching rules', () => {
           assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
           return;
         }
-        const r = result._unsafeUnwrap();
-        const expected = c.transfer.decimals === null ? null : c.result;
-        assert.equal(r.amount_match, expected);
+        assert.equal(result._unsafeUnwrap().amount_match, c.result);
       });
     }
     test('the expected token decimals decide the 422, even when another transfer is selected', () => {
@@ -282,6 +296,49 @@ describe('matching rules', () => {
         input({ facts: facts({ transfers }), expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '0.0000001' }) }),
       );
       assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
+    });
+    describe('without an expected token, a 422 needs certainty that the amount is in the selected transfer\'s asset', () => {
+      const cases: { name: string; transfers: Transfer[]; exp: Partial<Expectations>; extra?: Parameters<typeof facts>[0]; amountMatch: boolean | null }[] = [
+        {
+          name: 'a best-effort pick (another recipient) is a mismatch, not a 422',
+          transfers: [trx(0, alice, bob, 1n), usdt(1, alice, carol, 1n, { decimals: 18 })],
+          exp: { recipient: dave, amount: '1.1234567' },
+          amountMatch: false,
+        },
+        {
+          name: 'a truncated list may hide the payment: unknown, not a 422',
+          transfers: [trx(0, alice, carol, 1n)],
+          extra: { transfersTruncated: true },
+          exp: { recipient: carol, amount: '1.1234567' },
+          amountMatch: null,
+        },
+        {
+          name: 'contradictory facts: unknown, not a 422',
+          transfers: [trx(0, alice, carol, 1n)],
+          extra: { disagreements: [{ code: 'nodes_disagree', detail: 'block differs' }] },
+          exp: { recipient: carol, amount: '1.1234567' },
+          amountMatch: null,
+        },
+        {
+          name: 'an undecided transfer to the same recipient may be the payment: unknown, not a 422',
+          transfers: [trx(0, alice, carol, 1n), usdt(1, alice, carol, 1n, { decimals: null })],
+          exp: { recipient: carol, amount: '1.1234567' },
+          amountMatch: null,
+        },
+      ];
+      for (const c of cases) {
+        test(c.name, () => {
+          const result = assess(input({ facts: facts({ transfers: c.transfers, primaryTransfer: null, ...c.extra }), expectations: expecting(c.exp) }));
+          assert.ok(result.isOk(), 'no 422');
+          assert.equal(result.value.amount_match, c.amountMatch);
+          assert.notEqual(result.value.overall_state, 'CLEAR');
+        });
+      }
+      test('the payment in every other respect, on a complete list: 422', () => {
+        const transfers = [trx(0, alice, carol, 1n), usdt(1, alice, bob, 1n, { decimals: 18 })];
+        const result = assess(input({ facts: facts({ transfers, primaryTransfer: null }), expectations: expecting({ recipient: carol, amount: '1.1234567' }) }));
+        assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
+      });
     });
   });
 

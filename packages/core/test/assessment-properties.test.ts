@@ -13,6 +13,7 @@ import { REASONS } from '../src/contract/reasons.js';
 import type { Exposure, RiskSignals, SanctionsAnswer } from '../src/risk/signals.js';
 import { reasonPriority } from '../src/assessment/verdict.js';
 import type { ReasonCode } from '../src/contract/reasons.js';
+import { parseAmount } from '../src/tron/amount.js';
 import { ADDR, TX_HASH } from './assessment-support.js';
 
 /** A fixed seed per property (so they see different inputs): CI runs are reproducible. */
@@ -180,7 +181,15 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
   const { facts: f, signals: s, expectations: e } = input;
   const selected = selectTransfer(f, e).transfer;
   const tokenMoves = selected !== null ? selected.assetType !== 'trx' : f.transfers.some((t) => t.assetType !== 'trx');
+  const expecting = e.recipient !== null || e.tokenContract !== null || e.amount !== null;
+  // Another transfer no supplied expectation rules out: the payment may be ambiguous.
+  const couldAlsoBeThePayment = (t: Transfer) =>
+    t !== selected &&
+    (e.recipient === null || t.recipient === null || t.recipient === e.recipient) &&
+    (e.tokenContract === null || t.tokenContract === e.tokenContract || (t.assetType === 'trc20' && t.tokenContract === null)) &&
+    (e.amount === null || t.decimals === null || parseAmount(e.amount, t.decimals).map((raw) => raw === t.rawAmount).unwrapOr(false));
   return (
+    !(expecting && f.transfers.some(couldAlsoBeThePayment)) &&
     f.owner !== null &&
     f.transfers.every((t) => t.sender !== null && t.recipient !== null && (t.assetType !== 'trc20' || t.tokenContract !== null)) &&
     (selected === null || selected.decimals !== null) &&

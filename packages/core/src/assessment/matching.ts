@@ -18,7 +18,10 @@ export interface ExpectedPaymentMatch {
   recipient: Comparison;
   token: Comparison;
   amount: Comparison;
-  /** A supplied expectation could not be compared (EXPECTED_DATA_UNAVAILABLE, coverage partial). */
+  /**
+   * A supplied expectation could not be compared, or another transfer that cannot be decided may
+   * satisfy them too (EXPECTED_DATA_UNAVAILABLE, coverage partial).
+   */
   dataUnavailable: boolean;
 }
 
@@ -124,19 +127,21 @@ function undecidedCandidate(facts: ChainFacts, expectations: Expectations): bool
 }
 
 /**
- * Decimals the expected amount is written in: the expected token's (read from any listed transfer of
- * that exact contract) when a contract is expected, otherwise the selected transfer's. Null when unknown.
+ * Decimals the expected amount is written in, when they are certain: the expected token's (read from
+ * any listed transfer of that exact contract) when a contract is expected. Otherwise the selected
+ * transfer's, but only when it is the payment in every other supplied respect and no hidden or
+ * undecided transfer could be the payment instead: a best-effort pick's asset is no ground for a 422.
  */
-function expectedAmountDecimals(
-  facts: ChainFacts,
-  expectations: Expectations,
-  selected: Transfer | null,
-): number | null {
-  if (expectations.tokenContract === null) return selected?.decimals ?? null;
-  const ofToken = [...facts.transfers]
-    .sort(byIndex)
-    .find((transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null);
-  return ofToken?.decimals ?? null;
+function expectedAmountDecimals(facts: ChainFacts, expectations: Expectations, selected: Transfer | null): number | null {
+  if (expectations.tokenContract !== null) {
+    const ofToken = [...facts.transfers]
+      .sort(byIndex)
+      .find((transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null);
+    return ofToken?.decimals ?? null;
+  }
+  if (selected === null || !transferListComplete(facts) || undecidedCandidate(facts, expectations)) return null;
+  if (expectations.recipient !== null && selected.recipient !== expectations.recipient) return null;
+  return selected.decimals;
 }
 
 /**
@@ -161,7 +166,8 @@ export function matchExpectations(
   }
 
   const wanted = supplied(expectations);
-  const mismatchProven = transferListComplete(facts) && !undecidedCandidate(facts, expectations);
+  const undecided = undecidedCandidate(facts, expectations);
+  const mismatchProven = transferListComplete(facts) && !undecided;
   const compared = selected === null ? null : compareTransfer(selected, expectations);
   const field = (name: keyof TransferComparison): Comparison => {
     if (!wanted[name]) return null;
@@ -171,6 +177,8 @@ export function matchExpectations(
     return value === false && !mismatchProven ? null : value;
   };
   const match = { recipient: field('recipient'), token: field('token'), amount: field('amount') };
-  const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
+  // A full match beside an undecided twin: whether the payment is ambiguous cannot be known.
+  const ambiguityUndecided = !selection.ambiguous && compared !== null && satisfiesAll(compared, expectations) && undecided;
+  const dataUnavailable = ambiguityUndecided || FIELDS.some((name) => wanted[name] && match[name] === null);
   return ok({ selection, ...match, dataUnavailable });
 }
