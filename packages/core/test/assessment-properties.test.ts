@@ -88,6 +88,7 @@ const facts: fc.Arbitrary<ChainFacts> = fc
     blockNumber: 1,
     transfers,
     primaryTransfer: primary !== null && primary < transfers.length ? primary : null,
+    counterparties: [],
     ...rest,
   }));
 

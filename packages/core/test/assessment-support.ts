@@ -86,6 +86,7 @@ export function facts(overrides: Partial<ChainFacts> = {}): ChainFacts {
     transfers: [usdt(0, ADDR.alice, ADDR.bob, 41_677_389n)],
     transfersTruncated: false,
     primaryTransfer: 0,
+    counterparties: [],
     tokenDataAt: new Date('2026-11-21T11:30:00.000Z'),
     observedAt: OBSERVED_AT,
     ...overrides,

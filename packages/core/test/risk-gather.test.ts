@@ -50,6 +50,7 @@ function facts(transfers: Transfer[], overrides: Partial<ChainFacts> = {}): Chai
     transfers,
     transfersTruncated: false,
     primaryTransfer: transfers.length ? 0 : null,
+    counterparties: [],
     tokenDataAt: new Date(0),
     observedAt: new Date(0),
     ...overrides,

@@ -70,6 +70,12 @@ export interface ChainFacts {
    * (the contract's own transfer, or the single TRC20 Transfer log); null when there is none.
    */
   primaryTransfer: number | null;
+  /**
+   * Addresses the transaction involves besides its signer and its transfers' parties (base58): the
+   * called contract, a decoded call's target (`to`, `spender`), a resource or vote receiver. Screened
+   * for sanctions like every other party; a value-less call still names whom it talks to.
+   */
+  counterparties: string[];
   /** Oldest time the token metadata in `transfers` was read from the chain; null when no token is involved. */
   tokenDataAt: Date | null;
   /** When the node answers were read. */
@@ -114,6 +120,7 @@ export function factsWithoutTransaction(
     transfers: [],
     transfersTruncated: false,
     primaryTransfer: null,
+    counterparties: [],
     tokenDataAt: null,
     observedAt: known.observedAt,
   };

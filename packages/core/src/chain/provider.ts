@@ -207,6 +207,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       transfers: withMetadata.transfers,
       transfersTruncated: truncated,
       primaryTransfer: normalized.primary !== null && normalized.primary < kept.length ? normalized.primary : null,
+      counterparties: [],
       tokenDataAt: withMetadata.tokenDataAt,
       observedAt,
     });

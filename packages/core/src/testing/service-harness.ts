@@ -47,6 +47,7 @@ export function confirmedTrxFacts(txHash: string, observedAt = new Date()): Chai
     ],
     transfersTruncated: false,
     primaryTransfer: 0,
+    counterparties: [],
     tokenDataAt: null,
     observedAt,
   };
