@@ -683,6 +683,7 @@ describe('shutdown', () => {
     const inFlight = check(s, COMPLETE_TX);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = s.service.close();
+    assert.equal(s.service.apiDisabled, true, 'closing refuses business requests');
     assertError(await check(s, COMPLETE_TX), 503, 'api_disabled', true);
     assert.equal((await inFlight).status, 200);
     await closed;

@@ -40,6 +40,7 @@ export interface SafetyService {
   admin: AdminApi;
   /** Pauses (true) or resumes business requests: 503 `api_disabled` while paused. */
   setApiDisabled(disabled: boolean): void;
+  /** Business requests are refused: paused, or the service is closing. */
   readonly apiDisabled: boolean;
   /** Checks currently executing. */
   readonly inFlight: number;
@@ -157,7 +158,7 @@ export function createSafetyService(
       apiDisabled = disabled;
     },
     get apiDisabled() {
-      return apiDisabled;
+      return apiDisabled || closing;
     },
     get inFlight() {
       return inFlight.size;
