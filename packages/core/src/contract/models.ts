@@ -16,7 +16,7 @@ import {
   TransactionState,
 } from './enums.js';
 import { ReasonCode } from './reasons.js';
-import { boundedArray, constrainedString, integer, isoDateTime, nullable, strictObject } from './schema.js';
+import { boundedArray, constrainedString, integer, isoDateTime, nullable, strictObject, toleratingFutureValues } from './schema.js';
 
 // ---- primitives --------------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ export const FreshnessResponse = t.type(
 export type FreshnessResponse = t.TypeOf<typeof FreshnessResponse>;
 
 export const ReasonResponse = t.type(
-  { code: ReasonCode, category: ReasonCategory, severity: Severity },
+  { code: toleratingFutureValues(ReasonCode), category: ReasonCategory, severity: Severity },
   'ReasonResponse',
 );
 export type ReasonResponse = t.TypeOf<typeof ReasonResponse>;

@@ -9,7 +9,7 @@ import {
   UsageQuery,
   UsageResponse,
 } from './models.js';
-import { annotationOf, type JsonSchema } from './schema.js';
+import { annotationOf, toleratedEnumOf, type JsonSchema } from './schema.js';
 
 /** The io-ts codec kinds the contract uses; anything else must carry an annotation (schema.ts). */
 type Walkable =
@@ -52,6 +52,11 @@ class SchemaRegistry {
 
   /** The schema of a codec itself, never a `$ref` to it. */
   inline(codec: t.Mixed): JsonSchema {
+    const known = toleratedEnumOf(codec);
+    if (known) {
+      const future = { type: 'string', description: 'A value added after this document: tolerate it, and never read it as a clean result.' };
+      return { anyOf: [this.schemaOf(known), future] };
+    }
     const structure = this.structure(codec as unknown as Walkable);
     const annotation = annotationOf(codec);
     if (!structure && !annotation) throw new Error(`no JSON Schema for codec ${codec.name}`);

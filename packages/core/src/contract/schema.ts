@@ -19,6 +19,22 @@ export function annotationOf(codec: t.Mixed): JsonSchema | undefined {
   return annotations.get(codec);
 }
 
+const tolerated = new WeakMap<t.Mixed, t.Mixed>();
+
+/**
+ * An enum the server emits strictly but clients must read tolerantly (the spec: "consumers must
+ * tolerate future codes"). Decodes exactly as `codec`; its schema is `codec` or any other string.
+ */
+export function toleratingFutureValues<C extends t.Mixed>(codec: C): C {
+  const open = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(`${codec.name} or a future value`, codec.is, codec.validate, codec.encode) as unknown as C;
+  tolerated.set(open, codec);
+  return open;
+}
+
+export function toleratedEnumOf(codec: t.Mixed): t.Mixed | undefined {
+  return tolerated.get(codec);
+}
+
 /** A string codec checked by a predicate, with the schema that describes the same rule. */
 export function constrainedString(
   name: string,
