@@ -260,7 +260,7 @@ test('broken samples fail against the document and the codecs alike', () => {
 });
 
 test('a future reason code: the document tolerates it (clients must), the server never emits it', () => {
-  const sample = checkResponse();
+  const sample: Sample = checkResponse();
   sample.reasons[0].code = 'SOMETHING_NEW';
   const validate = validator('TransactionCheckResponse');
   assert.ok(validate(sample), ajv.errorsText(validate.errors));
