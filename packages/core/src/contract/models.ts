@@ -36,6 +36,12 @@ export const DecimalAmount = constrainedString('DecimalAmount', isPlainDecimal, 
   description: 'nonnegative plain decimal string in token units; no sign, exponent or whitespace',
 });
 
+export const Percentage = constrainedString('Percentage', isPlainDecimal, {
+  pattern: '^[0-9]+(\\.[0-9]+)?$',
+  maxLength: MAX_AMOUNT_LENGTH,
+  description: 'share of the exposure in percent (0–100) as a plain decimal string',
+});
+
 const NonNegativeInteger = integer('NonNegativeInteger', { minimum: 0 });
 export const Days = integer('Days', { minimum: 1, maximum: 90 });
 export const DEFAULT_USAGE_DAYS = 30;
@@ -88,7 +94,7 @@ export const ExposureResponse = t.type(
     category: Text,
     exposure_type: ExposureType,
     hops: NonNegativeInteger,
-    percent: nullable(DecimalAmount),
+    percent: nullable(Percentage),
   },
   'ExposureResponse',
 );

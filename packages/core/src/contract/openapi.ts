@@ -142,7 +142,12 @@ const ERRORS: { status: number; description: string; codes: [ErrorCode, Operatio
   },
   {
     status: 422,
-    description: 'The request must be corrected',
+    description:
+      'The request must be corrected. When several apply, the first wins: `invalid_idempotency_key`, `payload_too_large`, ' +
+      '`validation_error` (not JSON, not an object, a repeated or unknown field), then the first failing field in the order ' +
+      'tx_hash, network, expected_recipient, expected_token_contract, expected_amount (a missing or mistyped field is ' +
+      '`validation_error`, a bad value its own code); `invalid_expected_amount` for excess precision comes last, once the ' +
+      "asset's decimals are known",
     codes: [
       ['malformed_tx_hash', ['check']],
       ['invalid_network', ['check']],
@@ -244,7 +249,7 @@ export function buildOpenApiDocument(): JsonSchema {
     name: 'X-Request-ID',
     in: 'header',
     required: false,
-    description: 'Correlation identifier; a valid value becomes `request_id`, otherwise the service makes one',
+    description: 'Correlation identifier: a value of 1–128 characters of `[A-Za-z0-9._:-]` becomes `request_id`, otherwise the service makes one',
     schema: { type: 'string' },
   };
   const paths = {
