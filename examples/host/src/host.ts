@@ -3,7 +3,7 @@ import { createRiskProviders, createSafetyService, createTronChainFactsProvider,
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
-import { createHttpServer, listen, stopAccepting } from './http-app.js';
+import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
 import { withRequestLog } from './log.js';
 import { withHostRoutes } from './routes.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
@@ -11,6 +11,11 @@ import { openStores } from './stores.js';
 
 /** How often expired leases and windows are swept from PostgreSQL. */
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * After the service has answered everything, how long the framework may take to write those
+ * answers before the remaining connections are cut (Koa writes a tick after the handler resolves).
+ */
+const WRITE_BOUND_MS = 2_000;
 
 export interface RunningHost {
   url: string;
@@ -88,6 +93,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
 
   const handler = withRequestLog(withHostRoutes(service), logger);
   const server = createHttpServer(handler, config.framework);
+  const responses = trackResponses(server);
   let listening;
   try {
     listening = await listen(server, config.port, config.host);
@@ -109,6 +115,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       const closed = stopAccepting(server);
       // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.
       await service.close({ timeoutMs: config.shutdownGraceMs });
+      await responses.settled(WRITE_BOUND_MS);
       server.closeAllConnections();
       await closed;
       const reserved = await reservedQuota(service);

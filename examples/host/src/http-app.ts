@@ -43,6 +43,42 @@ export function listen(server: Server, port: number, host: string): Promise<List
   });
 }
 
+/** Tracks the responses still being written, so a stop can let them reach the client before it cuts connections. */
+export interface ResponseTracker {
+  readonly open: number;
+  /** Resolves when no response is open, or after `timeoutMs` at the latest. */
+  settled(timeoutMs: number): Promise<void>;
+}
+
+export function trackResponses(server: Server): ResponseTracker {
+  let open = 0;
+  const waiters = new Set<() => void>();
+  server.on('request', (_request, response) => {
+    open++;
+    // 'close' follows 'finish', or a connection lost before the end: either way the response is done.
+    response.once('close', () => {
+      if (--open === 0) for (const wake of waiters) wake();
+    });
+  });
+  return {
+    get open() {
+      return open;
+    },
+    settled(timeoutMs) {
+      if (open === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        waiters.add(done);
+      });
+    },
+  };
+}
+
 /**
  * Stops accepting connections and closes idle keep-alive ones; resolves when every open
  * request has been answered (the caller bounds the wait with its own deadline).
