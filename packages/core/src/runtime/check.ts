@@ -8,11 +8,11 @@ import { gatherSignals } from '../risk/gather.js';
 import type { Entitlements } from '../stores/organizations.js';
 import type { IdempotencyScope, StoredResponse } from '../stores/idempotency.js';
 import type { QuotaUsage } from '../stores/quota.js';
-import { validateCheckRequest, validateIdempotencyKey, type NormalizedCheckRequest } from '../validation/index.js';
+import { payloadTooLarge, validateCheckRequest, validateIdempotencyKey, type NormalizedCheckRequest } from '../validation/index.js';
 import { admit } from './access.js';
 import type { RequestScope } from './context.js';
 import { JSON_CONTENT_TYPE, type RuntimeError } from './errors.js';
-import { type CoreHttpRequest, type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
+import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { quotaHeaders } from './limit-headers.js';
 import { monthOf, secondsUntil } from './time.js';
 
@@ -126,9 +126,7 @@ async function runCheck(scope: RequestScope, req: CoreHttpRequest, held: Held, u
 
   const idempotencyKey = validateIdempotencyKey(req.headers['idempotency-key']);
   if (idempotencyKey.isErr()) return scope.error({ kind: 'invalid_request', ...idempotencyKey.error });
-  const validated = req.bodyTooLarge
-    ? err({ code: 'payload_too_large', message: `request body exceeds ${MAX_BODY_BYTES} bytes` } as const)
-    : validateCheckRequest(req.body);
+  const validated = req.bodyTooLarge ? err(payloadTooLarge()) : validateCheckRequest(req.body);
   if (validated.isErr()) return scope.error({ kind: 'invalid_request', ...validated.error });
   const request = validated.value;
   usage.network = request.network;

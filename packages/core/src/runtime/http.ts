@@ -28,5 +28,4 @@ export interface CoreHttpHandler {
   handle(request: CoreHttpRequest): Promise<CoreHttpResponse>;
 }
 
-/** Largest accepted request body (spec: 4 KiB). */
-export const MAX_BODY_BYTES = 4096;
+export { MAX_BODY_BYTES } from '../validation/json-body.js';

@@ -21,6 +21,7 @@ import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { Expectations } from '../assessment/input.js';
 import { TransactionCheckRequest } from '../contract/models.js';
+import type { Network } from '../contract/enums.js';
 import { MAX_AMOUNT_LENGTH } from '../tron/amount.js';
 import { parseJsonBody } from './json-body.js';
 import { clip, requestError, type RequestError, type RequestErrorCode } from './request-error.js';
@@ -28,7 +29,7 @@ import { clip, requestError, type RequestError, type RequestErrorCode } from './
 export interface NormalizedCheckRequest {
   /** Lower case. */
   txHash: string;
-  network: 'tron';
+  network: Network;
   expectations: Expectations;
   /** SHA-256 (hex) of the canonical JSON of the normalized body: equal for the same logical request. */
   fingerprint: string;

@@ -1,6 +1,11 @@
 import { err, ok, type Result } from 'neverthrow';
-import { MAX_BODY_BYTES } from '../runtime/http.js';
 import { requestError, type RequestError } from './request-error.js';
+
+/** Largest accepted request body (spec: 4 KiB). */
+export const MAX_BODY_BYTES = 4096;
+
+/** The 422 for a body over the limit, whoever noticed it (here, or an adapter that stopped reading). */
+export const payloadTooLarge = (): RequestError => requestError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
 
 // fatal: invalid UTF-8 is an error, not U+FFFD; ignoreBOM: a BOM stays in the text, so JSON.parse rejects it.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -10,9 +15,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * strict UTF-8, then JSON without a BOM and without repeated keys.
  */
 export function parseJsonBody(body: Uint8Array): Result<unknown, RequestError> {
-  if (body.byteLength > MAX_BODY_BYTES) {
-    return err(requestError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`));
-  }
+  if (body.byteLength > MAX_BODY_BYTES) return err(payloadTooLarge());
   let text: string;
   try {
     text = utf8.decode(body);
