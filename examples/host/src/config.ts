@@ -1,3 +1,4 @@
+import { riskConfigFromEnv, type RiskConfig } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 
 /** The host's configuration, read from the environment (README: "Configuration"). */
@@ -9,11 +10,8 @@ export interface HostConfig {
   tronFullNodeUrl: string;
   tronSolidityUrl: string;
   tronApiKey: string | null;
-  chainalysisApiUrl: string;
-  chainalysisApiKey: string | null;
-  chainalysisSanctionsUrl: string;
-  chainalysisSanctionsApiKey: string | null;
-  sanctionsListFiles: string[];
+  /** CHAINALYSIS_*, SANCTIONS_LIST_FILES, RISK_*: read by the core's `riskConfigFromEnv`. */
+  risk: RiskConfig;
   requestDeadlineMs: number;
   idempotencyRetentionSeconds: number;
   /** null: the chain provider's documented default. */
@@ -48,11 +46,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     tronFullNodeUrl: fullNode,
     tronSolidityUrl: read.url('TRON_SOLIDITY_URL', fullNode),
     tronApiKey: read.optionalText('TRON_API_KEY'),
-    chainalysisApiUrl: read.url('CHAINALYSIS_API_URL', 'https://api.chainalysis.com/api/risk'),
-    chainalysisApiKey: read.optionalText('CHAINALYSIS_API_KEY'),
-    chainalysisSanctionsUrl: read.url('CHAINALYSIS_SANCTIONS_URL', 'https://public.chainalysis.com/api/v1'),
-    chainalysisSanctionsApiKey: read.optionalText('CHAINALYSIS_SANCTIONS_API_KEY'),
-    sanctionsListFiles: read.list('SANCTIONS_LIST_FILES'),
+    risk: read.risk(),
     requestDeadlineMs: read.integer('REQUEST_DEADLINE_MS', 12_000, 100, 600_000),
     idempotencyRetentionSeconds: read.integer('IDEMPOTENCY_RETENTION_SECONDS', 86_400, 1, 366 * 86_400),
     maxTransfers: read.optionalInteger('MAX_TRANSFERS', 1, 100_000),
@@ -87,8 +81,13 @@ class Reader {
     return this.value(name) ?? null;
   }
 
-  list(name: string): string[] {
-    return (this.value(name) ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  /** The risk variables as the core reads them (its error starts with the variable's name). */
+  risk(): RiskConfig {
+    const risk = riskConfigFromEnv(this.env);
+    if (risk.isOk()) return risk.value;
+    const field = /^[A-Z][A-Z0-9_]*/.exec(risk.error)?.[0] ?? 'RISK';
+    this.error ??= { field, message: `${field}: ${risk.error.slice(field.length).replace(/^:?\s*/, '')}` };
+    return {};
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {

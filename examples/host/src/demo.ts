@@ -55,10 +55,13 @@ async function main(): Promise<void> {
     databaseUrl: null,
     tronFullNodeUrl: node.url,
     tronSolidityUrl: node.url,
-    chainalysisApiUrl: vendors.entityUrl,
-    chainalysisApiKey: 'demo',
-    chainalysisSanctionsUrl: vendors.sanctionsUrl,
-    chainalysisSanctionsApiKey: 'demo',
+    risk: {
+      ...parsed.value.risk,
+      chainalysisApiUrl: vendors.entityUrl,
+      chainalysisApiKey: 'demo',
+      chainalysisSanctionsUrl: vendors.sanctionsUrl,
+      chainalysisSanctionsApiKey: 'demo',
+    },
   };
   const logger = createLogger(config.logLevel);
   let started = await startHost(config, logger);

@@ -17,6 +17,14 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 const WRITE_BOUND_MS = 2_000;
 
+/** The variable behind each `RiskConfig` option that `createRiskProviders` may refuse. */
+const RISK_OPTION_VARIABLES: Record<string, string> = {
+  chainalysisApiUrl: 'CHAINALYSIS_API_URL',
+  chainalysisSanctionsUrl: 'CHAINALYSIS_SANCTIONS_URL',
+  timeoutMs: 'RISK_TIMEOUT_MS',
+  cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
+};
+
 export interface RunningHost {
   url: string;
   service: SafetyService;
@@ -42,14 +50,13 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
-  const risk = createRiskProviders({
-    chainalysisApiUrl: config.chainalysisApiUrl,
-    chainalysisApiKey: config.chainalysisApiKey,
-    chainalysisSanctionsUrl: config.chainalysisSanctionsUrl,
-    chainalysisSanctionsApiKey: config.chainalysisSanctionsApiKey,
-    sanctionsListFiles: config.sanctionsListFiles,
-  });
-  if (risk.isErr()) return err({ field: 'SANCTIONS_LIST_FILES', message: `risk providers: ${risk.error}` });
+  const risk = createRiskProviders(config.risk);
+  if (risk.isErr()) {
+    // The core names its option; the operator set a variable. Anything else comes from a list file.
+    const option = /^[a-zA-Z]+/.exec(risk.error)?.[0] ?? '';
+    const field = RISK_OPTION_VARIABLES[option] ?? 'SANCTIONS_LIST_FILES';
+    return err({ field, message: `${field}: ${risk.error}` });
+  }
 
   let seed: SeedFile | null = null;
   if (config.seedFile !== null) {

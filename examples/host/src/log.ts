@@ -15,6 +15,15 @@ export const REDACTED_PATHS = [
   '*.key',
 ];
 
+/** Where a provider URL points, for a log line: providers put API keys in user-info, paths and queries. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {

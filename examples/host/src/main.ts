@@ -3,7 +3,7 @@
 // until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
 import { parseConfig } from './config.js';
 import { startHost } from './host.js';
-import { createLogger } from './log.js';
+import { createLogger, originOf } from './log.js';
 
 async function main(): Promise<number> {
   const parsed = parseConfig(process.env);
@@ -33,10 +33,10 @@ async function main(): Promise<number> {
       url: host.url,
       framework: config.framework,
       stores: host.stores,
-      tron_full_node: config.tronFullNodeUrl,
-      tron_solidity_node: config.tronSolidityUrl,
-      aml: config.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
-      sanctions: config.chainalysisSanctionsApiKey ? 'bundled OFAC list + chainalysis sanctions api' : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
+      tron_full_node: originOf(config.tronFullNodeUrl),
+      tron_solidity_node: originOf(config.tronSolidityUrl),
+      aml: config.risk.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
+      sanctions: config.risk.chainalysisSanctionsApiKey ? 'bundled OFAC list + chainalysis sanctions api' : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
       seeded: host.seeded,
       api_disabled: config.apiDisabled,
     },

@@ -25,11 +25,13 @@ describe('configuration from the environment', () => {
         tronFullNodeUrl: config.tronFullNodeUrl,
         tronSolidityUrl: config.tronSolidityUrl,
         tronApiKey: config.tronApiKey,
-        chainalysisApiUrl: config.chainalysisApiUrl,
-        chainalysisApiKey: config.chainalysisApiKey,
-        chainalysisSanctionsUrl: config.chainalysisSanctionsUrl,
-        chainalysisSanctionsApiKey: config.chainalysisSanctionsApiKey,
-        sanctionsListFiles: config.sanctionsListFiles,
+        chainalysisApiUrl: config.risk.chainalysisApiUrl,
+        chainalysisApiKey: config.risk.chainalysisApiKey,
+        chainalysisSanctionsUrl: config.risk.chainalysisSanctionsUrl,
+        chainalysisSanctionsApiKey: config.risk.chainalysisSanctionsApiKey,
+        sanctionsListFiles: config.risk.sanctionsListFiles,
+        riskCacheTtlMs: config.risk.cacheTtlMs,
+        riskTimeoutMs: config.risk.timeoutMs,
         requestDeadlineMs: config.requestDeadlineMs,
         idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
         maxTransfers: config.maxTransfers,
@@ -48,6 +50,9 @@ describe('configuration from the environment', () => {
         chainalysisSanctionsUrl: 'https://public.chainalysis.com/api/v1',
         chainalysisSanctionsApiKey: null,
         sanctionsListFiles: [],
+        // unset: the core's defaults (README: 300 s, 4000 ms)
+        riskCacheTtlMs: undefined,
+        riskTimeoutMs: undefined,
         requestDeadlineMs: 12_000,
         idempotencyRetentionSeconds: 86_400,
         maxTransfers: null,
@@ -56,17 +61,21 @@ describe('configuration from the environment', () => {
     );
   });
 
-  test('values are read; TRON_SOLIDITY_URL follows TRON_FULLNODE_URL', () => {
+  test('values are read (the risk variables by the core\'s riskConfigFromEnv); TRON_SOLIDITY_URL follows TRON_FULLNODE_URL', () => {
     const config = parseConfig({
       PORT: '9000',
       TRON_FULLNODE_URL: 'http://node:8090/',
       SANCTIONS_LIST_FILES: ' a.txt, ,b.txt',
       API_DISABLED: 'true',
       MAX_TRANSFERS: '50',
+      RISK_CACHE_TTL_SECONDS: '60',
+      RISK_TIMEOUT_MS: '2500',
     })._unsafeUnwrap();
     assert.equal(config.port, 9000);
     assert.equal(config.tronSolidityUrl, 'http://node:8090');
-    assert.deepEqual(config.sanctionsListFiles, ['a.txt', 'b.txt']);
+    assert.deepEqual(config.risk.sanctionsListFiles, ['a.txt', 'b.txt']);
+    assert.equal(config.risk.cacheTtlMs, 60_000);
+    assert.equal(config.risk.timeoutMs, 2500);
     assert.equal(config.apiDisabled, true);
     assert.equal(config.maxTransfers, 50);
   });
@@ -80,7 +89,8 @@ describe('configuration from the environment', () => {
       [{ MAX_TRANSFERS: '0' }, 'MAX_TRANSFERS'],
       [{ API_DISABLED: 'perhaps' }, 'API_DISABLED'],
       [{ TRON_FULLNODE_URL: 'ftp://x' }, 'TRON_FULLNODE_URL'],
-      [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
+      [{ RISK_CACHE_TTL_SECONDS: 'long' }, 'RISK_CACHE_TTL_SECONDS'],
+      [{ RISK_TIMEOUT_MS: '-5' }, 'RISK_TIMEOUT_MS'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
       [{ HOST_FRAMEWORK: 'fastify' }, 'HOST_FRAMEWORK'],
     ];

@@ -152,6 +152,16 @@ describe('the host started as a user starts it', () => {
     });
   }
 
+  test('the start-up log shows provider URLs as their origin only (keys in user-info, path or query stay out)', async () => {
+    const secretUrl = 'http://user:pw-secret@127.0.0.1:9/key-secret/?apikey=q-secret';
+    const host = await startHostProcess(env({ TRON_FULLNODE_URL: secretUrl, TRON_SOLIDITY_URL: `${secretUrl}solidity` }));
+    host.child.kill('SIGTERM');
+    assert.equal(await host.exited, 0);
+    const listening = host.lines.find((l) => String(l.msg).startsWith('listening'));
+    assert.deepEqual([listening?.tron_full_node, listening?.tron_solidity_node], ['http://127.0.0.1:9', 'http://127.0.0.1:9']);
+    assert.doesNotMatch(JSON.stringify(host.lines), /secret/);
+  });
+
   test('refuses to start with a message naming the field (DATABASE_URL, no PostgreSQL there): never falls back to memory', async () => {
     const child = spawn(process.execPath, ENTRY, {
       cwd: ROOT,

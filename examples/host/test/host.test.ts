@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronNode } from '@tron-safety/core/testing';
+import { request } from 'undici';
+import { parseConfig } from '../src/config.js';
+import { startHost } from '../src/host.js';
+import { createLogger, originOf } from '../src/log.js';
+import { withHostRoutes } from '../src/routes.js';
+
+// The host built in-process (startHost), for what a child process would only make slower to see.
+
+const KEY = 'tsk_live_host_test_key_00000000000000000';
+
+function seedFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-host-')), 'seed.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      plans: [{ code: 'starter', version: 1, name: 'Starter', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] }],
+      organizations: [{ id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001', name: 'Acme Pay', status: 'active', plan: { code: 'starter', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key: KEY, revoked: false }] }],
+    }),
+  );
+  return path;
+}
+
+describe('the host in-process', () => {
+  let node: FakeTronNode;
+  before(async () => {
+    node = await startFakeTronNode();
+  });
+  after(() => node.close());
+
+  test('a risk variable the core refuses stops the start with a message starting with its name', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ SANCTIONS_LIST_FILES: '/nonexistent/tron-safety-list.txt' }, 'SANCTIONS_LIST_FILES'],
+      [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
+      [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
+      [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
+    ];
+    for (const [env, field] of cases) {
+      const config = parseConfig({ PORT: '0', ...env })._unsafeUnwrap();
+      const error = (await startHost(config, createLogger('silent')))._unsafeUnwrapErr();
+      assert.equal(error.field, field);
+      assert.ok(error.message.startsWith(`${field}: `), error.message);
+    }
+  });
+
+  test('/v1/status says disabled while the host drains its in-flight checks', async () => {
+    const config = parseConfig({ PORT: '0', TRON_FULLNODE_URL: node.url, SAFETY_SEED_FILE: seedFile(), SHUTDOWN_GRACE_MS: '300' })._unsafeUnwrap();
+    const host = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
+    const status = async () => {
+      const answer = await withHostRoutes(host.service).handle({ method: 'GET', path: '/v1/status', query: {}, headers: {}, body: new Uint8Array() });
+      return JSON.parse(answer.body) as unknown;
+    };
+    assert.deepEqual(await status(), { business_access: 'enabled' });
+    const removeFault = node.fault({ path: 'gettransactionbyid', fault: { kind: 'hang' } });
+    try {
+      const inFlight = request(`${host.url}/v1/transaction/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+        body: JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' }),
+      });
+      while (host.service.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+      const stopped = host.stop('test');
+      assert.deepEqual(await status(), { business_access: 'disabled' });
+      const answer = await inFlight;
+      assert.equal(answer.statusCode, 503);
+      await answer.body.dump();
+      await stopped;
+    } finally {
+      removeFault();
+    }
+  });
+});
+
+test('provider URLs are logged as their origin only (user-info, path and query may hold API keys)', () => {
+  assert.equal(originOf('https://user:pass-secret@node.example:8443/key-secret/jsonrpc?apikey=q-secret'), 'https://node.example:8443');
+  assert.equal(originOf('http://127.0.0.1:8090'), 'http://127.0.0.1:8090');
+});
