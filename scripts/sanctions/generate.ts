@@ -40,7 +40,7 @@ let provenance: string;
 if (values.xml) {
   const parsed = parseSdnAdvanced(readFileSync(values.xml, 'utf8'));
   if (parsed.isErr()) fail(parsed.error);
-  for (const value of parsed.value.rejected) console.warn(`generate: skipped TRX value that is not a TRON address: ${value}`);
+  for (const value of parsed.value.rejected) console.warn(`generate: skipped a value that should be a TRON address and is not: ${value}`);
   entries = parsed.value.entries;
   asOf = values['as-of'] ?? `${parsed.value.issued}T00:00:00Z`;
   provenance = values.provenance ?? `OFAC sdn_advanced.xml, DateOfIssue ${parsed.value.issued}`;

@@ -6,6 +6,8 @@ import { scanXml } from './xml-scan.js';
 export const TRON_FEATURES = ['TRX', 'USDT'] as const;
 export type TronFeature = (typeof TRON_FEATURES)[number];
 const FEATURE_PREFIX = 'Digital Currency Address - ';
+/** The shape of a base58 TRON address, typos included; USDT values of other chains (0x…, 1…, bc1…) do not have it. */
+const TRON_SHAPED = /^T[0-9A-Za-z]{33}$/;
 
 export interface SdnTronEntry {
   address: string;
@@ -18,7 +20,10 @@ export interface SdnTronList {
   /** `DateOfIssue` of the publication, `YYYY-MM-DD`. */
   issued: string;
   entries: SdnTronEntry[];
-  /** Values under a TRX feature that are not valid TRON addresses (reported, not bundled). */
+  /**
+   * Values that should be TRON addresses and are not (reported, not bundled): anything under a TRX
+   * feature, and TRON-shaped values (`T` + 33 letters or digits) under USDT that fail the checksum.
+   */
   rejected: string[];
 }
 
@@ -30,7 +35,8 @@ interface Party {
 /**
  * TRON addresses of `sdn_advanced.xml`: the `FeatureType` ids named `Digital Currency Address - TRX`
  * or `- USDT`, then every `DistinctParty` `Feature` of those types, its `VersionDetail` values.
- * USDT values are kept only when they are TRON addresses (the USDT feature covers other chains too).
+ * USDT values are kept only when they are TRON addresses (the USDT feature covers other chains too);
+ * a TRON-shaped one that fails the checksum is reported in `rejected` like a bad TRX value.
  */
 export function parseSdnAdvanced(xml: string): Result<SdnTronList, string> {
   const featureTypes = new Map<string, string>();
@@ -96,7 +102,7 @@ export function parseSdnAdvanced(xml: string): Result<SdnTronList, string> {
       for (const address of f.details.filter((d) => d.length > 0)) {
         if (isTronAddress(address)) {
           if (!entries.has(address)) entries.set(address, { address, feature: tronFeature, name: p.names[0] ?? null });
-        } else if (tronFeature === 'TRX') rejected.push(address);
+        } else if (tronFeature === 'TRX' || TRON_SHAPED.test(address)) rejected.push(address);
       }
     }
   }

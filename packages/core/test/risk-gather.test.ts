@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { assess } from '../src/assessment/assess.js';
 import type { ChainFacts, Transfer } from '../src/chain/facts.js';
 import { gatherSignals, involvedAddresses } from '../src/risk/gather.js';
 import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
+import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { AmlAnswer, RiskProviders, SanctionsAnswer } from '../src/risk/signals.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 
@@ -137,6 +139,51 @@ describe('gatherSignals', () => {
     const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'the transfer does not name its sender' });
     assert.equal(calls.some((c) => c.startsWith('aml')), false);
+  });
+
+  test('the counterparties a value-less call names are screened too: a listed called contract is a hit, HIGH_RISK', async () => {
+    const { providers } = recording();
+    const screened: string[][] = [];
+    const list = createListSanctionsProvider([OFAC_TRON_LIST]);
+    const withList: RiskProviders = {
+      ...providers,
+      sanctions: { screen: (addresses, c) => (screened.push([...addresses]), list.screen(addresses, c)) },
+    };
+    const CALLED = 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'; // OFAC TRX list (Grinex)
+    const call = facts([], { category: 'smart_contract_call', counterparties: [CALLED, OWNER] });
+    assert.deepEqual(involvedAddresses(call), [OWNER, CALLED], 'deduplicated with the owner');
+    const signals = await gatherSignals(call, null, withList, ctx());
+    assert.deepEqual(screened, [[OWNER, CALLED]]);
+    assert.equal(signals.sanctions?.status, 'answered');
+    assert.deepEqual((signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), [CALLED]);
+    const expectations = { recipient: null, tokenContract: null, amount: null };
+    const result = assess({ requestId: 'r', txHash: call.txHash, expectations, facts: call, signals, checkedAt: new Date(0) })._unsafeUnwrap();
+    assert.equal(result.sanctions_hit, true);
+    assert.equal(result.overall_state, 'HIGH_RISK');
+  });
+
+  test('the order of screening: owner, the focus transfer, other counterparties, then every other transfer', () => {
+    const others = transfer({ index: 0, sender: 'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr', recipient: 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq' });
+    const focus = transfer({ index: 1 });
+    const f = facts([others, focus], { counterparties: [FAKE_USDT] });
+    assert.deepEqual(involvedAddresses(f, focus), [
+      OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT, 'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr', 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq',
+    ]);
+  });
+
+  test('a truncated transfer list: no hit is unavailable (not every address known), a hit stands', async () => {
+    const { providers } = recording();
+    const truncated = facts([transfer({ sender: OWNER, recipient: OWNER })], { transfersTruncated: true });
+    const clean = await gatherSignals(truncated, truncated.transfers[0]!, providers, ctx());
+    assert.equal(clean.sanctions?.status, 'unavailable');
+    assert.match((clean.sanctions as { reason: string }).reason, /truncated/);
+    const nothingNamed = await gatherSignals(facts([], { owner: null, transfersTruncated: true }), null, providers, ctx());
+    assert.equal(nothingNamed.sanctions?.status, 'unavailable', 'nothing to screen is not "not applicable" when the list was cut');
+
+    const listed = { ...providers, sanctions: createListSanctionsProvider([OFAC_TRON_LIST]) };
+    const hit = await gatherSignals(facts([transfer()], { transfersTruncated: true }), transfer(), listed, ctx());
+    assert.equal(hit.sanctions?.status, 'answered');
+    assert.deepEqual((hit.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address).sort(), [RECIPIENT, SENDER].sort());
   });
 
   test('a provider that rejects is unavailable, never clean', async () => {

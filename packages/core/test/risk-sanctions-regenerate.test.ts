@@ -20,7 +20,21 @@ describe('sdn_advanced.xml parser (scripts/sanctions)', () => {
       { address: 'TBcLqqqyZjNj1ptuXFgj5H768NhNU5nDyn', feature: 'TRX', name: 'Sokolovski Rolan' },
       { address: 'TC8axQvzJEVR3NKN6mZnJtGy7537GEmh38', feature: 'TRX', name: 'Grinex' },
     ]);
-    assert.deepEqual(list.rejected, ['TNotAValidTronAddress000000000000'], 'bad TRX values are reported');
+    assert.deepEqual(
+      list.rejected,
+      ['TNotAValidTronAddress000000000000', 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ'],
+      'bad TRX values and TRON-shaped USDT values failing the checksum are reported',
+    );
+  });
+
+  test('a USDT value of another chain is skipped silently; a TRON-shaped one failing the checksum is reported', () => {
+    const usdt = (value: string) =>
+      sample.replace('0x175d44451403Edf28469dF03A9280c1197ADb92c', value).replace('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ', '0xabc');
+    assert.deepEqual(parseSdnAdvanced(usdt('1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY'))._unsafeUnwrap().rejected, ['TNotAValidTronAddress000000000000']);
+    assert.deepEqual(parseSdnAdvanced(usdt('TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5'))._unsafeUnwrap().rejected, [
+      'TNotAValidTronAddress000000000000',
+      'TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5',
+    ]);
   });
 
   test('broken or foreign input is an error, not an empty list', () => {

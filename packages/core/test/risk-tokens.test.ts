@@ -26,7 +26,7 @@ const trc20 = (contract: string, symbol: string | null, name: string | null = nu
 
 describe('official tokens', () => {
   test('every registry entry (TRX native included) is official, with a valid contract and its decimals', async () => {
-    assert.equal(OFFICIAL_TRON_TOKENS.length, 12);
+    assert.equal(OFFICIAL_TRON_TOKENS.length, 13);
     for (const token of registry.tokens) {
       if (token.asset.kind === 'trc20') assert.ok(isTronAddress(token.asset.contract), token.symbol);
       assert.equal(await verdict({ asset: token.asset, symbol: token.symbol, name: token.name }), 'official', token.symbol);
@@ -40,6 +40,15 @@ describe('official tokens', () => {
     assert.equal(await verdict(trc20(USDT, 'USDT', 'Tether USD')), 'official');
     assert.equal(await verdict(trc20(USDT, null, null)), 'official');
     assert.equal(await verdict(trc20(USDT, 'USDТ')), 'official');
+  });
+
+  test('the original BTT, TRC10 1002000, is official; its symbol on another TRC10 id or contract is fake', async () => {
+    const btt10 = { kind: 'trc10', tokenId: '1002000' } as const;
+    assert.equal(await verdict({ asset: btt10, symbol: 'BTT', name: 'BitTorrent' }), 'official');
+    assert.equal(await verdict({ asset: btt10, symbol: 'BTTOLD', name: 'BitTorrent Old' }), 'official');
+    assert.equal(registry.find(btt10)?.decimals, 6);
+    assert.equal(await verdict({ asset: { kind: 'trc10', tokenId: '1002001' }, symbol: 'BTT', name: 'BitTorrent' }), 'fake');
+    assert.equal(await verdict(trc20(OTHER, 'BTTOLD', 'BitTorrent Old')), 'fake');
   });
 
   test('the contracts public code gets wrong are not official', async () => {
@@ -83,6 +92,16 @@ describe('impersonations are fake', () => {
     ['SUN Token', null],
     ['XYZ', 'BitTorrent (TRON)'],
     ['AIRDROP', 'USDT TRC20 voucher'],
+    ['ꓴSDT', null], // Lisu ꓴ (in the table)
+    ['ꓴꓢꓓꓔ', null], // all Lisu
+    ['Uꮪꭰꭲ', null], // Cherokee small letters
+    // Letters outside the look-alike table stand in for one character of an official mark.
+    ['ႮSDT', null], // Georgian Ⴎ
+    ['ƲSDT', null], // Latin V with hook
+    ['Ʉ SDT', null], // Latin U bar, spaced
+    ['USᎧT', null], // Cherokee Ꭷ inside
+    ['ΣUN', null], // a short mark: the whole text
+    [null, 'Tetheɽ USD'], // a name
   ];
   for (const [symbol, name] of impostors) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} on another contract → fake`, async () => {
@@ -107,6 +126,11 @@ describe('other tokens are unknown', () => {
     [null, null], // metadata unreadable
     ['', '   '], // nothing readable
     ['代币', '代币'],
+    // One unmapped letter is not enough on its own: two of the mark's own characters must match too.
+    ['ႮΣN', null],
+    ['Ʉ', 'ႮΣD'],
+    ['ႮƩDT', null], // two unmapped letters: beyond a near-match (documented limit)
+    ['ΨSUNFLOWER', null], // a short mark does not match inside a word
   ];
   for (const [symbol, name] of plain) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} → unknown`, async () => {

@@ -21,11 +21,20 @@ export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions
   apiKey: string;
   /** Calls in flight per screen (default 8). */
   maxConcurrent?: number;
+  /**
+   * Addresses sent to the API per screen (default 32), in the order given (most important first).
+   * The rest are not screened by this source, so its answer for them is `unavailable`.
+   */
+  maxAddresses?: number;
 }
+
+export const DEFAULT_SANCTIONS_API_MAX_ADDRESSES = 32;
 
 /** The free Chainalysis sanctions API, one call per address (cached, shared while in flight). */
 export function createChainalysisSanctionsProvider(options: ChainalysisSanctionsOptions): SanctionsProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
+  const maxAddresses = options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES;
+  if (!Number.isSafeInteger(maxAddresses) || maxAddresses < 1) throw new Error(`maxAddresses must be a positive integer, got ${maxAddresses}`);
   const lookup = sharedLookup<SanctionsAnswer>(
     async (address, signal) => {
       const body = await getVendorJson(
@@ -46,15 +55,22 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
   );
   return {
     async screen(addresses: readonly string[], ctx: ProviderContext) {
-      const unique = [...new Set(addresses)];
-      if (unique.length === 0) return { status: 'answered', hits: [], asOf: new Date() };
-      // A transaction with many transfers must not fire hundreds of calls at once (429 = unavailable).
+      const all = [...new Set(addresses)];
+      if (all.length === 0) return { status: 'answered', hits: [], asOf: new Date() };
+      // A transaction with many transfers must not cost hundreds of calls, nor fire them at once (429).
+      const screened = all.slice(0, maxAddresses);
       const answers: SanctionsAnswer[] = [];
+      if (all.length > screened.length) {
+        answers.push({
+          status: 'unavailable',
+          reason: `${CHAINALYSIS_SANCTIONS_SOURCE}: ${all.length - screened.length} of ${all.length} addresses beyond the per-check cap of ${maxAddresses} not screened`,
+        });
+      }
       let next = 0;
       const worker = async () => {
-        while (next < unique.length) answers.push(await lookup(unique[next++]!, ctx.signal));
+        while (next < screened.length) answers.push(await lookup(screened[next++]!, ctx.signal));
       };
-      await Promise.all(Array.from({ length: Math.min(options.maxConcurrent ?? 8, unique.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(options.maxConcurrent ?? 8, screened.length) }, worker));
       return combineSanctionsAnswers(answers);
     },
   };

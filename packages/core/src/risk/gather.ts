@@ -1,6 +1,7 @@
 import type { ChainFacts, ProviderContext, Transfer } from '../chain/facts.js';
 import { combineAmlAnswers } from './aml-combine.js';
-import type { AssetRef, RiskProviders, RiskSignals, TokenRef, Unavailable } from './signals.js';
+import { settle } from './settle.js';
+import type { AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
 /**
  * The risk half of a check, the three providers in parallel. Sanctions: every address the
@@ -15,19 +16,49 @@ export async function gatherSignals(
   ctx: ProviderContext,
 ): Promise<RiskSignals> {
   if (facts.state === 'not_found') return { sanctions: null, aml: null, token: null };
-  const addresses = involvedAddresses(facts);
   const [sanctions, aml, token] = await Promise.all([
-    addresses.length === 0 ? null : settle(() => providers.sanctions.screen(addresses, ctx)),
+    gatherSanctions(facts, focus, providers, ctx),
     gatherAml(facts, focus, providers, ctx),
     focus === null ? null : gatherToken(focus, providers, ctx),
   ]);
   return { sanctions, aml, token };
 }
 
-/** Owner, every transfer's sender and recipient, and every token contract, each once. */
-export function involvedAddresses(facts: ChainFacts): string[] {
-  const all = [facts.owner, ...facts.transfers.flatMap((t) => [t.sender, t.recipient, t.tokenContract])];
+/**
+ * Owner, every transfer's sender, recipient and token contract, and the other counterparties the
+ * transaction names (a called contract, a call's target), each once. The ones that matter most come
+ * first (owner, the focus transfer's parties, the counterparties), for a source that caps how many it screens.
+ */
+export function involvedAddresses(facts: ChainFacts, focus: Transfer | null = null): string[] {
+  const parties = (t: Transfer) => [t.sender, t.recipient, t.tokenContract];
+  const all = [
+    facts.owner,
+    ...(focus === null ? [] : parties(focus)),
+    ...facts.counterparties,
+    ...facts.transfers.flatMap(parties),
+  ];
   return [...new Set(all.filter((a): a is string => a !== null))];
+}
+
+/**
+ * A truncated transfer list names only some of the addresses involved: a hit stands, but no hit
+ * among those screened is not a clean answer for the transaction.
+ */
+async function gatherSanctions(
+  facts: ChainFacts,
+  focus: Transfer | null,
+  providers: RiskProviders,
+  ctx: ProviderContext,
+): Promise<RiskSignals['sanctions']> {
+  const addresses = involvedAddresses(facts, focus);
+  const truncated: SanctionsAnswer = {
+    status: 'unavailable',
+    reason: 'the transfer list is truncated: not every involved address could be screened',
+  };
+  if (addresses.length === 0) return facts.transfersTruncated ? truncated : null;
+  const answer = await settle(() => providers.sanctions.screen(addresses, ctx));
+  if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) return truncated;
+  return answer;
 }
 
 export function assetOf(transfer: Transfer): AssetRef | null {
@@ -59,12 +90,4 @@ function gatherToken(focus: Transfer, providers: RiskProviders, ctx: ProviderCon
   if (asset === null) return Promise.resolve({ status: 'unavailable', reason: 'the transfer does not name its asset' });
   const token: TokenRef = { asset, symbol: focus.tokenSymbol, name: focus.tokenName };
   return settle(() => providers.tokens.assess(token, ctx));
-}
-
-async function settle<A>(call: () => Promise<A>): Promise<A | Unavailable> {
-  try {
-    return await call();
-  } catch (cause) {
-    return { status: 'unavailable', reason: `provider failed: ${String(cause)}` };
-  }
 }

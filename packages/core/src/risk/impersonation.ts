@@ -2,16 +2,20 @@
  * The impersonation rule: does a token's symbol or name imitate an official token's?
  *
  * Both sides are reduced to a skeleton: Unicode compatibility forms folded (full-width `ＵＳＤＴ`,
- * ligatures), accents dropped, look-alike letters mapped to Latin (Cyrillic `С`, Greek `Τ`,
- * Armenian `Ս`, small capitals `ᴜ`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
+ * ligatures), accents dropped, look-alike letters mapped to Latin (Cyrillic `С`, Greek `Τ`, Armenian `Ս`,
+ * Lisu `ꓴ`, Cherokee `Ꮪ`, small capitals `ᴜ`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
  * (spaces, dots, dashes, zero-width characters). Then:
  * - a symbol of 4+ characters (`USDT`, `TUSD`) or a name of 6+ (`TETHERUSD`, `BITTORRENT`) found
  *   anywhere in the skeleton is an imitation (`USDT.e`, `USDT-TRC20`, `TRC20 USDT`, `Tether USD (TRON)`);
  * - a shorter mark (`SUN`, `WIN`, `BTT`, `JST`, `TRX`, `JUST`, `TRON`) only when the skeleton is the mark,
  *   optionally with a chain or version tag before or after it (`WIN.e`, `SUN Token`, `TRON-BTT`),
  *   so that ordinary words containing them (`Sunflower`, `Winner`) stay unknown.
- * Limits: misspellings (`USTD`), look-alikes outside the table, and legitimate derivatives
- * (JustLend `jUSDT`, which this flags) need the registry extended by configuration.
+ * A letter outside ASCII that the table does not map (Georgian `Ⴎ`, `Ʋ`, `Ʉ`) is a wildcard, not deleted:
+ * a text that matches a mark with one such letter in place of one of the mark's characters, and at
+ * least two of the mark's own characters besides, is an imitation too (`ႮSDT`, `Ʉ SDT`). Nobody
+ * writes an official symbol with one foreign letter in it by accident; a wholly non-Latin name stays unknown.
+ * Limits: misspellings (`USTD`) and legitimate derivatives (JustLend `jUSDT`, which this flags) need the
+ * registry extended by configuration.
  */
 
 const LOOK_ALIKES: Record<string, string> = {
@@ -24,19 +28,36 @@ const LOOK_ALIKES: Record<string, string> = {
   α: 'A', ε: 'E', ι: 'I', κ: 'K', ν: 'V', ο: 'O', ρ: 'P', τ: 'T', υ: 'U', χ: 'X',
   // Armenian
   Ս: 'U', ս: 'U', Օ: 'O', օ: 'O',
+  // Lisu capitals drawn as Latin ones
+  ꓐ: 'B', ꓑ: 'P', ꓓ: 'D', ꓔ: 'T', ꓖ: 'G', ꓗ: 'K', ꓙ: 'J', ꓚ: 'C', ꓜ: 'Z', ꓝ: 'F', ꓟ: 'M', ꓠ: 'N', ꓡ: 'I', ꓢ: 'S',
+  ꓣ: 'R', ꓦ: 'V', ꓧ: 'H', ꓪ: 'W', ꓫ: 'X', ꓬ: 'Y', ꓮ: 'A', ꓰ: 'E', ꓲ: 'I', ꓳ: 'O', ꓴ: 'U',
+  // Cherokee (small letters upper-case to these)
+  Ꭰ: 'D', Ꭲ: 'T', Ꭺ: 'A', Ꭻ: 'J', Ꭼ: 'E', Ꮃ: 'W', Ꮇ: 'M', Ꮋ: 'H', Ꮐ: 'G', Ꮓ: 'Z', Ꮢ: 'R', Ꮩ: 'V', Ꮪ: 'S', Ꮮ: 'I',
+  Ꮯ: 'C', Ꮲ: 'P', Ꮶ: 'K', Ᏼ: 'B',
   // Latin small capitals (NFKD keeps them)
-  ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'L', ᴍ: 'M', ɴ: 'N', ᴏ: 'O',
+  ᴀ: 'A', ʙ: 'B', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ɢ: 'G', ʜ: 'H', ɪ: 'I', ᴊ: 'J', ᴋ: 'K', ʟ: 'I', ᴍ: 'M', ɴ: 'N', ᴏ: 'O',
   ᴘ: 'P', ʀ: 'R', ꜱ: 'S', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ʏ: 'Y', ᴢ: 'Z',
   // Latin letters NFKD leaves alone, currency signs, digits and strokes read as letters
-  ı: 'I', ł: 'L', Ł: 'L', ø: 'O', Ø: 'O', đ: 'D', Đ: 'D', '₮': 'T', $: 'S', '0': 'O', '1': 'I', '5': 'S', '|': 'I',
+  ı: 'I', ł: 'I', Ł: 'I', ø: 'O', Ø: 'O', đ: 'D', Đ: 'D', '₮': 'T', $: 'S', '0': 'O', '1': 'I', '5': 'S', '|': 'I',
   '!': 'I', l: 'I', L: 'I',
 };
 
+/** Stands for a letter the table cannot map, in `folded` text (never in a skeleton). */
+const WILDCARD = '*';
+
+/** A–Z/0–9 after folding and mapping; every other letter left becomes `WILDCARD`, anything else is dropped. */
+function folded(text: string): string {
+  let out = '';
+  for (const ch of text.normalize('NFKD').replace(/\p{M}/gu, '')) {
+    const upper = ch.toUpperCase();
+    out += LOOK_ALIKES[ch] ?? LOOK_ALIKES[upper] ?? upper;
+  }
+  return out.replace(/[^A-Z0-9]/gu, (ch) => (/\p{L}/u.test(ch) ? WILDCARD : ''));
+}
+
 /** The comparable form of a symbol or name (empty when nothing readable is left). */
 export function skeleton(text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFKD').replace(/\p{M}/gu, '')) out += LOOK_ALIKES[ch] ?? ch.toUpperCase();
-  return out.replace(/[^A-Z0-9]/g, '');
+  return folded(text).replaceAll(WILDCARD, '');
 }
 
 /** Chain, bridge and version tags impostors put around a real symbol. */
@@ -60,18 +81,34 @@ export function impersonationRule<T>(marks: readonly Mark<T>[]): (text: string |
     .map((m) => ({ ...m, anywhere: m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
   return (text) => {
     if (text === null) return null;
-    const s = skeleton(text);
-    if (s.length === 0) return null;
+    const s = folded(text);
+    if (s.replaceAll(WILDCARD, '').length === 0) return null;
     for (const m of compiled) {
-      if (m.anywhere ? s.includes(m.skeleton) : isTagged(s, m.skeleton)) return m.token;
+      if (m.anywhere ? includesMark(s, m.skeleton) : isTagged(s, m.skeleton)) return m.token;
     }
     return null;
   };
 }
 
-function isTagged(s: string, mark: string): boolean {
-  if (s === mark) return true;
-  if (s.startsWith(mark)) return TAGS.includes(s.slice(mark.length));
-  if (s.endsWith(mark)) return TAGS.includes(s.slice(0, -mark.length));
+/** `mark` at `at` in `s`, where at most one wildcard may stand for one of its characters and two others match. */
+function matchesAt(s: string, mark: string, at: number): boolean {
+  if (at < 0 || at + mark.length > s.length) return false;
+  let wildcards = 0;
+  for (let i = 0; i < mark.length; i++) {
+    const ch = s[at + i];
+    if (ch === WILDCARD) wildcards++;
+    else if (ch !== mark[i]) return false;
+  }
+  return wildcards === 0 || (wildcards === 1 && mark.length - wildcards >= 2);
+}
+
+function includesMark(s: string, mark: string): boolean {
+  for (let at = 0; at + mark.length <= s.length; at++) if (matchesAt(s, mark, at)) return true;
   return false;
+}
+
+function isTagged(s: string, mark: string): boolean {
+  if (s.length === mark.length) return matchesAt(s, mark, 0);
+  if (matchesAt(s, mark, 0) && TAGS.includes(s.slice(mark.length))) return true;
+  return matchesAt(s, mark, s.length - mark.length) && TAGS.includes(s.slice(0, -mark.length));
 }

@@ -1,4 +1,5 @@
 import type { ProviderContext } from '../chain/facts.js';
+import { settle } from './settle.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
 type Hit = Extract<SanctionsAnswer, { status: 'answered' }>['hits'][number];
@@ -21,11 +22,14 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
   return { status: 'answered', hits: [...hits.values()], asOf };
 }
 
-/** Screens with every provider in parallel and combines the answers. */
+/**
+ * Screens with every provider in parallel and combines the answers. A source that rejects (breaking
+ * its promise) is that source's `unavailable`, so a hit from another source still stands.
+ */
 export function combineSanctionsProviders(providers: readonly SanctionsProvider[]): SanctionsProvider {
   return {
     async screen(addresses: readonly string[], ctx: ProviderContext) {
-      return combineSanctionsAnswers(await Promise.all(providers.map((p) => p.screen(addresses, ctx))));
+      return combineSanctionsAnswers(await Promise.all(providers.map((p) => settle(() => p.screen(addresses, ctx)))));
     },
   };
 }

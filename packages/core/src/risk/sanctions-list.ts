@@ -67,9 +67,24 @@ export function loadSanctionsListFile(path: string): Result<SanctionsList, strin
   return parseSanctionsList(text, path, modified);
 }
 
-/** Screens against in-memory lists: always answers, as of the oldest list. */
-export function createListSanctionsProvider(lists: readonly SanctionsList[]): SanctionsProvider {
+export interface ListSanctionsOptions {
+  /**
+   * Past this age (days since the oldest list's as-of date) the lists no longer prove an address clean:
+   * no hit is `unavailable`, while a hit still stands. Unset or null = no limit.
+   */
+  maxAgeDays?: number | null;
+  now?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Screens against in-memory lists: answers as of the oldest list (unavailable without a hit once too old). */
+export function createListSanctionsProvider(lists: readonly SanctionsList[], options: ListSanctionsOptions = {}): SanctionsProvider {
   if (lists.length === 0) throw new Error('a list screener needs at least one list');
+  const { maxAgeDays = null, now = Date.now } = options;
+  if (maxAgeDays !== null && !(Number.isSafeInteger(maxAgeDays) && maxAgeDays > 0)) {
+    throw new Error(`maxAgeDays must be a positive integer, got ${maxAgeDays}`);
+  }
   const asOf = new Date(Math.min(...lists.map((l) => l.asOf.getTime())));
   return {
     screen(addresses) {
@@ -79,6 +94,12 @@ export function createListSanctionsProvider(lists: readonly SanctionsList[]): Sa
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
+      if (hits.length === 0 && maxAgeDays !== null && now() - asOf.getTime() > maxAgeDays * DAY_MS) {
+        return Promise.resolve<SanctionsAnswer>({
+          status: 'unavailable',
+          reason: `sanctions list as of ${asOf.toISOString()} is older than the ${maxAgeDays}-day limit`,
+        });
+      }
       return Promise.resolve<SanctionsAnswer>({ status: 'answered', hits, asOf });
     },
   };

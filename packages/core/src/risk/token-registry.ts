@@ -96,8 +96,13 @@ function bundledRegistry(): TokenRegistry {
   return registry.value;
 }
 
-/** TRX and the TRC20 tokens of the bundled registry: the default AML coverage. */
-export const OFFICIAL_ASSETS: readonly AssetRef[] = bundledRegistry().tokens.map((t) => t.asset);
+/** TRX and the TRC20 tokens of a registry: the default AML coverage (vendors screen TRX and TRC20 flows, not TRC10). */
+export function amlCoveredAssets(registry: TokenRegistry): AssetRef[] {
+  return registry.tokens.map((t) => t.asset).filter((asset) => asset.kind !== 'trc10');
+}
+
+/** TRX and the TRC20 tokens of the bundled registry. */
+export const OFFICIAL_ASSETS: readonly AssetRef[] = amlCoveredAssets(bundledRegistry());
 
 export function assetCoverage(assets: readonly AssetRef[]): (asset: AssetRef) => boolean {
   const keys = new Set(assets.map(assetKey));

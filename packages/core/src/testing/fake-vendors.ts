@@ -54,7 +54,9 @@ export type FakeFault =
   /** 200 with JSON lacking the field that carries the answer (`risk` / `identifications`). */
   | { kind: 'missing_fields' }
   /** 200 with a valid answer padded past 1 MiB, sent chunked (no content-length). */
-  | { kind: 'oversized' };
+  | { kind: 'oversized' }
+  /** Entity API: 200 with the address's answer but an assessment `status` other than COMPLETE (default PENDING). */
+  | { kind: 'incomplete'; status?: string };
 
 export type FakeApi = 'entity' | 'sanctions';
 
@@ -101,7 +103,7 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
   res.end(body);
 }
 
-function entityBody(address: string, e: FakeEntity): unknown {
+function entityBody(address: string, e: FakeEntity, status = 'COMPLETE'): unknown {
   return {
     address,
     risk: e.risk,
@@ -121,7 +123,7 @@ function entityBody(address: string, e: FakeEntity): unknown {
       message: x.message ?? `${x.category} exposure`,
       ruleTriggered: x.ruleTriggered ?? null,
     })),
-    status: 'COMPLETE',
+    status,
   };
 }
 
@@ -136,8 +138,8 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
   const calls: FakeVendorCall[] = [];
   const timers = new Set<NodeJS.Timeout>();
 
-  const answer = (api: FakeApi, address: string, res: ServerResponse): void => {
-    if (api === 'entity') send(res, 200, JSON.stringify(entityBody(address, entities.get(address) ?? defaultEntity)));
+  const answer = (api: FakeApi, address: string, res: ServerResponse, status?: string): void => {
+    if (api === 'entity') send(res, 200, JSON.stringify(entityBody(address, entities.get(address) ?? defaultEntity, status)));
     else send(res, 200, JSON.stringify({ identifications: sanctioned.get(address) ?? [] }));
   };
 
@@ -177,6 +179,9 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
         return send(res, 200, '{"risk": "Sev');
       case 'missing_fields':
         return send(res, 200, JSON.stringify(api === 'entity' ? { address, status: 'COMPLETE' } : {}));
+      case 'incomplete':
+        // The sanctions API has no assessment status: it answers as usual.
+        return answer(api, address, res, fault.status ?? 'PENDING');
       case 'oversized': {
         res.writeHead(200, { 'content-type': 'application/json' });
         const pad = 'x'.repeat(64 * 1024);
