@@ -21,7 +21,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Result } from 'neverthrow';
 import { request } from 'undici';
 import { parseConfig } from './config.js';
-import { applySeed, decodeSeed, loadSeedFile, type SeedFile } from './seed-file.js';
+import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile } from './seed-file.js';
 import { openStores, type HostStores } from './stores.js';
 
 const OPERATOR = { kind: 'operator' } as const;
@@ -81,21 +81,15 @@ async function open(path: string | undefined, create = false): Promise<Session> 
 async function writeSeedFile(admin: AdminApi, keys: Map<string, string>, path: string): Promise<void> {
   const plans = (await admin.listPlans(OPERATOR))._unsafeUnwrap();
   const orgs = (await admin.listOrganizations(OPERATOR))._unsafeUnwrap();
-  const limits = (e: Entitlements) => ({
-    rate_limit_per_minute: e.rateLimitPerMinute,
-    max_concurrent_requests: e.maxConcurrentRequests,
-    monthly_quota: e.monthlyQuota,
-    enabled_networks: e.enabledNetworks,
-  });
   const seed = {
-    plans: plans.map((p) => ({ code: p.code, version: p.version, name: p.name, ...limits(p) })),
+    plans: plans.map((p) => ({ code: p.code, version: p.version, name: p.name, ...limitsOf(p) })),
     organizations: await Promise.all(
       orgs.map(async (o: Organization) => ({
         id: o.id,
         name: o.name,
         status: o.status,
         plan: o.assignment.kind === 'plan' ? { code: o.assignment.code, version: o.assignment.version } : null,
-        custom_entitlements: o.assignment.kind === 'custom' ? limits(o.assignment.entitlements) : null,
+        custom_entitlements: o.assignment.kind === 'custom' ? limitsOf(o.assignment.entitlements) : null,
         api_keys: (await admin.listApiKeys(OPERATOR, o.id))._unsafeUnwrap().map((k) => ({
           id: k.id,
           label: k.label,

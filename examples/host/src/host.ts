@@ -96,6 +96,9 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       return err(applied.error);
     }
     seeded = applied.value;
+    for (const { field, stored, seed: wanted } of seeded.differences) {
+      logger.warn({ seed_field: field, stored, seed: wanted }, `seed file: ${field} differs from the stored state; the stored value is kept (change it with the admin CLI)`);
+    }
   }
 
   const handler = withRequestLog(withHostRoutes(service), logger);

@@ -37,7 +37,8 @@ async function main(): Promise<number> {
       tron_solidity_node: originOf(config.tronSolidityUrl),
       aml: config.risk.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
       sanctions: config.risk.chainalysisSanctionsApiKey ? 'bundled OFAC list + chainalysis sanctions api' : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
-      seeded: host.seeded,
+      // each difference was logged as a warning
+      seeded: host.seeded && { ...host.seeded, differences: host.seeded.differences.length },
       api_disabled: config.apiDisabled,
     },
     `listening on ${host.url}`,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import type { AdminApi, Entitlements } from '@tron-safety/core';
+import type { AdminApi, EntitlementAssignment, Entitlements } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
 
@@ -122,23 +122,43 @@ function fieldPath(context: t.Context): string {
   return path;
 }
 
-/** The part of the core's admin API that loads a seed (`service.admin.seed`) plus revocation. */
+/** The part of the core's admin API a seed is loaded through. */
 export interface SeedTarget {
   seed: Pick<AdminApi['seed'], 'upsertPlanVersion' | 'upsertOrganization' | 'importApiKey'>;
+  listPlans: AdminApi['listPlans'];
+  getOrganization: AdminApi['getOrganization'];
+  listApiKeys: AdminApi['listApiKeys'];
   revokeApiKey: AdminApi['revokeApiKey'];
 }
 
+/** A stored value the seed file disagrees with; the stored one is kept. */
+export interface SeedDifference {
+  /** The seed field, e.g. `organizations[0].status`. */
+  field: string;
+  stored: unknown;
+  seed: unknown;
+}
+
 export interface SeedSummary {
+  /** Entries in the seed file. */
   plans: number;
   organizations: number;
   keys: number;
+  /** Entries that did not exist yet and were inserted. */
+  inserted: { plans: number; organizations: number; keys: number };
+  differences: SeedDifference[];
 }
 
+const OPERATOR = { kind: 'operator' } as const;
+
 /**
- * Upserts the seed: plans, then organizations, then their keys (a key marked revoked is imported,
- * then revoked, so it answers 401 instead of being unknown). The error names the failing entry.
- * `onKey` learns each key's id with its full value (the admin CLI writes the file back).
- * `onKey` learns each key's id with its full value (the admin CLI writes the file back).
+ * Loads the seed without undoing changes made since (admin CLI, another host): plans, then
+ * organizations, then keys are inserted only when they do not exist yet; an existing entry that
+ * differs from the seed keeps its stored values and is reported in `differences`. The one change
+ * applied to existing state is a revocation (a key the seed marks revoked is revoked), since the
+ * seed may only tighten access, never reopen it. Into empty stores (memory mode) this loads the
+ * whole file. The error names the failing entry. `onKey` learns each key's id with its full value
+ * (the admin CLI writes the file back).
  */
 export async function applySeed(
   admin: SeedTarget,
@@ -146,42 +166,85 @@ export async function applySeed(
   onKey: (id: string, key: string) => void = () => {},
 ): Promise<Result<SeedSummary, ConfigError>> {
   const refuse = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
+  const inserted = { plans: 0, organizations: 0, keys: 0 };
+  const differences: SeedDifference[] = [];
+  const compare = (at: string, stored: Record<string, unknown>, wanted: Record<string, unknown>) => {
+    for (const [field, value] of Object.entries(wanted)) {
+      if (JSON.stringify(stored[field]) !== JSON.stringify(value)) differences.push({ field: `${at}.${field}`, stored: stored[field], seed: value });
+    }
+  };
+
+  const plans = await admin.listPlans(OPERATOR);
+  if (plans.isErr()) return refuse('plans', plans.error.message);
+  const storedPlans = new Map(plans.value.map((p) => [`${p.code}@${p.version}`, p]));
   for (const [i, plan] of seed.plans.entries()) {
-    const stored = await admin.seed.upsertPlanVersion({
-      code: plan.code,
-      version: plan.version,
-      name: plan.name,
-      ...entitlementsOf(plan),
-    });
-    if (stored.isErr()) return refuse(`plans[${i}]`, stored.error.message);
+    const stored = storedPlans.get(`${plan.code}@${plan.version}`);
+    if (stored) {
+      compare(`plans[${i}]`, { name: stored.name, ...limitsOf(stored) }, { name: plan.name, ...limitsOf(entitlementsOf(plan)) });
+      continue;
+    }
+    const put = await admin.seed.upsertPlanVersion({ code: plan.code, version: plan.version, name: plan.name, ...entitlementsOf(plan) });
+    if (put.isErr()) return refuse(`plans[${i}]`, put.error.message);
+    inserted.plans++;
   }
+
   let keys = 0;
   for (const [i, org] of seed.organizations.entries()) {
+    const at = `organizations[${i}]`;
     const id = org.id.toLowerCase();
-    const upserted = await admin.seed.upsertOrganization({
-      id,
-      name: org.name,
-      status: org.status,
-      assignment: org.plan ? { plan: org.plan.code, version: org.plan.version } : { entitlements: entitlementsOf(org.custom_entitlements!) },
-    });
-    if (upserted.isErr()) return refuse(`organizations[${i}]`, upserted.error.message);
-    for (const [k, key] of org.api_keys.entries()) {
-      const imported = await admin.seed.importApiKey({
-        organizationId: id,
-        key: key.key,
-        label: key.label,
-        ...(key.id ? { id: key.id.toLowerCase() } : {}),
+    const existing = await admin.getOrganization(OPERATOR, id);
+    if (existing.isOk()) {
+      const stored = existing.value.organization;
+      const assignment = (a: EntitlementAssignment) =>
+        a.kind === 'plan' ? { plan: { code: a.code, version: a.version }, custom_entitlements: null } : { plan: null, custom_entitlements: limitsOf(a.entitlements) };
+      compare(at, { name: stored.name, status: stored.status, ...assignment(stored.assignment) }, {
+        name: org.name,
+        status: org.status,
+        plan: org.plan,
+        custom_entitlements: org.custom_entitlements && limitsOf(entitlementsOf(org.custom_entitlements)),
       });
-      if (imported.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, imported.error.message);
-      onKey(imported.value.id, key.key);
-      if (key.revoked && imported.value.revokedAt === null) {
-        const revoked = await admin.revokeApiKey({ kind: 'operator' }, id, imported.value.id);
-        if (revoked.isErr()) return refuse(`organizations[${i}].api_keys[${k}]`, revoked.error.message);
+    } else {
+      const put = await admin.seed.upsertOrganization({
+        id,
+        name: org.name,
+        status: org.status,
+        assignment: org.plan ? { plan: org.plan.code, version: org.plan.version } : { entitlements: entitlementsOf(org.custom_entitlements!) },
+      });
+      if (put.isErr()) return refuse(at, put.error.message);
+      inserted.organizations++;
+    }
+    const before = await admin.listApiKeys(OPERATOR, id);
+    if (before.isErr()) return refuse(at, before.error.message);
+    const known = new Set(before.value.map((k) => k.id));
+    for (const [k, key] of org.api_keys.entries()) {
+      const keyAt = `${at}.api_keys[${k}]`;
+      // A repeat of a stored key is a no-op that returns it; a key of another organization is refused.
+      const imported = await admin.seed.importApiKey({ organizationId: id, key: key.key, label: key.label, ...(key.id ? { id: key.id.toLowerCase() } : {}) });
+      if (imported.isErr()) return refuse(keyAt, imported.error.message);
+      const stored = imported.value;
+      onKey(stored.id, key.key);
+      if (known.has(stored.id)) compare(keyAt, { label: stored.label }, { label: key.label });
+      else inserted.keys++;
+      if (key.revoked && stored.revokedAt === null) {
+        const revoked = await admin.revokeApiKey(OPERATOR, id, stored.id);
+        if (revoked.isErr()) return refuse(keyAt, revoked.error.message);
+      } else if (!key.revoked && stored.revokedAt !== null) {
+        differences.push({ field: `${keyAt}.revoked`, stored: true, seed: false });
       }
       keys++;
     }
   }
-  return ok({ plans: seed.plans.length, organizations: seed.organizations.length, keys });
+  return ok({ plans: seed.plans.length, organizations: seed.organizations.length, keys, inserted, differences });
+}
+
+/** Entitlements under the seed file's field names. */
+export function limitsOf(e: Entitlements) {
+  return {
+    rate_limit_per_minute: e.rateLimitPerMinute,
+    max_concurrent_requests: e.maxConcurrentRequests,
+    monthly_quota: e.monthlyQuota,
+    enabled_networks: [...e.enabledNetworks],
+  };
 }
 
 function entitlementsOf(limits: t.TypeOf<typeof SeedEntitlements>): Entitlements {

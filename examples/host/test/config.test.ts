@@ -110,11 +110,47 @@ describe('seed file', () => {
       organizations: [org, { ...org, id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a002', plan: null, custom_entitlements: { rate_limit_per_minute: 1, max_concurrent_requests: 1, monthly_quota: 0, enabled_networks: [] }, api_keys: [{ label: 'old', key: `${KEY}x`, revoked: true }] }],
     })._unsafeUnwrap();
     const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
-    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { plans: 1, organizations: 2, keys: 2 });
+    const counts = { plans: 1, organizations: 2, keys: 2 };
+    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { ...counts, inserted: counts, differences: [] });
     assert.equal((await service.usage({ apiKey: KEY })).status, 200);
     assert.equal((await service.usage({ apiKey: `${KEY}x` })).status, 401);
-    // Loading twice is an upsert, not a conflict.
-    assert.ok((await applySeed(service.admin, seed)).isOk());
+    // Loading twice is not a conflict, and inserts nothing the second time.
+    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { ...counts, inserted: { plans: 0, organizations: 0, keys: 0 }, differences: [] });
+  });
+
+  test('a start inserts only what is missing: changes made since (admin CLI) are kept, and each difference reported', async () => {
+    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const admin = service.admin;
+    const operator = { kind: 'operator' } as const;
+    assert.ok((await applySeed(admin, decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap())).isOk());
+    // What an operator changed with the admin CLI since the last start:
+    (await admin.createPlanVersion(operator, { code: 'starter', name: 'Starter 2', rateLimitPerMinute: 60, maxConcurrentRequests: 2, monthlyQuota: 500, enabledNetworks: ['tron'] }))._unsafeUnwrap();
+    (await admin.setOrganizationPlan(operator, ORG, { code: 'starter', version: 2 }))._unsafeUnwrap();
+    (await admin.setOrganizationStatus(operator, ORG, 'suspended'))._unsafeUnwrap();
+    const keyId = (await admin.listApiKeys(operator, ORG))._unsafeUnwrap()[0]!.id;
+    (await admin.revokeApiKey(operator, ORG, keyId))._unsafeUnwrap();
+
+    const other = { ...org, id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a003', name: 'Other', api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: false }] };
+    const edited = decodeSeed({ plans: [{ ...plan, monthly_quota: 5 }], organizations: [org, other] })._unsafeUnwrap();
+    const summary = (await applySeed(admin, edited))._unsafeUnwrap();
+    assert.deepEqual(summary.inserted, { plans: 0, organizations: 1, keys: 1 });
+    assert.deepEqual(summary.differences, [
+      { field: 'plans[0].monthly_quota', stored: 1000, seed: 5 },
+      { field: 'organizations[0].status', stored: 'suspended', seed: 'active' },
+      { field: 'organizations[0].plan', stored: { code: 'starter', version: 2 }, seed: { code: 'starter', version: 1 } },
+      { field: 'organizations[0].api_keys[0].revoked', stored: true, seed: false },
+    ]);
+    const view = (await admin.getOrganization(operator, ORG))._unsafeUnwrap();
+    assert.deepEqual([view.organization.status, view.plan?.version], ['suspended', 2]);
+    const v1 = (await admin.listPlans(operator))._unsafeUnwrap().find((p) => p.version === 1);
+    assert.equal(v1?.monthlyQuota, 1000, 'a stored plan version is never replaced in place');
+    assert.equal((await service.usage({ apiKey: KEY })).status, 401, 'a revoked key stays revoked');
+    assert.equal((await service.usage({ apiKey: `${KEY}y` })).status, 200, 'a new entry is inserted');
+
+    // The seed may tighten access: a key it marks revoked is revoked.
+    const revoking = decodeSeed({ plans: [plan], organizations: [{ ...other, api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: true }] }] })._unsafeUnwrap();
+    assert.ok((await applySeed(admin, revoking)).isOk());
+    assert.equal((await service.usage({ apiKey: `${KEY}y` })).status, 401);
   });
 
   test('an invalid seed names the field', () => {
