@@ -146,6 +146,75 @@ describe('persistent faults on one node: facts with unknown state and missing en
   });
 });
 
+describe('time budget', () => {
+  test('a hanging full node with default timeouts: facts from the solidity node, well before a 12 s deadline', async () => {
+    // Defaults throughout (2500 ms per call, 3 attempts, 8 s budget), a cold metadata cache.
+    const defaults = createTronChainFactsProvider({ fullNodeUrl: node.url });
+    try {
+      node.fault({ node: 'full', fault: { kind: 'hang' } });
+      const timedFacts = async (hash: string) => {
+        const started = performance.now();
+        const r = await defaults.getTransactionFacts(hash, { signal: AbortSignal.timeout(12_000) });
+        return { r, ms: performance.now() - started };
+      };
+      const [usdt, trx] = await Promise.all([timedFacts(TX), timedFacts(TRON_FIXTURE_TX.trxTransfer)]);
+      assert.ok(usdt.r.isOk(), `facts, not ${JSON.stringify(usdt.r.isErr() && usdt.r.error)}`);
+      assert.equal(usdt.r.value.state, 'unknown');
+      assert.ok(usdt.r.value.missing.some((m) => m.includes('full node gettransactionbyid: timeout')));
+      assert.equal(usdt.r.value.transfers[0]!.decimals, 6, 'metadata from the solidity node');
+      assert.ok(usdt.ms < 7000, `token transfer facts after ${usdt.ms} ms`);
+      assert.ok(trx.r.isOk() && trx.r.value.state === 'unknown');
+      assert.ok(trx.ms < 4500, `TRX facts after ${trx.ms} ms: one per-call timeout, no retry that cannot finish`);
+    } finally {
+      await defaults.close();
+    }
+  });
+
+  test('a retry starts only when a whole attempt fits before the call deadline', async () => {
+    const client = new TronNodeClient({ fullNodeUrl: node.url, timeoutMs: 150, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    try {
+      node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'hang' } });
+      const short = await client.getNowBlock('full', AbortSignal.timeout(5000), performance.now() + 250);
+      assert.ok(short.isErr() && short.error.kind === 'timeout');
+      assert.equal(countOf('full', 'getnowblock'), 1, '150 ms left after the first attempt: no second one');
+      node.clearCalls();
+      const long = await client.getNowBlock('full', AbortSignal.timeout(5000), performance.now() + 2000);
+      assert.ok(long.isErr() && long.error.kind === 'timeout');
+      assert.equal(countOf('full', 'getnowblock'), 3);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('metadata slower than the budget: facts with decimals unknown, not aborted', async () => {
+    const hurried = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 200, budgetMs: 600, retry: { attempts: 1 } });
+    try {
+      node.fault({ path: 'triggerconstantcontract', fault: { kind: 'hang' } });
+      const r = await hurried.getTransactionFacts(TX, { signal: AbortSignal.timeout(5000) });
+      assert.ok(r.isOk());
+      assert.equal(r.value.state, 'confirmed');
+      assert.equal(r.value.transfers[0]!.decimals, null);
+      assert.ok(r.value.missing.some((m) => m.includes('token metadata')), r.value.missing.join('; '));
+    } finally {
+      await hurried.close();
+    }
+  });
+
+  test('ctx.deadlineAt sooner than the budget bounds the rounds', async () => {
+    const p = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 2000, retry: { attempts: 1 } });
+    try {
+      node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'hang' } });
+      const started = performance.now();
+      const r = await p.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, { signal: AbortSignal.timeout(5000), deadlineAt: Date.now() + 400 });
+      assert.ok(r.isOk());
+      assert.equal(r.value.state, 'unknown');
+      assert.ok(performance.now() - started < 1500, 'the lookups got half of the 400 ms left, not a 2 s attempt');
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('no data at all', () => {
   test('both nodes erroring: unavailable', async () => {
     node.fault({ fault: { kind: 'status', status: 503 } });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import type { ChainFacts } from '../src/chain/facts.js';
-import { base58ToHexAddress } from '../src/tron/address.js';
+import { base58ToHexAddress, hexToBase58Address } from '../src/tron/address.js';
 import { formatAmount } from '../src/tron/amount.js';
 import {
   buildTronTransaction,
@@ -24,6 +24,14 @@ async function facts(hash: string, p: TronChainFactsProvider = provider): Promis
   const result = await p.getTransactionFacts(hash, { signal: AbortSignal.timeout(5000) });
   if (result.isErr()) assert.fail(`expected facts, got ${JSON.stringify(result.error)}`);
   return result.value;
+}
+
+/** What one node answers now for a hash (to restore an override in `finally`). */
+async function snapshot(hash: string, n: 'full' | 'solidity' = 'full'): Promise<{ transaction: Record<string, unknown>; info: Record<string, unknown> }> {
+  const base = `${node.url}/${n === 'full' ? 'wallet' : 'walletsolidity'}`;
+  const get = async (path: string) =>
+    (await (await fetch(`${base}/${path}`, { method: 'POST', body: JSON.stringify({ value: hash }) })).json()) as Record<string, unknown>;
+  return { transaction: await get('gettransactionbyid'), info: await get('gettransactioninfobyid') };
 }
 
 const amountOf = (f: ChainFacts, i = f.primaryTransfer ?? 0) => {
@@ -201,6 +209,15 @@ describe('state and finality', () => {
     assert.equal(f.state, 'pending');
   });
 
+  test('a lagging solidity node: 31 confirmations without finalized evidence is pending', async () => {
+    node.setHeights({ head: block + 30, solidified: block - 1 });
+    const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(f.confirmations, 31);
+    assert.equal(f.finalized, false);
+    assert.deepEqual(f.disagreements, [], 'the solidified head is below the block: lag, not a contradiction');
+    assert.equal(f.state, 'pending');
+  });
+
   test('broadcast but not in a block: pending, 0 confirmations, contract transfer known', async () => {
     const built = buildTronTransaction({
       contractType: 'TransferContract',
@@ -226,6 +243,68 @@ describe('state and finality', () => {
     const f = await facts(built.txID);
     assert.equal(f.state, 'failed');
     assert.deepEqual(f.transfers, []);
+  });
+
+  test('tx info result FAILED alone is a failure', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 6 },
+      blockNumber: 70_000_007,
+      info: { result: 'FAILED' },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'failed');
+    assert.deepEqual(f.transfers, []);
+  });
+
+  test('a contract call whose tx info has no receipt.result: unknown and missing, never confirmed', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: {
+        owner_address: hex(TL24),
+        contract_address: hex(USDT_CONTRACT),
+        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(5n).toString(16).padStart(64, '0')}`,
+      },
+      blockNumber: 70_000_008,
+      info: { receipt: { energy_usage_total: 13_000 }, log: [transferLog(USDT_CONTRACT, TL24, TXVJ, 5n)] },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'unknown');
+    assert.ok(f.missing.includes('receipt.result of the contract call'), f.missing.join('; '));
+    assert.deepEqual(f.disagreements, []);
+  });
+
+  test('a tx info without blockNumber: unknown and missing, not clean', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 8 },
+      blockNumber: 70_000_009,
+    });
+    node.addTransaction(built);
+    const { blockNumber: _omitted, ...noBlock } = built.info!;
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(built.txID, n, { transaction: built.transaction, info: noBlock });
+    const f = await facts(built.txID);
+    assert.equal(f.blockNumber, null);
+    assert.equal(f.confirmations, null);
+    assert.equal(f.state, 'unknown');
+    assert.ok(f.missing.includes('blockNumber of the tx info'), f.missing.join('; '));
+  });
+
+  test('a head below the tx block: confirmations null, unknown and missing (not 1 confirmation)', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 9 },
+      blockNumber: 71_723_600,
+    });
+    node.addTransaction(built);
+    // The full node serves the tx info of block 71723600 while its head says 71723495.
+    node.setTransaction(built.txID, 'full', { transaction: built.transaction, info: built.info });
+    const f = await facts(built.txID);
+    assert.equal(f.confirmations, null);
+    assert.equal(f.state, 'unknown');
+    assert.ok(f.missing.some((m) => m.includes('below the tx block 71723600')), f.missing.join('; '));
   });
 
   test('not found: neither node knows the hash', async () => {
@@ -266,10 +345,62 @@ describe('disagreements and tampering', () => {
   });
 
   test('the solidity node has a transaction the full node does not know', async () => {
+    const before = await snapshot(TRON_FIXTURE_TX.trxTransfer);
     node.setTransaction(TRON_FIXTURE_TX.trxTransfer, 'full', { transaction: null, info: null });
-    const f = await facts(TRON_FIXTURE_TX.trxTransfer);
-    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree'));
-    assert.equal(f.verified, true, 'the body still verifies');
+    try {
+      const f = await facts(TRON_FIXTURE_TX.trxTransfer);
+      assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree'));
+      assert.equal(f.verified, true, 'the body still verifies');
+    } finally {
+      node.setTransaction(TRON_FIXTURE_TX.trxTransfer, 'full', before);
+    }
+  });
+
+  test('the solidity node has the tx info but answers {} for the body: a disagreement', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 11 },
+      blockNumber: 70_000_013,
+    });
+    node.addTransaction(built);
+    node.setTransaction(built.txID, 'solidity', { transaction: null });
+    const f = await facts(built.txID);
+    assert.ok(
+      f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail === 'the solidity node has the tx info but answers {} for the transaction'),
+      JSON.stringify(f.disagreements),
+    );
+  });
+
+  test("the solidity node's tx info in a block above its own solidified head: a disagreement", async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 12 },
+      blockNumber: 71_723_480,
+    });
+    node.addTransaction(built);
+    // Solidified head 71723475 (the default), yet the solidity node serves the tx of block 71723480.
+    node.setTransaction(built.txID, 'solidity', { transaction: built.transaction, info: built.info });
+    const f = await facts(built.txID);
+    assert.ok(
+      f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('above its own solidified head 71723475')),
+      JSON.stringify(f.disagreements),
+    );
+  });
+
+  test("a tampered solidity body is a disagreement even when the full node's body is used", async () => {
+    const { transaction } = fresh();
+    const raw = transaction.raw_data as { contract: { parameter: { value: Record<string, unknown> } }[] };
+    raw.contract[0]!.parameter.value.owner_address = hex(TXVJ);
+    node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { transaction });
+    try {
+      const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
+      assert.equal(f.verified, false);
+      const d = f.disagreements.find((x) => x.code === 'raw_data_mismatch');
+      assert.ok(d && d.detail.startsWith("solidity node's transaction") && d.detail.includes('owner_address'), JSON.stringify(f.disagreements));
+      assert.equal(f.owner, TL24);
+    } finally {
+      node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { transaction: original.transaction });
+    }
   });
 
   test('the full node lacks the tx info the solidity node has: a disagreement, not plain confirmed facts', async () => {
@@ -294,6 +425,8 @@ describe('disagreements and tampering', () => {
     node.setTransaction(built.txID, 'solidity', { transaction: null, info: null });
     const f = await facts(built.txID);
     assert.equal(f.finalized, false);
+    assert.ok(f.confirmations! >= 19);
+    assert.equal(f.state, 'pending', 'confirmations alone never make it confirmed');
     assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('solidified')));
   });
 
@@ -351,6 +484,74 @@ describe('disagreements and tampering', () => {
     } finally {
       for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, original);
     }
+  });
+
+  /** Serves a copy of `hash`'s body with its JSON (not its bytes) changed, on both nodes; restores after. */
+  async function withTamperedJson(hash: string, tamper: (contract: Record<string, unknown>, value: Record<string, unknown>) => void): Promise<ChainFacts> {
+    const before = { full: await snapshot(hash, 'full'), solidity: await snapshot(hash, 'solidity') };
+    const transaction = structuredClone(before.full.transaction);
+    const contract = (transaction.raw_data as { contract: Record<string, unknown>[] }).contract[0]!;
+    tamper(contract, (contract.parameter as { value: Record<string, unknown> }).value);
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(hash, n, { transaction });
+    try {
+      return await facts(hash);
+    } finally {
+      for (const n of ['full', 'solidity'] as const) node.setTransaction(hash, n, { transaction: before[n].transaction });
+    }
+  }
+  const mismatchIn = (f: ChainFacts, field: string) => {
+    assert.equal(f.verified, false);
+    const d = f.disagreements.find((x) => x.code === 'raw_data_mismatch');
+    assert.ok(d && d.detail.split(/differ in |, /).includes(field), `${field}: ${JSON.stringify(f.disagreements)}`);
+  };
+
+  test('tampered JSON to_address (TRX): raw_data_mismatch, recipient from the bytes', async () => {
+    const f = await withTamperedJson(TRON_FIXTURE_TX.trxTransfer, (_, value) => {
+      value.to_address = hex(TXVJ);
+    });
+    mismatchIn(f, 'to_address');
+    assert.equal(f.transfers[0]!.recipient, TL24);
+  });
+
+  test('tampered JSON contract_address (USDT call): raw_data_mismatch', async () => {
+    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
+      value.contract_address = hex(TXVJ);
+    }), 'contract_address');
+  });
+
+  test('tampered JSON contract type: raw_data_mismatch on the type number and type_url', async () => {
+    const f = await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (contract) => {
+      contract.type = 'TransferAssetContract';
+    });
+    mismatchIn(f, 'contract type');
+    mismatchIn(f, 'type_url');
+  });
+
+  test('tampered JSON parameter type_url: raw_data_mismatch', async () => {
+    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (contract) => {
+      (contract.parameter as Record<string, unknown>).type_url = 'type.googleapis.com/protocol.TransferContract';
+    }), 'type_url');
+  });
+
+  test('tampered JSON call_value: raw_data_mismatch', async () => {
+    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
+      value.call_value = 5_000_000;
+    }), 'call_value');
+  });
+
+  test('tampered JSON vote address and resource receiver: raw_data_mismatch', async () => {
+    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.voteWitness, (_, value) => {
+      (value.votes as { vote_address: string }[])[0]!.vote_address = hex(TXVJ);
+    }), 'votes.vote_address');
+    const delegate = buildTronTransaction({
+      contractType: 'DelegateResourceContract',
+      parameter: { owner_address: hex(TL24), balance: 1_000_000, receiver_address: hex(TXVJ) },
+      blockNumber: 70_000_014,
+    });
+    node.addTransaction(delegate);
+    mismatchIn(await withTamperedJson(delegate.txID, (_, value) => {
+      value.receiver_address = hex(USDT_CONTRACT);
+    }), 'receiver_address');
   });
 
   test('txID of another transaction', async () => {
@@ -465,6 +666,43 @@ describe('transfers', () => {
     assert.equal(f.primaryTransfer, null, 'several transfers, none the obvious one');
   });
 
+  test('fee-on-transfer: two Transfer logs of the called token, the primary transfer is the one to the payee', async () => {
+    const feeCollector = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(100n).toString(16).padStart(64, '0')}`;
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data },
+      blockNumber: 70_000_015,
+      info: {
+        receipt: { result: 'SUCCESS' },
+        log: [transferLog(USDT_CONTRACT, TL24, feeCollector, 2n), transferLog(USDT_CONTRACT, TL24, TXVJ, 98n)],
+      },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.category, 'trc20_transfer');
+    assert.equal(f.transfers.length, 2);
+    assert.equal(f.primaryTransfer, 1);
+    assert.equal(f.transfers[1]!.recipient, TXVJ);
+    assert.equal(f.transfers[1]!.rawAmount, 98n);
+  });
+
+  test('an internal transfer whose token id is not a number is neither TRC10 nor TRX: missing', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data: 'deadbeef' },
+      blockNumber: 70_000_016,
+      info: {
+        receipt: { result: 'SUCCESS' },
+        internal_transactions: [{ hash: '01', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 3, tokenId: 'abc' }] }],
+      },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(f.transfers, []);
+    assert.ok(f.missing.some((m) => m.includes('internal transaction 0: token id "abc"')), f.missing.join('; '));
+  });
+
   test('a transfer whose party cannot be read is kept and reported missing (it cannot be screened)', async () => {
     const built = buildTronTransaction({
       contractType: 'TriggerSmartContract',
@@ -550,6 +788,24 @@ describe('token metadata', () => {
     assert.equal(f.transfers[0]!.rawAmount, 1234n);
   });
 
+  test('a revert is cached only briefly (tokenNegativeCacheMs)', async () => {
+    const d = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    node.setToken(d, { decimals: 'revert', symbol: 'revert', name: 'revert' });
+    const txId = tokenTx(d, 70_000_025);
+    const brief = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 150 });
+    try {
+      assert.equal((await facts(txId, brief)).transfers[0]!.decimals, null);
+      node.setToken(d, { decimals: 8, symbol: 'LATE', name: 'Late Token' });
+      assert.equal((await facts(txId, brief)).transfers[0]!.decimals, null, 'still the cached revert');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const later = await facts(txId, brief);
+      assert.equal(later.transfers[0]!.decimals, 8, 'read again once the negative entry expired');
+      assert.equal(later.transfers[0]!.tokenSymbol, 'LATE');
+    } finally {
+      await brief.close();
+    }
+  });
+
   test('node failures while reading metadata: decimals null and a missing entry, not cached', async () => {
     const c = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
     node.setToken(c, { decimals: 18, symbol: 'TKN', name: 'Token' });
@@ -623,6 +879,91 @@ describe('token metadata', () => {
   });
 });
 
+describe('counterparties', () => {
+  const b58 = (h: string) => hexToBase58Address(h)!;
+
+  test('votes: the voted witness; staking and withdraw: nobody besides the owner', async () => {
+    assert.deepEqual((await facts(TRON_FIXTURE_TX.voteWitness)).counterparties, [b58('414ce8225c8ea6c8e1e0a483132211610c765fc6df')]);
+    for (const hash of [TRON_FIXTURE_TX.freezeBalanceV2, TRON_FIXTURE_TX.unfreezeBalanceV1, TRON_FIXTURE_TX.withdrawBalance]) {
+      assert.deepEqual((await facts(hash)).counterparties, [], hash);
+    }
+  });
+
+  test('transfers: the called contract beside the token transfer parties; a TRX transfer names only its parties', async () => {
+    assert.deepEqual((await facts(TRON_FIXTURE_TX.usdtTransfer)).counterparties, [USDT_CONTRACT], 'TXVj… is the transfer recipient already');
+    assert.deepEqual((await facts(TRON_FIXTURE_TX.trxTransfer)).counterparties, []);
+    const failed = await facts(node.failedUsdtTx);
+    assert.deepEqual(failed.transfers, []);
+    assert.deepEqual(failed.counterparties, [USDT_CONTRACT, TXVJ], 'a failed transfer() still names its recipient');
+  });
+
+  test('a value-less approve() call: the contract and the spender', async () => {
+    const spender = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: {
+        owner_address: hex(TL24),
+        contract_address: hex(USDT_CONTRACT),
+        data: `095ea7b3${'0'.repeat(24)}${hex(spender).slice(2)}${'f'.repeat(64)}`,
+      },
+      blockNumber: 70_000_030,
+      info: { receipt: { result: 'SUCCESS' } },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'confirmed');
+    assert.deepEqual(f.transfers, []);
+    assert.deepEqual(f.counterparties, [USDT_CONTRACT, spender]);
+  });
+
+  test('resource delegation: the receiver, from the signed bytes; the owner is never listed', async () => {
+    for (const [contractType, blockNumber] of [['DelegateResourceContract', 70_000_031], ['UnDelegateResourceContract', 70_000_032]] as const) {
+      const built = buildTronTransaction({
+        contractType,
+        parameter: { owner_address: hex(TL24), balance: 1_000_000, receiver_address: hex(TXVJ) },
+        blockNumber,
+      });
+      node.addTransaction(built);
+      const f = await facts(built.txID);
+      assert.equal(f.verified, true, contractType);
+      assert.equal(f.category, 'resource_operation');
+      assert.deepEqual(f.counterparties, [TXVJ], contractType);
+    }
+    const self = buildTronTransaction({
+      contractType: 'DelegateResourceContract',
+      parameter: { owner_address: hex(TL24), balance: 1, receiver_address: hex(TL24) },
+      blockNumber: 70_000_033,
+    });
+    node.addTransaction(self);
+    assert.deepEqual((await facts(self.txID)).counterparties, []);
+  });
+
+  test('raw bytes that do not decode: no counterparties from the unverified JSON', async () => {
+    const built = buildTronTransaction({
+      contractType: 'DelegateResourceContract',
+      parameter: { owner_address: hex(TL24), balance: 2, receiver_address: hex(TXVJ) },
+      blockNumber: 70_000_034,
+    });
+    node.addTransaction({ transaction: { ...built.transaction, raw_data_hex: 'ff' }, info: built.info });
+    const f = await facts(built.txID);
+    assert.equal(f.verified, false);
+    assert.deepEqual(f.counterparties, []);
+  });
+
+  test('AccountUpdateContract: the owner is field 2 of its parameter, and verifies', async () => {
+    const built = buildTronTransaction({
+      contractType: 'AccountUpdateContract',
+      parameter: { account_name: Buffer.from('merchant').toString('hex'), owner_address: hex(TL24) },
+      blockNumber: 70_000_035,
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(f.disagreements, []);
+    assert.equal(f.verified, true);
+    assert.equal(f.owner, TL24);
+  });
+});
+
 describe('calls', () => {
   test('the six lookups go out in parallel, then metadata; API key header sent', async () => {
     const slow = await startFakeTronNode({ latencyMs: 80 });
@@ -659,6 +1000,8 @@ describe('calls', () => {
       other.clearCalls();
       const f = await facts(TRON_FIXTURE_TX.trxTransfer, p);
       assert.equal(f.state, 'confirmed');
+      assert.deepEqual(f.disagreements, []);
+      assert.deepEqual(f.missing, []);
       assert.ok(other.calls.length >= 3 && other.calls.every((c) => c.node === 'solidity'));
     } finally {
       await p.close();

@@ -105,13 +105,15 @@ export async function readBodyText(body: Dispatcher.ResponseData['body'], maxByt
 /**
  * java-tron HTTP client: one keep-alive undici `Pool` per origin, JSON POSTs with visible=false,
  * a per-attempt timeout combined with the caller's signal, and bounded retries with full jitter on
- * 5xx/429/network errors/timeouts while the caller's signal has not fired. Every answer is decoded
+ * 5xx/429/network errors/timeouts while the caller's signal has not fired and the call's deadline
+ * leaves room for a whole attempt. Every answer is decoded
  * through an io-ts codec; nothing the node sends can make a call throw.
  */
 export class TronNodeClient {
   private readonly pools = new Map<string, Pool>();
   private readonly bases: Record<TronNode, { origin: string; prefix: string }>;
-  private readonly timeoutMs: number;
+  /** Per-attempt timeout (ms). */
+  readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly maxResponseBytes: number;
   private readonly headers: Record<string, string>;
@@ -137,22 +139,22 @@ export class TronNodeClient {
     };
   }
 
-  getTransactionById(node: TronNode, txId: string, signal: AbortSignal) {
-    return this.call(node, 'gettransactionbyid', { value: txId, visible: false }, NodeTransaction, signal, true);
+  getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
+    return this.call(node, 'gettransactionbyid', { value: txId, visible: false }, NodeTransaction, signal, true, deadline);
   }
 
-  getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal) {
-    return this.call(node, 'gettransactioninfobyid', { value: txId, visible: false }, NodeTransactionInfo, signal, true);
+  getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
+    return this.call(node, 'gettransactioninfobyid', { value: txId, visible: false }, NodeTransactionInfo, signal, true, deadline);
   }
 
-  getNowBlock(node: TronNode, signal: AbortSignal): ResultAsync<NodeBlock, NodeCallError> {
-    return this.call(node, 'getnowblock', {}, NodeBlock, signal, false).andThen((block) =>
+  getNowBlock(node: TronNode, signal: AbortSignal, deadline?: number): ResultAsync<NodeBlock, NodeCallError> {
+    return this.call(node, 'getnowblock', {}, NodeBlock, signal, false, deadline).andThen((block) =>
       block === null ? errAsync(this.bad(node, 'getnowblock', 'empty block')) : okAsync(block),
     );
   }
 
   /** A constant (read-only) call of a no-argument method, e.g. `decimals()`. */
-  triggerConstantContract(node: TronNode, contractHex41: string, functionSelector: string, signal: AbortSignal) {
+  triggerConstantContract(node: TronNode, contractHex41: string, functionSelector: string, signal: AbortSignal, deadline?: number) {
     return this.call(
       node,
       'triggerconstantcontract',
@@ -161,11 +163,12 @@ export class TronNodeClient {
       NodeConstantCall,
       signal,
       false,
+      deadline,
     );
   }
 
-  getAssetIssueById(node: TronNode, id: string, signal: AbortSignal) {
-    return this.call(node, 'getassetissuebyid', { value: id, visible: false }, NodeAssetIssue, signal, true);
+  getAssetIssueById(node: TronNode, id: string, signal: AbortSignal, deadline?: number) {
+    return this.call(node, 'getassetissuebyid', { value: id, visible: false }, NodeAssetIssue, signal, true, deadline);
   }
 
   async close(): Promise<void> {
@@ -186,6 +189,11 @@ export class TronNodeClient {
     return { kind: 'bad_response', node, endpoint, detail };
   }
 
+  /**
+   * `deadline` (a `performance.now()` time, default none) ends the call as a timeout: an attempt
+   * never runs past it, and a retry starts only when a whole attempt (the per-call timeout) still
+   * fits after its backoff, so a slow node cannot spend the time a fallback or a later round needs.
+   */
   private call<A>(
     node: TronNode,
     endpoint: string,
@@ -193,16 +201,21 @@ export class TronNodeClient {
     codec: t.Type<A, unknown, unknown>,
     signal: AbortSignal,
     emptyIsNotFound: boolean,
+    deadline = Number.POSITIVE_INFINITY,
   ): ResultAsync<Found<A>, NodeCallError> {
     const run = async (): Promise<Found<A>> => {
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
-        const result = await this.attempt(node, endpoint, body, codec, signal, emptyIsNotFound);
+        const left = deadline - performance.now();
+        if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
+        const result = await this.attempt(node, endpoint, body, codec, signal, emptyIsNotFound, Math.min(this.timeoutMs, left));
         if (result.ok) return result.value;
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;
         const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
-        await abortableSleep(Math.random() * cap, signal);
+        const wait = Math.random() * cap;
+        if (performance.now() + wait + this.timeoutMs > deadline) throw result.error;
+        await abortableSleep(wait, signal);
       }
     };
     return ResultAsync.fromPromise(run(), (e) => e as NodeCallError);
@@ -215,6 +228,7 @@ export class TronNodeClient {
     codec: t.Type<A, unknown, unknown>,
     signal: AbortSignal,
     emptyIsNotFound: boolean,
+    timeoutMs: number,
   ): Promise<Attempt<Found<A>>> {
     const base = this.bases[node];
     // One controller per attempt, fired by the caller's signal or the attempt's timer; both are
@@ -226,7 +240,7 @@ export class TronNodeClient {
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.timeoutMs);
+    }, timeoutMs);
     const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
     let text: string;
     try {

@@ -13,7 +13,7 @@ import {
   type Transfer,
 } from './facts.js';
 import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
-import { TokenMetadataReader, tokenKey, type TokenMetadata, type TokenRef } from './token-metadata.js';
+import { TokenMetadataReader, tokenKey, type MetadataRequest, type TokenMetadata, type TokenRef } from './token-metadata.js';
 import { normalizeTransfers, type RawTransfer } from './transfers.js';
 import { verifyTransaction, type ContractView } from './verify.js';
 
@@ -25,6 +25,11 @@ import { verifyTransaction, type ContractView } from './verify.js';
 export const DEFAULT_MAX_TRANSFERS = 100;
 /** Distinct tokens whose metadata one check reads; further tokens keep `decimals: null` (and a `missing` entry). */
 export const DEFAULT_MAX_TOKEN_LOOKUPS = 20;
+/**
+ * Time one check spends on chain facts (both rounds) unless the caller's deadline is sooner: the
+ * spec's 12 s request deadline leaves the rest to the risk lookups that follow.
+ */
+export const DEFAULT_BUDGET_MS = 8000;
 
 export interface TronChainFactsProviderOptions {
   /** java-tron full node (or TronGrid) base URL; `/wallet/*` is appended. */
@@ -35,14 +40,24 @@ export interface TronChainFactsProviderOptions {
   apiKey?: string;
   /** Per-call (per-attempt) timeout in ms; default 2500. The request's signal bounds everything. */
   timeoutMs?: number;
-  /** Retries on 5xx/429/network errors/timeouts; default 3 attempts, 50 ms base, 500 ms cap, full jitter. */
+  /**
+   * Retries on 5xx/429/network errors/timeouts; default 3 attempts, 50 ms base, 500 ms cap, full
+   * jitter. A retry starts only when a whole attempt still fits in its round's share of the budget.
+   */
   retry?: Partial<RetryPolicy>;
+  /**
+   * Time one check may spend (ms), default `DEFAULT_BUDGET_MS` (8000), never past `ctx.deadlineAt`:
+   * the transaction lookups get the first half, token metadata what is left.
+   */
+  budgetMs?: number;
   /** Default `DEFAULT_MAX_TRANSFERS` (100). */
   maxTransfers?: number;
   /** Default `DEFAULT_MAX_TOKEN_LOOKUPS` (20). */
   maxTokenLookups?: number;
   /** Tokens kept in the metadata LRU; default 1000. */
   tokenCacheSize?: number;
+  /** How long a token answer lacking a value (a revert, no such contract) is cached, ms; default 60 000, 0 = never. */
+  tokenNegativeCacheMs?: number;
   /** Connections per node origin; default 16. */
   connections?: number;
 }
@@ -66,23 +81,34 @@ interface NodeAnswers {
 const settle = async <A>(r: ResultAsync<A, NodeCallError>): Promise<Answer<A>> => await r;
 const value = <A>(r: Answer<A | null>): A | null => (r.isOk() ? r.value : null);
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
+const headOf = (block: Answer<NodeBlock>): number | null => (block.isOk() ? (block.value.block_header.raw_data.number ?? null) : null);
 
 /**
  * Chain facts from java-tron's HTTP API. One round of six parallel calls (transaction, tx info and
  * now-block on the full node and on the solidity node), then one round of token metadata (cached).
  *
  * Rules (see `ChainFacts` for the fields):
- * - confirmations = full node head − tx block + 1 (at least 1 once in a block; 0 for a broadcast tx
- *   not yet in a block); finalized = the solidity node has the tx info (it answers only for solidified blocks).
+ * - Time: the first round gets half of the budget (`budgetMs`, or less when `ctx.deadlineAt` is
+ *   sooner), metadata the rest; a node that hangs costs one per-call timeout, not the whole deadline,
+ *   and metadata asks the solidity node first when the full node failed the first round.
+ * - confirmations = highest node head − tx block + 1 (0 for a broadcast tx not yet in a block); a head
+ *   below the tx block gives null confirmations, state `unknown` and a `missing` entry (a lagging or
+ *   load-balanced node is not proof of a lie; the solidity node contradicting itself is, see below);
+ *   finalized = the solidity node has the tx info (it answers only for solidified blocks).
  * - state: `failed` when any answer says the execution failed (`ret[0].contractRet`, `receipt.result`
  *   not SUCCESS, or `ret[0].ret`/`result` FAILED); `not_found` when both nodes answered `{}` for both lookups;
  *   `unknown` when one of the lookups or the full node's now-block failed, or the answers lack what a
- *   state needs (body, a contract call's receipt result); `confirmed` when finalized and
+ *   state needs (body, block number, a contract call's receipt result); `confirmed` when finalized and
  *   confirmations ≥ 19; `pending` otherwise. Every failed call is listed in `missing`; token
  *   metadata failures leave `decimals` null and add to `missing` without changing the state.
- * - Disagreements: txID/hash/sha256/raw bytes (see `verifyTransaction`), tx info id ≠ hash, full vs
- *   solidity answers that differ (body, block, result, logs, internal transactions), a solidified
- *   block height at or past the tx block while the solidity node does not know the tx.
+ * - Disagreements: txID/hash/sha256/raw bytes (see `verifyTransaction`; both nodes' bodies are
+ *   checked), tx info id ≠ hash, full vs solidity answers that differ (body, block, result, logs,
+ *   internal transactions), a solidified block height at or past the tx block while the solidity
+ *   node does not know the tx, a solidity node with the tx info but not the body, or with the tx in
+ *   a block above its own solidified head.
+ * - counterparties: the accounts the signed parameter names (see `ContractView.named`), base58,
+ *   deduplicated, without the owner and without the parties of the listed transfers (those are
+ *   screened as transfer parties already); empty when the raw bytes did not decode.
  * - Facts come from the solidity node's info when it has one (final), else the full node's.
  * - Calls use visible=false (java-tron's default): addresses come back as `41…` hex, converted here.
  */
@@ -97,22 +123,32 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
   });
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
-    lookupBudgetMs: (options.timeoutMs ?? 2500) * 2,
+    ...(options.tokenNegativeCacheMs !== undefined ? { negativeCacheMs: options.tokenNegativeCacheMs } : {}),
+    lookupBudgetMs: client.timeoutMs * 2,
   });
+  const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
   const maxTransfers = options.maxTransfers ?? DEFAULT_MAX_TRANSFERS;
   const maxTokenLookups = options.maxTokenLookups ?? DEFAULT_MAX_TOKEN_LOOKUPS;
 
-  const ask = async (node: TronNode, hash: string, signal: AbortSignal): Promise<NodeAnswers> => {
+  const ask = async (node: TronNode, hash: string, signal: AbortSignal, deadline: number): Promise<NodeAnswers> => {
     const [tx, info, block] = await Promise.all([
-      settle(client.getTransactionById(node, hash, signal)),
-      settle(client.getTransactionInfoById(node, hash, signal)),
-      settle(client.getNowBlock(node, signal)),
+      settle(client.getTransactionById(node, hash, signal, deadline)),
+      settle(client.getTransactionInfoById(node, hash, signal, deadline)),
+      settle(client.getNowBlock(node, signal, deadline)),
     ]);
     return { tx, info, block };
   };
 
-  const facts = async (hash: string, signal: AbortSignal): Promise<Result<ChainFacts, ChainProviderError>> => {
-    const [full, solidity] = await Promise.all([ask('full', hash, signal), ask('solidity', hash, signal)]);
+  const facts = async (hash: string, ctx: ProviderContext): Promise<Result<ChainFacts, ChainProviderError>> => {
+    const { signal } = ctx;
+    const started = performance.now();
+    const callerLeft = ctx.deadlineAt !== undefined ? ctx.deadlineAt - Date.now() : Number.POSITIVE_INFINITY;
+    const deadline = started + Math.max(0, Math.min(budgetMs, callerLeft));
+    const lookupsDeadline = started + (deadline - started) / 2;
+    const [full, solidity] = await Promise.all([
+      ask('full', hash, signal, lookupsDeadline),
+      ask('solidity', hash, signal, lookupsDeadline),
+    ]);
     if (signal.aborted) return err({ kind: 'aborted' });
     const observedAt = new Date();
     const lookups = [full.tx, full.info, solidity.tx, solidity.info];
@@ -125,7 +161,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     );
     const disagreements: Disagreement[] = [];
 
-    const tx = value(full.tx) ?? value(solidity.tx);
+    const fullTx = value(full.tx);
+    const tx = fullTx ?? value(solidity.tx);
     const info = value(solidity.info) ?? value(full.info);
     for (const [node, answer] of [['full', full.info], ['solidity', solidity.info]] as const) {
       const id = value(answer)?.id.toLowerCase();
@@ -143,6 +180,14 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const verification = tx ? verifyTransaction(hash, tx) : null;
     if (verification) disagreements.push(...verification.disagreements);
     else missing.push('transaction body (gettransactionbyid answered {} while its tx info exists)');
+    // The solidity node's body, when the full node's is the one used, must verify as well.
+    const solidTx = value(solidity.tx);
+    const solidityCheck = fullTx && solidTx ? verifyTransaction(hash, solidTx) : null;
+    for (const d of solidityCheck?.disagreements ?? []) {
+      if (!verification?.disagreements.some((p) => p.code === d.code && p.detail === d.detail)) {
+        disagreements.push({ ...d, detail: `solidity node's transaction: ${d.detail}` });
+      }
+    }
 
     if (tx && info) disagreements.push(...compareTxAndInfo(tx, info, verification?.view ?? null));
 
@@ -155,13 +200,16 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     if (receiptMissing) missing.push('receipt.result of the contract call');
 
     const blockNumber = info?.blockNumber ?? null;
-    const heads = [full.block, solidity.block].flatMap((b) =>
-      b.isOk() && b.value.block_header.raw_data.number !== undefined ? [b.value.block_header.raw_data.number] : [],
-    );
-    const solidifiedHead = solidity.block.isOk() ? (solidity.block.value.block_header.raw_data.number ?? null) : null;
+    // proto3 omits 0, and block 0 is genesis: a tx info without a block number cannot place the tx.
+    const blockMissing = info !== null && blockNumber === null;
+    if (blockMissing) missing.push('blockNumber of the tx info');
+    const heads = [headOf(full.block), headOf(solidity.block)].filter((h): h is number => h !== null);
+    const solidifiedHead = headOf(solidity.block);
     const head = heads.length > 0 ? Math.max(...heads) : null;
+    const headBelowBlock = head !== null && blockNumber !== null && head < blockNumber;
+    if (headBelowBlock) missing.push(`confirmations (the nodes' head ${head} is below the tx block ${blockNumber})`);
     const confirmations =
-      blockNumber === null ? (tx && !info ? 0 : null) : head === null ? null : Math.max(1, head - blockNumber + 1);
+      blockNumber === null ? (tx && !info ? 0 : null) : head === null || headBelowBlock ? null : head - blockNumber + 1;
     // The solidity node answers a tx info only for a solidified block (reference: finality check a).
     const finalized = value(solidity.info) !== null;
     const solidityKnowsNothing = solidity.tx.isOk() && solidity.info.isOk() && !value(solidity.tx) && !value(solidity.info);
@@ -177,12 +225,14 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     missing.push(...normalized.unreadable);
     const truncated = normalized.transfers.length > maxTransfers;
     const kept = normalized.transfers.slice(0, maxTransfers);
-    const withMetadata = await attachMetadata(kept, signal);
+    // A full node that failed the first round is asked last for metadata.
+    const fullFailed = [full.tx, full.info, full.block].some((r) => r.isErr());
+    const withMetadata = await attachMetadata(kept, { signal, deadline, nodes: fullFailed ? ['solidity', 'full'] : ['full', 'solidity'] });
     if (withMetadata === 'aborted') return err({ kind: 'aborted' });
     missing.push(...withMetadata.missing);
 
     const callsComplete = [full.tx, full.info, full.block, solidity.tx, solidity.info].every((r) => r.isOk());
-    const stateComplete = callsComplete && tx !== null && !receiptMissing;
+    const stateComplete = callsComplete && tx !== null && !receiptMissing && !blockMissing && !headBelowBlock;
     const state: TransactionState = failed
       ? 'failed'
       : !stateComplete
@@ -191,23 +241,28 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
           ? 'confirmed'
           : 'pending';
 
+    const owner = view?.owner ? hexToBase58Address(view.owner) : null;
+    const parties = new Set([owner, ...withMetadata.transfers.flatMap((t) => [t.sender, t.recipient])]);
+    const named = (view?.named ?? []).map(hexToBase58Address).filter((a): a is string => a !== null);
+    const counterparties = [...new Set(named)].filter((a) => !parties.has(a));
+
     return ok({
       txHash: hash,
       state,
       transactionType: view?.type ?? 'unknown',
       category: normalized.category,
-      owner: view?.owner ? hexToBase58Address(view.owner) : null,
+      owner,
       blockNumber,
       blockTime: info?.blockTimeStamp !== undefined ? new Date(info.blockTimeStamp) : null,
       confirmations,
       finalized,
-      verified: verification?.verified ?? false,
+      verified: (verification?.verified ?? false) && (solidityCheck?.verified ?? true),
       disagreements,
       missing,
       transfers: withMetadata.transfers,
       transfersTruncated: truncated,
       primaryTransfer: normalized.primary !== null && normalized.primary < kept.length ? normalized.primary : null,
-      counterparties: [],
+      counterparties,
       tokenDataAt: withMetadata.tokenDataAt,
       observedAt,
     });
@@ -215,17 +270,17 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
 
   const attachMetadata = async (
     transfers: RawTransfer[],
-    signal: AbortSignal,
+    request: MetadataRequest,
   ): Promise<{ transfers: Transfer[]; missing: string[]; tokenDataAt: Date | null } | 'aborted'> => {
     const tokens = new Map<string, TokenRef>();
     for (const t of transfers) if (t.token) tokens.set(tokenKey(t.token), t.token);
     const looked = [...tokens.entries()].slice(0, maxTokenLookups);
-    const answers = await Promise.all(looked.map(async ([key, ref]) => [key, await metadata.read(ref, signal)] as const));
+    const answers = await Promise.all(looked.map(async ([key, ref]) => [key, await metadata.read(ref, request)] as const));
     if (answers.some(([, m]) => m === 'aborted')) return 'aborted';
     const known = new Map(answers as (readonly [string, TokenMetadata])[]);
     const missing: string[] = [];
     for (const [key] of [...tokens.entries()].slice(maxTokenLookups)) missing.push(`token metadata of ${key} (lookup limit)`);
-    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (node unreachable)`);
+    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (no answer from the nodes in time)`);
     const readTimes = [...known.values()].map((m) => m.readAt.getTime());
     return {
       missing,
@@ -242,7 +297,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     getTransactionFacts(txHash: string, ctx: ProviderContext): ResultAsync<ChainFacts, ChainProviderError> {
       if (!TX_HASH.test(txHash)) return errAsync({ kind: 'unavailable', detail: 'not a 64-hex transaction hash' });
       if (ctx.signal.aborted) return errAsync({ kind: 'aborted' });
-      return new ResultAsync(facts(txHash.toLowerCase(), ctx.signal));
+      return new ResultAsync(facts(txHash.toLowerCase(), ctx));
     },
     close: () => client.close(),
   };
@@ -274,6 +329,17 @@ function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] 
   const onlySolidity = [full.tx.isOk() && !fullTx && solidTx && 'transaction', full.info.isOk() && !fullInfo && solidInfo && 'tx info'];
   if (onlySolidity.some(Boolean)) {
     out.push({ code: 'nodes_disagree', detail: `the solidity node has the ${onlySolidity.filter(Boolean).join(' and ')}, the full node does not` });
+  }
+  // The solidity node contradicting itself: it writes a tx info only with its solidified block's body.
+  if (solidInfo && solidity.tx.isOk() && !solidTx) {
+    out.push({ code: 'nodes_disagree', detail: 'the solidity node has the tx info but answers {} for the transaction' });
+  }
+  const solidifiedHead = headOf(solidity.block);
+  if (solidInfo?.blockNumber !== undefined && solidifiedHead !== null && solidInfo.blockNumber > solidifiedHead) {
+    out.push({
+      code: 'nodes_disagree',
+      detail: `the solidity node's tx info is in block ${solidInfo.blockNumber}, above its own solidified head ${solidifiedHead}`,
+    });
   }
   if (fullTx && solidTx) {
     const differs = [

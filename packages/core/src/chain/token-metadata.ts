@@ -22,8 +22,20 @@ export interface TokenMetadata {
 export interface TokenMetadataOptions {
   /** Tokens kept (decimals and symbols do not change); default 1000. */
   cacheSize?: number;
-  /** Upper bound of one shared lookup (all its attempts), independent of any one caller; default 5000 ms. */
+  /** Upper bound of one shared lookup (all its attempts, both nodes), independent of any one caller; default 5000 ms. */
   lookupBudgetMs?: number;
+  /**
+   * How long an answer lacking a value (a revert, no such contract, a malformed return) is kept, in
+   * ms; default 60 000, 0 = not cached. A token can be deployed or fixed later; complete answers stay.
+   */
+  negativeCacheMs?: number;
+}
+
+/** What one check's read may spend: its signal, a `performance.now()` deadline, and the nodes in the order to ask them. */
+export interface MetadataRequest {
+  signal: AbortSignal;
+  deadline: number;
+  nodes: readonly TronNode[];
 }
 
 /** One key per token (cache, coalescing, and the provider's per-check grouping). */
@@ -32,26 +44,38 @@ export const tokenKey = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${
 /** A call's outcome: a definitive answer (possibly "no value") or a failure to ask. */
 type Read<T> = { asked: true; value: T | null } | { asked: false };
 
-const untilAborted = <T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> =>
+/** Shared reads are bounded by their deadline alone, never by one caller's signal. */
+const NEVER_ABORTED = new AbortController().signal;
+
+const unknownMetadata = (): TokenMetadata => ({ decimals: null, symbol: null, name: null, readAt: new Date(), complete: false });
+
+/** The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its deadline passes. */
+const forCaller = (promise: Promise<TokenMetadata>, { signal, deadline }: MetadataRequest): Promise<TokenMetadata | 'aborted'> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve('aborted');
-    const onAbort = () => resolve('aborted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then((value) => {
+    const finish = (value: TokenMetadata | 'aborted') => {
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       resolve(value);
-    });
+    };
+    const onAbort = () => finish('aborted');
+    const timer = setTimeout(() => finish(unknownMetadata()), Math.max(0, deadline - performance.now()));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(finish);
   });
 
 /**
  * Token metadata through the node: TRC20 `decimals()`/`symbol()`/`name()` by triggerconstantcontract,
- * TRC10 by getassetissuebyid; full node first, solidity node when the full node cannot answer.
- * Complete answers are cached in a bounded LRU; concurrent lookups of one token share one read.
+ * TRC10 by getassetissuebyid; the nodes in the order the caller gives (the provider puts a node that
+ * failed its first round last), each with its share of the lookup's budget, so one hanging node still
+ * leaves time for the other. Complete answers are cached in a bounded LRU, answers lacking a value
+ * briefly; concurrent lookups of one token share one read.
  */
 export class TokenMetadataReader {
-  private readonly cache: LruCache<string, TokenMetadata>;
+  private readonly cache: LruCache<string, { metadata: TokenMetadata; expiresAt: number }>;
   private readonly inflight = new Map<string, Promise<TokenMetadata>>();
   private readonly lookupBudgetMs: number;
+  private readonly negativeCacheMs: number;
 
   constructor(
     private readonly client: TronNodeClient,
@@ -59,45 +83,58 @@ export class TokenMetadataReader {
   ) {
     this.cache = new LruCache(options.cacheSize ?? 1000);
     this.lookupBudgetMs = options.lookupBudgetMs ?? 5000;
+    this.negativeCacheMs = options.negativeCacheMs ?? 60_000;
   }
 
-  /** The token's metadata, or 'aborted' when the caller's signal fired first. */
-  async read(token: TokenRef, signal: AbortSignal): Promise<TokenMetadata | 'aborted'> {
+  /**
+   * The token's metadata; 'aborted' when the caller's signal fired first; unknown (incomplete)
+   * metadata when the caller's deadline passed first (the shared read goes on and is cached).
+   */
+  async read(token: TokenRef, request: MetadataRequest): Promise<TokenMetadata | 'aborted'> {
     const key = tokenKey(token);
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached && cached.expiresAt > performance.now()) return cached.metadata;
     let shared = this.inflight.get(key);
     if (!shared) {
       // The shared read is bounded by its own budget, not by the first caller's deadline:
       // a caller that gives up must not fail the others waiting on the same read.
-      const budget = AbortSignal.timeout(this.lookupBudgetMs);
-      shared = (token.kind === 'trc20' ? this.readTrc20(token.contractHex, budget) : this.readTrc10(token.id, budget)).then(
-        (metadata) => {
-          if (metadata.complete) this.cache.set(key, metadata);
-          this.inflight.delete(key);
-          return metadata;
-        },
-      );
+      const deadline = performance.now() + this.lookupBudgetMs;
+      const read = token.kind === 'trc20' ? this.readTrc20(token.contractHex, request.nodes, deadline) : this.readTrc10(token.id, request.nodes, deadline);
+      shared = read.then((metadata) => {
+        this.remember(key, metadata);
+        this.inflight.delete(key);
+        return metadata;
+      });
       this.inflight.set(key, shared);
     }
-    return untilAborted(shared, signal);
+    return forCaller(shared, request);
   }
 
+  private remember(key: string, metadata: TokenMetadata): void {
+    if (!metadata.complete) return;
+    const lacking = metadata.decimals === null || metadata.symbol === null || metadata.name === null;
+    if (lacking && this.negativeCacheMs <= 0) return;
+    this.cache.set(key, { metadata, expiresAt: lacking ? performance.now() + this.negativeCacheMs : Number.POSITIVE_INFINITY });
+  }
+
+  /** The first node that answers; each node but the last gets an equal share of the time left, the last all of it. */
   private async fromEitherNode<T>(
-    ask: (node: TronNode) => Promise<{ ok: true; value: T } | { ok: false; error: NodeCallError }>,
+    nodes: readonly TronNode[],
+    deadline: number,
+    ask: (node: TronNode, deadline: number) => Promise<{ ok: true; value: T } | { ok: false; error: NodeCallError }>,
   ): Promise<Read<T>> {
-    for (const node of ['full', 'solidity'] as const) {
-      const answer = await ask(node);
+    for (const [i, node] of nodes.entries()) {
+      const share = (deadline - performance.now()) / (nodes.length - i);
+      const answer = await ask(node, performance.now() + share);
       if (answer.ok) return { asked: true, value: answer.value };
-      if (answer.error.kind === 'aborted') break;
     }
     return { asked: false };
   }
 
-  private async readTrc20(contractHex: string, signal: AbortSignal): Promise<TokenMetadata> {
+  private async readTrc20(contractHex: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
     const call = <T>(selector: string, decode: (hex: string) => T | null) =>
-      this.fromEitherNode<T>(async (node) => {
-        const answer = await this.client.triggerConstantContract(node, contractHex, selector, signal);
+      this.fromEitherNode<T>(nodes, deadline, async (node, until) => {
+        const answer = await this.client.triggerConstantContract(node, contractHex, selector, NEVER_ABORTED, until);
         if (answer.isErr()) return { ok: false, error: answer.error };
         const code = answer.value?.result?.code;
         // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.
@@ -120,9 +157,9 @@ export class TokenMetadataReader {
     };
   }
 
-  private async readTrc10(id: string, signal: AbortSignal): Promise<TokenMetadata> {
-    const asset = await this.fromEitherNode(async (node) => {
-      const answer = await this.client.getAssetIssueById(node, id, signal);
+  private async readTrc10(id: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
+    const asset = await this.fromEitherNode(nodes, deadline, async (node, until) => {
+      const answer = await this.client.getAssetIssueById(node, id, NEVER_ABORTED, until);
       return answer.isOk() ? { ok: true, value: answer.value } : { ok: false, error: answer.error };
     });
     const found = asset.asked ? asset.value : null;

@@ -121,8 +121,13 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
         unreadable.push(`internal transaction ${i}: amount beyond exact JSON range`);
         continue;
       }
-      // TRX has no token id (absent, or "_" as java-tron names TRX in asset fields).
-      const asset = value.tokenId && value.tokenId !== '_' ? trc10(value.tokenId) : trx;
+      // TRX has no token id (absent, or "_" as java-tron names TRX in asset fields); a TRC10 id is a number.
+      const tokenId = value.tokenId ?? '_';
+      if (tokenId !== '_' && !/^[1-9][0-9]{0,18}$/.test(tokenId)) {
+        unreadable.push(`internal transaction ${i}: token id ${JSON.stringify(tokenId.slice(0, 40))} is not a TRC10 id`);
+        continue;
+      }
+      const asset = tokenId === '_' ? trx : trc10(tokenId);
       transfers.push({
         ...asset,
         source: 'internal',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { hexToText } from '../tron/abi.js';
-import { decodeRawData, TYPE_URL_PREFIX, type DecodedContract } from '../tron/protobuf.js';
+import { decodeApproveSpender, decodeTokenTransferCall, hexToText } from '../tron/abi.js';
+import { decodeRawData, TYPE_URL_PREFIX, valuesAtPath, type DecodedContract } from '../tron/protobuf.js';
 import { contractTypeNumber } from './categories.js';
 import type { Disagreement } from './facts.js';
 import type { NodeTransaction } from './node-codecs.js';
@@ -24,6 +24,12 @@ export interface ContractView {
   callValue: bigint;
   callTokenValue: bigint;
   tokenId: string | null;
+  /**
+   * Accounts the signed parameter names besides the owner (`41…` hex, in field order, may repeat):
+   * a recipient, the called contract and the `to`/`spender` its call data decodes to, a resource or
+   * vote receiver. Only from the decoded raw bytes; empty for a view read from the JSON.
+   */
+  named: string[];
 }
 
 export interface Verification {
@@ -71,7 +77,16 @@ function viewFromJson(type: string, value: Record<string, unknown>): ContractVie
     callValue: jsonInt(value.call_value) ?? 0n,
     callTokenValue: jsonInt(value.call_token_value) ?? 0n,
     tokenId: value.token_id !== undefined ? String(value.token_id) : null,
+    named: [],
   };
+}
+
+/** The accounts a contract call names: the contract, and the `to` or `spender` of a token call that decodes. */
+function callTargets(contractAddress: string, data: string): string[] {
+  const call = decodeTokenTransferCall(data);
+  const spender = decodeApproveSpender(data);
+  const args = [call?.to, spender].flatMap((a) => (a ? [`41${a}`] : []));
+  return [contractAddress, ...args];
 }
 
 function viewFromRaw(type: string, contract: DecodedContract): ContractView {
@@ -87,12 +102,13 @@ function viewFromRaw(type: string, contract: DecodedContract): ContractView {
     callValue: 0n,
     callTokenValue: 0n,
     tokenId: null,
+    named: [],
   };
   switch (p.type) {
     case 'TransferContract':
-      return { ...base, to: p.to_address, amount: p.amount };
+      return { ...base, to: p.to_address, amount: p.amount, named: [p.to_address] };
     case 'TransferAssetContract':
-      return { ...base, to: p.to_address, amount: p.amount, assetId: assetIdOf(p.asset_name) };
+      return { ...base, to: p.to_address, amount: p.amount, assetId: assetIdOf(p.asset_name), named: [p.to_address] };
     case 'TriggerSmartContract':
       return {
         ...base,
@@ -101,9 +117,10 @@ function viewFromRaw(type: string, contract: DecodedContract): ContractView {
         callValue: p.call_value,
         callTokenValue: p.call_token_value,
         tokenId: p.token_id !== 0n ? p.token_id.toString() : null,
+        named: callTargets(p.contract_address, p.data),
       };
     case 'other':
-      return base;
+      return { ...base, named: Object.values(p.addresses).flat() };
   }
 }
 
@@ -140,6 +157,10 @@ function compareParameter(json: Record<string, unknown>, raw: DecodedContract): 
       if (!sameInt(json.token_id, p.token_id)) diffs.push('token_id');
       break;
     case 'other':
+      for (const [path, rawValues] of Object.entries(p.addresses)) {
+        const jsonValues = valuesAtPath(json, path).map(lower);
+        if (jsonValues.length !== rawValues.length || jsonValues.some((v, i) => v !== rawValues[i])) diffs.push(path);
+      }
       break;
   }
   return diffs;
@@ -198,8 +219,7 @@ export function verifyTransaction(txHash: string, tx: NodeTransaction): Verifica
       detail: `raw_data_hex and the JSON differ in ${[...new Set(mismatches)].join(', ')}`,
     });
   }
-  // Other types' parameters are not decoded beyond the owner, which is checked equal above.
-  const view = rawContract && rawContract.parameter.type !== 'other' ? viewFromRaw(type, rawContract) : jsonView;
+  const view = rawContract ? viewFromRaw(type, rawContract) : jsonView;
   if (view && view.owner !== null && !ADDRESS_HEX.test(view.owner)) view.owner = null;
   return { verified: disagreements.length === 0, disagreements, view };
 }

@@ -12,6 +12,7 @@ const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 export const SELECTORS = {
   transfer: 'a9059cbb',
   transferFrom: '23b872dd',
+  approve: '095ea7b3',
   /** Error(string): a revert reason, never a value. */
   error: '08c379a0',
 } as const;
@@ -123,6 +124,14 @@ export function decodeTokenTransferCall(data: string): TokenTransferCall | null 
     return from !== null && to !== null && amount !== null ? { selector, from, to, amount } : null;
   }
   return null;
+}
+
+/** The `spender` (20-byte hex) of an `approve(address,uint256)` call; null for any other call or malformed arguments. */
+export function decodeApproveSpender(data: string): string | null {
+  const body = clean(data);
+  if (body === null || body.slice(0, 8) !== SELECTORS.approve || body.length < 8 + 2 * WORD) return null;
+  const spender = decodeAddressWord(body.slice(8, 8 + WORD));
+  return spender !== null && decodeUint256(body.slice(8 + WORD, 8 + 2 * WORD)) !== null ? spender : null;
 }
 
 /** A Transfer(address,address,uint256) event log. */

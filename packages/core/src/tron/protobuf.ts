@@ -39,6 +39,23 @@ message TriggerSmartContract {
   int64 call_token_value = 5;
   int64 token_id = 6;
 }
+message AccountCreateContract { bytes owner_address = 1; bytes account_address = 2; }
+message AccountUpdateContract { bytes account_name = 1; bytes owner_address = 2; }
+message SetAccountIdContract { bytes account_id = 1; bytes owner_address = 2; }
+message VoteAssetContract { bytes owner_address = 1; repeated bytes vote_address = 2; }
+message VoteWitnessContract {
+  message Vote { bytes vote_address = 1; int64 vote_count = 2; }
+  bytes owner_address = 1;
+  repeated Vote votes = 2;
+}
+message ParticipateAssetIssueContract { bytes owner_address = 1; bytes to_address = 2; }
+message FreezeBalanceContract { bytes owner_address = 1; bytes receiver_address = 15; }
+message UnfreezeBalanceContract { bytes owner_address = 1; bytes receiver_address = 15; }
+message DelegateResourceContract { bytes owner_address = 1; bytes receiver_address = 4; }
+message UnDelegateResourceContract { bytes owner_address = 1; bytes receiver_address = 4; }
+message ContractSetting { bytes owner_address = 1; bytes contract_address = 2; }
+// Field 1 is transparent_from_address, the signing account when there is one; read as the owner as before.
+message ShieldedTransferContract { bytes owner_address = 1; bytes transparent_to_address = 6; }
 `;
 
 const root = protobuf.parse(PROTO, { keepCase: true }).root;
@@ -49,6 +66,44 @@ const parameterTypes = {
   TriggerSmartContract: root.lookupType('protocol.TriggerSmartContract'),
 } as const;
 const OwnerOnlyType = root.lookupType('protocol.OwnerOnly');
+
+/**
+ * The other contract types whose parameter names an account besides its owner: the message that
+ * decodes it and the address fields, as JSON paths (`votes.vote_address` walks the repeated votes).
+ * Types not listed are decoded for field 1 (`owner_address` in nearly all of them) only.
+ */
+const ADDRESS_FIELDS: Record<string, { message: string; paths: string[] }> = {
+  AccountCreateContract: { message: 'AccountCreateContract', paths: ['account_address'] },
+  // owner_address is field 2 here: decoding field 1 would read the account name as the owner.
+  AccountUpdateContract: { message: 'AccountUpdateContract', paths: [] },
+  SetAccountIdContract: { message: 'SetAccountIdContract', paths: [] },
+  VoteAssetContract: { message: 'VoteAssetContract', paths: ['vote_address'] },
+  VoteWitnessContract: { message: 'VoteWitnessContract', paths: ['votes.vote_address'] },
+  ParticipateAssetIssueContract: { message: 'ParticipateAssetIssueContract', paths: ['to_address'] },
+  FreezeBalanceContract: { message: 'FreezeBalanceContract', paths: ['receiver_address'] },
+  UnfreezeBalanceContract: { message: 'UnfreezeBalanceContract', paths: ['receiver_address'] },
+  DelegateResourceContract: { message: 'DelegateResourceContract', paths: ['receiver_address'] },
+  UnDelegateResourceContract: { message: 'UnDelegateResourceContract', paths: ['receiver_address'] },
+  UpdateSettingContract: { message: 'ContractSetting', paths: ['contract_address'] },
+  UpdateEnergyLimitContract: { message: 'ContractSetting', paths: ['contract_address'] },
+  ClearABIContract: { message: 'ContractSetting', paths: ['contract_address'] },
+  ShieldedTransferContract: { message: 'ShieldedTransferContract', paths: ['transparent_to_address'] },
+};
+
+// type_url comes from the bytes: only own keys, never Object.prototype's.
+const addressFieldsOf = (typeName: string) => (Object.hasOwn(ADDRESS_FIELDS, typeName) ? ADDRESS_FIELDS[typeName] : undefined);
+
+/** The values at a JSON path of a decoded or printed message, walking arrays; non-empty strings or bytes only. */
+export function valuesAtPath(message: unknown, path: string): unknown[] {
+  let current: unknown[] = [message];
+  for (const key of path.split('.')) {
+    current = current.flatMap((v) => {
+      const next = v !== null && typeof v === 'object' && !(v instanceof Uint8Array) ? (v as Plain)[key] : undefined;
+      return Array.isArray(next) ? next : next === undefined ? [] : [next];
+    });
+  }
+  return current;
+}
 
 export const TYPE_URL_PREFIX = 'type.googleapis.com/protocol.';
 
@@ -65,8 +120,11 @@ export type DecodedParameter =
       call_token_value: bigint;
       token_id: bigint;
     }
-  /** Any other contract type: field 1 is `owner_address` for nearly all of them. */
-  | { type: 'other'; owner_address: string };
+  /**
+   * Any other contract type: its owner (field 1 for nearly all of them), and for the types that
+   * name other accounts, their addresses (hex) by JSON path (see `ADDRESS_FIELDS`); `{}` otherwise.
+   */
+  | { type: 'other'; owner_address: string; addresses: Record<string, string[]> };
 
 export interface DecodedContract {
   /** ContractType number. */
@@ -126,8 +184,13 @@ function decodeParameter(typeName: string, value: Uint8Array): DecodedParameter 
         token_id: big(p.token_id),
       };
     }
-    default:
-      return { type: 'other', owner_address: hex(plain(OwnerOnlyType).owner_address) };
+    default: {
+      const known = addressFieldsOf(typeName);
+      if (!known) return { type: 'other', owner_address: hex(plain(OwnerOnlyType).owner_address), addresses: {} };
+      const p = plain(root.lookupType(`protocol.${known.message}`));
+      const addresses = Object.fromEntries(known.paths.map((path) => [path, valuesAtPath(p, path).map(hex)]));
+      return { type: 'other', owner_address: hex(p.owner_address), addresses };
+    }
   }
 }
 
@@ -182,7 +245,17 @@ export interface RawDataInput {
   }[];
 }
 
-const BYTE_FIELDS = new Set(['owner_address', 'to_address', 'asset_name', 'contract_address', 'data']);
+const BYTE_FIELDS = new Set([
+  'owner_address',
+  'to_address',
+  'asset_name',
+  'contract_address',
+  'data',
+  'receiver_address',
+  'account_address',
+  'account_name',
+  'account_id',
+]);
 
 /**
  * Serializes a `Transaction.raw` for the supported parameter types (test support builds synthetic
@@ -197,7 +270,9 @@ export function encodeRawData(input: RawDataInput): string {
       ]),
     );
   const contract = input.contract.map((c) => {
-    const type = parameterTypes[c.typeName as keyof typeof parameterTypes] ?? OwnerOnlyType;
+    const other = addressFieldsOf(c.typeName);
+    const type =
+      parameterTypes[c.typeName as keyof typeof parameterTypes] ?? (other ? root.lookupType(`protocol.${other.message}`) : OwnerOnlyType);
     const value = type.encode(type.fromObject(toMessage(c.parameter))).finish();
     return {
       type: c.typeNumber,
