@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createChainalysisAmlProvider, INDIRECT_EXPOSURE_HOPS } from '../src/risk/chainalysis-entity.js';
 import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanctions.js';
 import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
-import { startFakeChainalysis, type FakeChainalysis, type FakeFault } from '../src/testing/fake-vendors.js';
+import { startFakeChainalysis, type FakeChainalysis, type FakeFault, type FakeIdentification } from '../src/testing/fake-vendors.js';
+import { sharedPath } from '../src/testing/shared.js';
 
 const ADDR = {
   severe: 'TA3rH2A7iHnm6pKH8gr9cK1EZnShnmZdFg',
@@ -51,7 +53,7 @@ after(() => fake.close());
 
 const aml = (options: { timeoutMs?: number; ttlMs?: number; now?: () => number; apiKey?: string } = {}) =>
   createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 3000, ...options });
-const sanctionsApi = (options: { timeoutMs?: number; ttlMs?: number } = {}) =>
+const sanctionsApi = (options: { timeoutMs?: number; ttlMs?: number; now?: () => number; maxAddresses?: number } = {}) =>
   createChainalysisSanctionsProvider({ baseUrl: fake.sanctionsUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 3000, ...options });
 
 describe('Chainalysis Entity API adapter', () => {
@@ -103,6 +105,21 @@ describe('Chainalysis Entity API adapter', () => {
       }
     });
   }
+
+  test('an assessment status other than COMPLETE (fault incomplete) → unavailable, whatever the risk says', async () => {
+    fake.setFault('entity', ADDR.severe, { kind: 'incomplete' });
+    try {
+      assert.deepEqual(await aml().assessAddress(ADDR.severe, ctx()), {
+        status: 'unavailable',
+        reason: 'Chainalysis Entity API: assessment PENDING',
+      });
+      fake.setFault('entity', ADDR.severe, { kind: 'incomplete', status: 'ERROR' });
+      assert.match((await aml().assessAddress(ADDR.severe, ctx()) as { reason: string }).reason, /assessment ERROR/);
+    } finally {
+      fake.setFault('entity', ADDR.severe, null);
+    }
+    assert.equal(answered(await aml().assessAddress(ADDR.severe, ctx())).level, 'severe');
+  });
 
   test('an unknown risk value and a wrong key → unavailable', async () => {
     fake.setEntity(ADDR.clean, { risk: 'Unknown' });
@@ -192,6 +209,82 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     ]);
     assert.equal(fake.calls.at(-1)?.apiKey, KEY, 'X-API-Key header');
     assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, []);
+  });
+
+  test('the recorded Chainalysis example (shared/fixtures/vendors) decodes as a hit with its name', async () => {
+    const recorded = JSON.parse(
+      readFileSync(sharedPath('fixtures/vendors', 'chainalysis-sanctions-v1-address.json'), 'utf8'),
+    ) as { identifications: FakeIdentification[] };
+    fake.setSanctioned(ADDR.clean, recorded.identifications);
+    try {
+      const answer = answered(await sanctionsApi().screen([ADDR.clean], ctx()));
+      assert.deepEqual(answer.hits, [
+        {
+          address: ADDR.clean,
+          source: 'Chainalysis sanctions API',
+          name: 'SANCTIONS: OFAC SDN Secondeye Solution 2021-04-15 1da5821544e25c636c1417ba96ade4cf6d2f9b5a',
+        },
+      ]);
+    } finally {
+      fake.setSanctioned(ADDR.clean, null);
+    }
+  });
+
+  test('answers are cached per address for the TTL (asOf = when the API answered); failures are not cached', async () => {
+    let clock = 5_000_000;
+    const api = sanctionsApi({ ttlMs: 60_000, now: () => clock });
+    const count = () => fake.calls.filter((c) => c.api === 'sanctions' && c.address === ADDR.listed).length;
+    const before = count();
+    const first = answered(await api.screen([ADDR.listed], ctx()));
+    clock += 59_999;
+    const second = answered(await api.screen([ADDR.listed], ctx()));
+    assert.equal(count(), before + 1, 'second answer from the cache');
+    assert.equal(second.asOf.getTime(), first.asOf.getTime(), 'the cache age shows in asOf');
+    assert.deepEqual(second.hits, first.hits);
+    clock += 1;
+    answered(await api.screen([ADDR.listed], ctx()));
+    assert.equal(count(), before + 2, 'expired after the TTL');
+
+    fake.setFault('sanctions', ADDR.low, { kind: 'status', status: 500 });
+    assert.equal((await api.screen([ADDR.low], ctx())).status, 'unavailable');
+    fake.setFault('sanctions', ADDR.low, null);
+    assert.deepEqual(answered(await api.screen([ADDR.low], ctx())).hits, [], 'the failure was not cached');
+  });
+
+  test('concurrent screens of the same address share one call; a quitter does not fail the others', async () => {
+    const api = sanctionsApi({ ttlMs: 60_000 });
+    fake.setFault('sanctions', ADDR.listed, { kind: 'delay', ms: 150 });
+    try {
+      const before = fake.calls.length;
+      const [quitter, ...patient] = await Promise.all([
+        api.screen([ADDR.listed], { signal: AbortSignal.timeout(30) }),
+        ...Array.from({ length: 4 }, () => api.screen([ADDR.listed], ctx())),
+      ]);
+      assert.deepEqual(quitter, { status: 'unavailable', reason: 'check deadline reached' });
+      for (const a of patient) assert.deepEqual(answered(a).hits.map((h) => h.address), [ADDR.listed]);
+      assert.equal(fake.calls.length - before, 1, 'one shared call');
+    } finally {
+      fake.setFault('sanctions', ADDR.listed, null);
+    }
+  });
+
+  test('at most maxAddresses are sent per check; the rest make the API unavailable unless something hit', async () => {
+    const many = [ADDR.severe, ADDR.high, ADDR.medium, ADDR.low, ADDR.clean];
+    const before = fake.calls.length;
+    const capped = await sanctionsApi({ maxAddresses: 3 }).screen(many, ctx());
+    assert.deepEqual(
+      fake.calls.slice(before).map((c) => c.address).sort(),
+      many.slice(0, 3).sort(),
+      'the first three, in the order given',
+    );
+    assert.deepEqual(capped, {
+      status: 'unavailable',
+      reason: 'Chainalysis sanctions API: 2 of 5 addresses beyond the per-check cap of 3 not screened',
+    });
+    const hit = answered(await sanctionsApi({ maxAddresses: 1 }).screen([ADDR.listed, ...many], ctx()));
+    assert.deepEqual(hit.hits.map((h) => h.address), [ADDR.listed], 'a hit among those screened stands');
+    assert.deepEqual(answered(await sanctionsApi({ maxAddresses: 5 }).screen(many, ctx())).hits, [], 'at the cap: answered');
+    assert.throws(() => sanctionsApi({ maxAddresses: 0 }), /maxAddresses/);
   });
 
   test('many addresses under a concurrency cap: every address screened once', async () => {

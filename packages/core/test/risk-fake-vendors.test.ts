@@ -41,5 +41,8 @@ test('faults: status, malformed body, missing fields', async () => {
   fake.setFault('entity', '*', { kind: 'missing_fields' });
   const missing = await json(await get(`${fake.entityUrl}/v2/entities/${A}`, { Token: 'k' }));
   assert.equal(missing.risk, undefined);
+  fake.setFault('entity', '*', { kind: 'incomplete' });
+  const pending = await json(await get(`${fake.entityUrl}/v2/entities/${A}`, { Token: 'k' }));
+  assert.deepEqual([pending.status, pending.risk], ['PENDING', 'High'], 'the answer as usual, its assessment not complete');
   fake.setFault('entity', '*', null);
 });

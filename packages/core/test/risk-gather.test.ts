@@ -278,5 +278,35 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.match(createRiskProviders({ sanctionsListFiles: [join(dir, 'nope.txt')] })._unsafeUnwrapErr(), /cannot read/);
     assert.match(createRiskProviders({ chainalysisApiUrl: 'ftp://x' })._unsafeUnwrapErr(), /http\(s\) URL/);
     assert.match(createRiskProviders({ timeoutMs: 0 })._unsafeUnwrapErr(), /timeoutMs/);
+    assert.match(createRiskProviders({ sanctionsListMaxAgeDays: 0 })._unsafeUnwrapErr(), /sanctionsListMaxAgeDays/);
+    assert.match(createRiskProviders({ chainalysisSanctionsMaxAddresses: 0 })._unsafeUnwrapErr(), /chainalysisSanctionsMaxAddresses/);
+    assert.match(riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '-1' })._unsafeUnwrapErr(), /SANCTIONS_LIST_MAX_AGE_DAYS/);
+  });
+
+  test('SANCTIONS_LIST_MAX_AGE_DAYS: a list older than the limit leaves a clean address unscreened; a hit stands', async () => {
+    const config = riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '1', CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: '7' })._unsafeUnwrap();
+    assert.equal(config.sanctionsListMaxAgeDays, 1);
+    assert.equal(config.chainalysisSanctionsMaxAddresses, 7);
+    const providers = createRiskProviders(config)._unsafeUnwrap();
+    const clean = transfer({ sender: OWNER, recipient: OWNER });
+    const stale = await gatherSignals(facts([clean]), clean, providers, ctx());
+    assert.equal(stale.sanctions?.status, 'unavailable', 'the bundled list (2025-11-27) is more than a day old');
+    const listed = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
+    assert.equal(listed.sanctions?.status, 'answered');
+  });
+
+  test('CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: a check naming more addresses than the cap is not clean without a hit', async () => {
+    const providers = createRiskProviders({
+      chainalysisSanctionsUrl: fake.sanctionsUrl,
+      chainalysisSanctionsApiKey: 'k',
+      chainalysisSanctionsMaxAddresses: 2,
+      cacheTtlMs: 0,
+    })._unsafeUnwrap();
+    const clean = transfer({ sender: OWNER, recipient: FAKE_USDT });
+    const first = fake.calls.length;
+    const signals = await gatherSignals(facts([clean]), clean, providers, ctx());
+    assert.deepEqual(fake.calls.slice(first).map((c) => c.address).sort(), [OWNER, FAKE_USDT].sort(), 'owner and the focus transfer first');
+    assert.equal(signals.sanctions?.status, 'unavailable');
+    assert.match((signals.sanctions as { reason: string }).reason, /1 of 3 addresses beyond the per-check cap of 2/);
   });
 });

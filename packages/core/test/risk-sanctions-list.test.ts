@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { OFAC_TRON_AS_OF } from '../src/risk/data/ofac-tron.js';
-import { combineSanctionsAnswers } from '../src/risk/sanctions-combine.js';
+import { combineSanctionsAnswers, combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import {
   createListSanctionsProvider,
   loadSanctionsListFile,
@@ -70,6 +70,30 @@ describe('bundled OFAC list: every address of every OFAC file is a hit', () => {
   });
 });
 
+describe('maximum list age', () => {
+  const DAY = 86_400_000;
+  const asOf = new Date(OFAC_TRON_AS_OF).getTime();
+  const aged = (days: number, maxAgeDays: number | null) =>
+    createListSanctionsProvider([OFAC_TRON_LIST], { maxAgeDays, now: () => asOf + days * DAY });
+
+  test('past the limit no hit is unavailable (the list no longer proves clean), a hit still stands', async () => {
+    const stale = await aged(31, 30).screen(NOT_LISTED, ctx);
+    assert.deepEqual(stale, {
+      status: 'unavailable',
+      reason: 'sanctions list as of 2025-11-27T12:26:36.000Z is older than the 30-day limit',
+    });
+    const hit = await aged(31, 30).screen([...NOT_LISTED, 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
+    assert.equal(hit.status, 'answered');
+    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+  });
+
+  test('within the limit, or with no limit (the default), no hit is clean', async () => {
+    assert.equal((await aged(30, 30).screen(NOT_LISTED, ctx)).status, 'answered');
+    assert.equal((await aged(10_000, null).screen(NOT_LISTED, ctx)).status, 'answered');
+    assert.throws(() => aged(0, 0), /maxAgeDays/);
+  });
+});
+
 describe('extra list files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sanctions-list-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,5 +147,18 @@ describe('combining sanctions answers', () => {
   test('no hit and a failed source → unavailable; no source at all → unavailable', () => {
     assert.deepEqual(combineSanctionsAnswers([clean(1), down]), { status: 'unavailable', reason: 'HTTP 500' });
     assert.equal(combineSanctionsAnswers([]).status, 'unavailable');
+  });
+
+  test('a source that rejects (breaking its promise) is only that source unavailable: a list hit still stands', async () => {
+    const broken = { screen: () => Promise.reject(new Error('boom')) };
+    const throwing = { screen: (): Promise<SanctionsAnswer> => { throw new Error('sync boom'); } };
+    const combined = combineSanctionsProviders([screener, broken, throwing]);
+    const hit = await combined.screen(['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
+    assert.equal(hit.status, 'answered');
+    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+    assert.deepEqual(await combined.screen(NOT_LISTED, ctx), {
+      status: 'unavailable',
+      reason: 'provider failed: Error: boom; provider failed: Error: sync boom',
+    });
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'node:test';
 import { OFFICIAL_TRON_TOKENS } from '../src/risk/data/official-tokens.js';
+import { skeleton } from '../src/risk/impersonation.js';
 import { createTokenAuthenticityProvider, createTokenRegistry, type TokenRegistry } from '../src/risk/token-registry.js';
 import type { AssetRef, TokenRef } from '../src/risk/signals.js';
 import { isTronAddress } from '../src/tron/address.js';
@@ -108,6 +109,13 @@ describe('impersonations are fake', () => {
       assert.equal(await verdict(trc20(OTHER, symbol, name)), 'fake');
     });
   }
+
+  test('the look-alike table maps Lisu and Cherokee letters to Latin; an unmapped letter leaves no trace in the skeleton', () => {
+    assert.equal(skeleton('ꓴꓢꓓꓔ'), 'USDT');
+    assert.equal(skeleton('ꮪᏌꓠ'), 'SN', 'Cherokee SA is no Latin letter');
+    assert.equal(skeleton('Uꮪꭰꭲ'), 'USDT');
+    assert.equal(skeleton('ႮSDT'), 'SDT');
+  });
 
   test('TRC10 tokens imitating official ones are fake too', async () => {
     assert.equal(await verdict({ asset: { kind: 'trc10', tokenId: '1000001' }, symbol: 'USDT', name: 'Tether' }), 'fake');
