@@ -162,9 +162,8 @@ export function buildProgram(): Command {
     .description('Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)')
     .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
     .option('--json', 'machine-readable output')
-    .hook('preAction', (cmd) => {
-      json = Boolean(cmd.opts().json);
-    })
+    // With --json, runAdmin prints commander's own errors as JSON instead.
+    .configureOutput({ writeErr: (text) => void (json || process.stderr.write(text)) })
     .exitOverride()
     .showHelpAfterError();
   const seedPath = () => (program.opts().seedFile as string | undefined) ?? process.env.SAFETY_SEED_FILE;
@@ -282,18 +281,25 @@ function printUsage(u: UsageResponse): void {
 }
 
 export async function runAdmin(argv: string[]): Promise<number> {
+  // Read before parsing: an error of the command line itself must be JSON too when asked.
+  const end = argv.indexOf('--');
+  json = (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  // With --json a script reads the failure as JSON too (on stderr; the exit code says which kind).
+  const fail = (code: number, message: string) => {
+    console.error(json ? JSON.stringify({ error: { exit_code: code, message } }) : `error: ${message}`);
+    return code;
+  };
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 64;
-    if (error instanceof Exit) {
-      // With --json a script reads the failure as JSON too (on stderr; the exit code says which kind).
-      console.error(json ? JSON.stringify({ error: { exit_code: error.code, message: error.message } }) : `error: ${error.message}`);
-      return error.code;
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0;
+      // commander has printed its text already unless --json
+      return json ? fail(64, error.message.replace(/^error: /, '')) : 64;
     }
-    console.error('error:', error);
-    return 2;
+    if (error instanceof Exit) return fail(error.code, error.message);
+    return fail(2, error instanceof Error ? error.message : String(error));
   } finally {
     await Promise.all(opened.splice(0).map((stores) => stores.close()));
   }

@@ -16,9 +16,10 @@ const Uuid = t.refinement(
   'uuid',
 );
 
+// 0 is allowed where the core's admin API allows it (a limit of 0 refuses every check).
 const Limits = {
-  rate_limit_per_minute: PositiveInt,
-  max_concurrent_requests: PositiveInt,
+  rate_limit_per_minute: NonNegativeInt,
+  max_concurrent_requests: NonNegativeInt,
   monthly_quota: NonNegativeInt,
   enabled_networks: t.array(t.literal('tron')),
 };

@@ -90,4 +90,33 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.equal(pg.code, 2);
     assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
+
+  test('with --json every error is JSON on stderr, the command line\'s own included', async (t) => {
+    const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+    const cases: [string[], number, RegExp][] = [
+      [['--json', 'frobnicate'], 64, /unknown command 'frobnicate'/],
+      [['--json', 'plans', 'create', '--code', 'x'], 64, /required option '--name <name>' not specified/],
+      [['--json', 'plans', 'create', '--code', 'x', '--name', 'X', '--rate-limit', 'fast', '--concurrency', '1', '--quota', '1'], 64, /--rate-limit must be a nonnegative integer/],
+      [['orgs', 'create', '--name', 'y', '--json'], 64, /give either --plan or custom entitlements/],
+      [['orgs', 'list', '--json'], 2, /does not exist/],
+    ];
+    for (const [args, code, message] of cases) {
+      const run = await admin(t, '--seed-file', seed, ...args);
+      assert.equal(run.code, code, args.join(' '));
+      const parsed = JSON.parse(run.err) as { error: { exit_code: number; message: string } };
+      assert.equal(parsed.error.exit_code, code);
+      assert.match(parsed.error.message, message);
+    }
+  });
+
+  test('limits of 0 are accepted as the core accepts them (memory mode as on PostgreSQL): the file loads again', async (t) => {
+    const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+    const created = await admin(t, '--seed-file', seed, '--json', 'plans', 'create', '--code', 'closed', '--name', 'Closed', '--rate-limit', '0', '--concurrency', '0', '--quota', '0');
+    assert.equal(created.code, 0, created.err);
+    const plans = JSON.parse((await admin(t, '--seed-file', seed, '--json', 'plans', 'list')).out) as Record<string, unknown>[];
+    assert.deepEqual(
+      plans.map((p) => [p.rateLimitPerMinute, p.maxConcurrentRequests, p.monthlyQuota]),
+      [[0, 0, 0]],
+    );
+  });
 });
