@@ -453,12 +453,14 @@ export function runHttpConformance(
     describe('routing', () => {
       test('unknown path and wrong method answer in the envelope', async () => {
         const { key } = await tenant();
-        const unknown = await call('GET', '/v1/nothing-here', { key });
-        assert.equal(unknown.status, 404);
-        assert.ok(unknown.json?.error?.code, unknown.text);
+        // The spec has no routing code: the core answers validation_error with the HTTP status.
+        assertError(await call('GET', '/v1/nothing-here', { key }), 404, 'validation_error', false);
         const wrong = await call('GET', '/v1/transaction/check', { key });
-        assert.equal(wrong.status, 405);
-        assert.ok(wrong.json?.error?.code, wrong.text);
+        assertError(wrong, 405, 'validation_error', false);
+        assert.equal(wrong.headers.allow, 'POST');
+        const wrongUsage = await call('POST', '/v1/usage', { key, body: '{}' });
+        assertError(wrongUsage, 405, 'validation_error', false);
+        assert.equal(wrongUsage.headers.allow, 'GET');
       });
     });
   });
