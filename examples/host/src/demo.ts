@@ -80,9 +80,9 @@ async function main(): Promise<void> {
     return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
   };
 
-  const usdt = (await check({ tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' })).json;
-  const paid = usdt.transfers?.[0] ?? {};
-  const cases: { label: string; body: object }[] = [
+  type CheckBody = { tx_hash: string; [field: string]: unknown };
+  // What the first check reads decides what the expected-payment checks expect.
+  const cases = (paid: { recipient?: string; amount?: string }): { label: string; body: CheckBody }[] => [
     { label: 'TRX transfer', body: { tx_hash: TRON_FIXTURE_TX.trxTransferToNewAccount, network: 'tron' } },
     {
       label: 'USDT payment, expected recipient/token/amount',
@@ -98,21 +98,25 @@ async function main(): Promise<void> {
     { label: 'vote (not a payment)', body: { tx_hash: TRON_FIXTURE_TX.voteWitness, network: 'tron' } },
     { label: 'unknown transaction', body: { tx_hash: 'ab'.repeat(32), network: 'tron' } },
   ];
-
   const rows: string[][] = [];
-  for (const [i, c] of cases.entries()) {
-    process.stdout.write(`  [${i + 1}/${cases.length}] ${c.label} ... `);
-    const { status, json } = await check(c.body);
-    const tx = (c.body as { tx_hash: string }).tx_hash;
+  const total = 1 + cases({}).length;
+  const run = async (label: string, body: CheckBody) => {
+    process.stdout.write(`  [${rows.length + 1}/${total}] ${label} ... `);
+    const { status, json } = await check(body);
     if (status !== 200) {
       console.log(`HTTP ${status} ${json.error?.code}`);
-      rows.push([c.label, `${tx.slice(0, 10)}…`, `HTTP ${status}`, json.error?.code ?? '', '']);
-      continue;
+      rows.push([label, `${body.tx_hash.slice(0, 10)}…`, `HTTP ${status}`, json.error?.code ?? '', '']);
+      return json;
     }
     console.log(`${json.overall_state}`);
     const reasons = (json.reasons as { code: string }[]).map((r) => r.code).join(', ');
-    rows.push([c.label, `${tx.slice(0, 10)}…`, json.transaction_state, json.overall_state, reasons]);
-  }
+    rows.push([label, `${body.tx_hash.slice(0, 10)}…`, json.transaction_state, json.overall_state, reasons]);
+    return json;
+  };
+
+  // Every check the demo makes is in the table, the one that reads the payment included.
+  const usdt = await run('USDT transfer, no expectations', { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' });
+  for (const c of cases(usdt.transfers?.[0] ?? {})) await run(c.label, c.body);
   console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
   console.log('Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.');
   console.log('HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n');

@@ -23,6 +23,8 @@ const RISK_OPTION_VARIABLES: Record<string, string> = {
   chainalysisSanctionsUrl: 'CHAINALYSIS_SANCTIONS_URL',
   timeoutMs: 'RISK_TIMEOUT_MS',
   cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
+  sanctionsListMaxAgeDays: 'SANCTIONS_LIST_MAX_AGE_DAYS',
+  chainalysisSanctionsMaxAddresses: 'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
 };
 
 export interface RunningHost {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
@@ -101,6 +102,19 @@ describe('configuration from the environment', () => {
     }
     assert.ok(!parseConfig({ DATABASE_URL: 'nope://user:secret@x' })._unsafeUnwrapErr().message.includes('secret'));
   });
+});
+
+test('the README configuration table lists exactly the variables the host reads', () => {
+  const read = new Set<string>();
+  const recording = new Proxy({} as Record<string, string | undefined>, {
+    get: (_target, name) => void (typeof name === 'string' && read.add(name)),
+  });
+  parseConfig(recording);
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const start = readme.indexOf('\n## Configuration');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const documented = [...section.matchAll(/^\| ([A-Z][A-Z0-9_ /]*) \|/gm)].flatMap((m) => m[1]!.split('/').map((name) => name.trim()));
+  assert.deepEqual(documented.sort(), [...read].sort());
 });
 
 describe('seed file', () => {

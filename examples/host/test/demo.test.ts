@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
 import { staleReason } from '../build-state.mjs';
 
 // `npm run demo` as a user runs it (the built start.mjs entry when the tree is built and fresh,
@@ -31,6 +33,16 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await ready;
+  // Every check the demo made is a row of its table, and the README says how many.
+  const url = /host\s+(http:\/\/\S+)/.exec(out)?.[1];
+  const key = /demo API key\s+(\S+)/.exec(out)?.[1];
+  const usage = await request(`${url}/v1/usage`, { headers: { 'x-api-key': key! } });
+  const made = ((await usage.body.json()) as { recent: { requests: number } }).recent.requests;
+  const progress = [...out.matchAll(/^ {2}\[(\d+)\/(\d+)\] /gm)];
+  assert.deepEqual([progress.length, Number(progress.at(-1)?.[2])], [made, made]);
+  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  assert.match(readme, new RegExp(`runs ${words[made]} real checks`));
   child.kill('SIGINT');
   assert.equal(await exited, 0, err);
 
