@@ -4,10 +4,12 @@
 // that answers at once, separating the adapter's own cost from the service's. Prints figures and
 // the ratios.
 //
-//   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 3]
+//   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 2] [rounds, default 5]
 //
 // Client and server share one process (and its event loop), so absolute figures understate a
-// dedicated server; the ratios compare like with like.
+// dedicated server; the ratios compare like with like. The machine is noisy, so every endpoint
+// runs once per round (interleaved) and the medians over the rounds are reported: a ratio is the
+// median of the per-round ratios, each taken between runs seconds apart.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safetyRouter } from '@tron-safety/adapters-express';
@@ -19,13 +21,20 @@ import express from 'express';
 import Koa from 'koa';
 import { Pool } from 'undici';
 
-const SECONDS = Number(process.argv[2] ?? 3);
+const SECONDS = Number(process.argv[2] ?? 2);
+const ROUNDS = Number(process.argv[3] ?? 5);
 const CONNECTIONS = 32;
 
 interface Run {
   perSecond: number;
   p50: number;
   p99: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function listen(server: Server): Promise<string> {
@@ -86,20 +95,36 @@ async function main(): Promise<void> {
 
   const servers = { express: createServer(expressApp), koa: createServer(koaApp.callback()) };
   const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
-  console.log(`adapters bench: ${SECONDS}s per run, ${CONNECTIONS} connections, node ${process.version}`);
-  console.log('framework  endpoint                  checks/s   p50 ms   p99 ms');
-  const ratios: string[] = [];
-  for (const framework of ['express', 'koa'] as const) {
+  console.log(`adapters bench: ${ROUNDS} rounds of ${SECONDS}s per endpoint, ${CONNECTIONS} connections, node ${process.version}`);
+  const frameworks = ['express', 'koa'] as const;
+  const endpoints = [['bare JSON', '/bare'], ['adapter, instant handler', '/adapter'], ['/v1/transaction/check', '/v1/transaction/check']] as const;
+  for (const framework of frameworks) {
     await load(urls[framework], '/bare', headers, body, 0.5); // warm up
     await load(urls[framework], '/v1/transaction/check', headers, body, 0.5);
-    const bare = await load(urls[framework], '/bare', headers, body, SECONDS);
-    const adapter = await load(urls[framework], '/adapter', headers, body, SECONDS);
-    const check = await load(urls[framework], '/v1/transaction/check', headers, body, SECONDS);
-    for (const [name, run] of [['bare JSON', bare], ['adapter, instant handler', adapter], ['/v1/transaction/check', check]] as const) {
-      console.log(`${framework.padEnd(9)}  ${name.padEnd(24)}  ${run.perSecond.toFixed(0).padStart(8)}  ${run.p50.toFixed(2).padStart(7)}  ${run.p99.toFixed(2).padStart(7)}`);
+  }
+  const runs = new Map<string, Run[]>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const framework of frameworks) {
+      for (const [name, path] of endpoints) {
+        const run = await load(urls[framework], path, headers, body, SECONDS);
+        runs.set(`${framework} ${name}`, [...(runs.get(`${framework} ${name}`) ?? []), run]);
+      }
     }
-    const ratio = (a: Run) => (a.perSecond / bare.perSecond).toFixed(2);
-    ratios.push(`${framework}: adapter / bare = ${ratio(adapter)}, check / bare = ${ratio(check)}`);
+    process.stderr.write(`round ${round}/${ROUNDS} done\n`);
+  }
+  console.log('framework  endpoint                  checks/s (median, min..max)   p50 ms   p99 ms');
+  const ratios: string[] = [];
+  for (const framework of frameworks) {
+    const of = (name: string) => runs.get(`${framework} ${name}`)!;
+    for (const [name] of endpoints) {
+      const rates = of(name).map((r) => r.perSecond);
+      const spread = `${Math.min(...rates).toFixed(0)}..${Math.max(...rates).toFixed(0)}`;
+      const p = (q: 'p50' | 'p99') => median(of(name).map((r) => r[q])).toFixed(2).padStart(7);
+      console.log(`${framework.padEnd(9)}  ${name.padEnd(24)}  ${median(rates).toFixed(0).padStart(8)}  ${spread.padEnd(19)}  ${p('p50')}  ${p('p99')}`);
+    }
+    const bare = of('bare JSON');
+    const ratio = (name: string) => median(of(name).map((r, i) => r.perSecond / bare[i]!.perSecond)).toFixed(2);
+    ratios.push(`${framework}: adapter / bare = ${ratio('adapter, instant handler')}, check / bare = ${ratio('/v1/transaction/check')} (medians of ${ROUNDS} rounds)`);
   }
   console.log(ratios.join('\n'));
   await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
