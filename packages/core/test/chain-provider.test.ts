@@ -789,7 +789,7 @@ describe('token metadata', () => {
   });
 
   test('a revert is cached only briefly (tokenNegativeCacheMs)', async () => {
-    const d = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    const d = hexToBase58Address(`41${'5a'.repeat(20)}`)!; // a token no other test uses
     node.setToken(d, { decimals: 'revert', symbol: 'revert', name: 'revert' });
     const txId = tokenTx(d, 70_000_025);
     const brief = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 150 });

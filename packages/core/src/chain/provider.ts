@@ -280,7 +280,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const known = new Map(answers as (readonly [string, TokenMetadata])[]);
     const missing: string[] = [];
     for (const [key] of [...tokens.entries()].slice(maxTokenLookups)) missing.push(`token metadata of ${key} (lookup limit)`);
-    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (no answer from the nodes in time)`);
+    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (no usable answer from the nodes)`);
     const readTimes = [...known.values()].map((m) => m.readAt.getTime());
     return {
       missing,
