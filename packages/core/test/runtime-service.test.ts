@@ -601,6 +601,21 @@ describe('admin roles and keys', () => {
     assert.ok(stored.every((k) => !JSON.stringify(k).includes(key)));
     assert.equal((await check({ ...s, apiKey: key }, COMPLETE_TX)).status, 200);
   });
+
+  test('seeding the same key from several hosts at once: every import succeeds, one key is stored', async () => {
+    const stores = createMemoryStores();
+    const s = await setup({}, {}, {}, stores);
+    // Every host reads "not there" before any inserts: the race of hosts starting together on one database.
+    const find = stores.apiKeys.findKeyByHash.bind(stores.apiKeys);
+    let blind = 5;
+    stores.apiKeys.findKeyByHash = (hash) => (blind-- > 0 ? Promise.resolve(null) : find(hash));
+    const key = 'tsk_live_seeded_race_0123456789abcdef';
+    const imports = await Promise.all(
+      Array.from({ length: 5 }, () => s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' })),
+    );
+    assert.ok(imports.every((r) => r.isOk()), JSON.stringify(imports.filter((r) => r.isErr())));
+    assert.equal((await stores.apiKeys.listKeys(s.organizationId)).filter((k) => k.label === 'seed').length, 1);
+  });
 });
 
 describe('the deadline bounds the whole request', () => {

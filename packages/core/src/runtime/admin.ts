@@ -355,13 +355,18 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         }
         if (!labelOk(input.label)) return fail('invalid', 'label must be 1 to 200 characters');
         if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
-        const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
-        if (existing) {
+        const known = async (): Promise<Result<ApiKeyMetadata, AdminError> | null> => {
+          const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
+          if (!existing) return null;
           return existing.organizationId === input.organizationId
             ? ok(keyMetadata(existing))
             : fail('conflict', 'this key belongs to another organization');
-        }
-        return (await insertKey(input.organizationId, input.key, input.label, input.id)).map(keyMetadata);
+        };
+        const before = await known();
+        if (before) return before;
+        const inserted = await insertKey(input.organizationId, input.key, input.label, input.id);
+        // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
+        return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
       },
     },
   };
