@@ -1,5 +1,5 @@
 import type { ProviderContext } from '../chain/facts.js';
-import type { ExposureType } from '../contract/enums.js';
+import type { AmlRiskLevel, ExposureType, TokenAuthenticity } from '../contract/enums.js';
 
 /**
  * Provider answers. Each one either carries data with the time the data is as of, or says
@@ -26,7 +26,8 @@ export interface SanctionsProvider {
 
 // ---- AML ---------------------------------------------------------------------------------
 
-export type AmlLevel = 'low' | 'moderate' | 'high' | 'severe';
+/** A level the vendor actually gave: `unknown` is the response's word for no answer, never an answer. */
+export type AmlLevel = Exclude<AmlRiskLevel, 'unknown'>;
 
 export interface Exposure {
   category: string;
@@ -63,7 +64,7 @@ export interface TokenRef {
 }
 
 export type TokenAuthenticityAnswer =
-  | { status: 'answered'; authenticity: 'official' | 'fake' | 'unknown'; asOf: Date }
+  | { status: 'answered'; authenticity: TokenAuthenticity; asOf: Date }
   | Unavailable;
 
 export interface TokenAuthenticityProvider {

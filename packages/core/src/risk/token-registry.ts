@@ -1,4 +1,5 @@
 import { err, ok, type Result } from 'neverthrow';
+import type { TokenAuthenticity } from '../contract/enums.js';
 import { isTronAddress } from '../tron/address.js';
 import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
 import { impersonationRule, type Mark } from './impersonation.js';
@@ -81,7 +82,7 @@ export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): R
 export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenAuthenticityProvider {
   return {
     assess(token: TokenRef) {
-      const answer = (authenticity: 'official' | 'fake' | 'unknown'): Promise<TokenAuthenticityAnswer> =>
+      const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
         Promise.resolve({ status: 'answered', authenticity, asOf: registry.asOf });
       if (registry.find(token.asset)) return answer('official');
       if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
