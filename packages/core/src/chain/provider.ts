@@ -299,7 +299,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       if (ctx.signal.aborted) return errAsync({ kind: 'aborted' });
       return new ResultAsync(facts(txHash.toLowerCase(), ctx));
     },
-    close: () => client.close(),
+    close: () => {
+      metadata.close();
+      return client.close();
+    },
   };
 }
 

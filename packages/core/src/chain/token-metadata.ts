@@ -44,9 +44,6 @@ export const tokenKey = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${
 /** A call's outcome: a definitive answer (possibly "no value") or a failure to ask. */
 type Read<T> = { asked: true; value: T | null } | { asked: false };
 
-/** Shared reads are bounded by their deadline alone, never by one caller's signal. */
-const NEVER_ABORTED = new AbortController().signal;
-
 const unknownMetadata = (): TokenMetadata => ({ decimals: null, symbol: null, name: null, readAt: new Date(), complete: false });
 
 /** The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its deadline passes. */
@@ -76,6 +73,8 @@ export class TokenMetadataReader {
   private readonly inflight = new Map<string, Promise<TokenMetadata>>();
   private readonly lookupBudgetMs: number;
   private readonly negativeCacheMs: number;
+  /** Shared reads end at their deadline or at `close()`, never with one caller's signal. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly client: TronNodeClient,
@@ -110,6 +109,11 @@ export class TokenMetadataReader {
     return forCaller(shared, request);
   }
 
+  /** Ends the shared reads still running (their tokens stay uncached). */
+  close(): void {
+    this.closing.abort();
+  }
+
   private remember(key: string, metadata: TokenMetadata): void {
     if (!metadata.complete) return;
     const lacking = metadata.decimals === null || metadata.symbol === null || metadata.name === null;
@@ -134,7 +138,7 @@ export class TokenMetadataReader {
   private async readTrc20(contractHex: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
     const call = <T>(selector: string, decode: (hex: string) => T | null) =>
       this.fromEitherNode<T>(nodes, deadline, async (node, until) => {
-        const answer = await this.client.triggerConstantContract(node, contractHex, selector, NEVER_ABORTED, until);
+        const answer = await this.client.triggerConstantContract(node, contractHex, selector, this.closing.signal, until);
         if (answer.isErr()) return { ok: false, error: answer.error };
         const code = answer.value?.result?.code;
         // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.
@@ -159,7 +163,7 @@ export class TokenMetadataReader {
 
   private async readTrc10(id: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
     const asset = await this.fromEitherNode(nodes, deadline, async (node, until) => {
-      const answer = await this.client.getAssetIssueById(node, id, NEVER_ABORTED, until);
+      const answer = await this.client.getAssetIssueById(node, id, this.closing.signal, until);
       return answer.isOk() ? { ok: true, value: answer.value } : { ok: false, error: answer.error };
     });
     const found = asset.asked ? asset.value : null;
