@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ResultAsync } from 'neverthrow';
 import { createMemoryStores } from '@tron-safety/store-memory';
+import type { ChainFactsProvider, ProviderContext } from '../src/chain/facts.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import { TransactionCheckResponse, UsageResponse } from '../src/contract/models.js';
 import { createRiskProviders } from '../src/risk/providers.js';
@@ -115,6 +117,20 @@ async function period(s: Setup) {
   const report = await s.service.admin.usage({ kind: 'operator' }, s.organizationId);
   assert.ok(report.isOk());
   return report.value.period;
+}
+
+/**
+ * A chain provider that answers only when its signal stops it, recording what the runtime hands
+ * it. The real provider budgets its rounds to answer before the deadline, so a 504 needs this one.
+ */
+function waitingChain(seen: ProviderContext[] = []): ChainFactsProvider {
+  return {
+    getTransactionFacts: (_txHash, ctx) => {
+      seen.push(ctx);
+      const aborted = new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      return ResultAsync.fromPromise(aborted, () => ({ kind: 'aborted' as const }));
+    },
+  };
 }
 
 const fullNodeTxCalls = () => node.calls.filter((c) => c.node === 'full' && c.path === 'gettransactionbyid').length;
@@ -327,12 +343,10 @@ describe('errors table', () => {
   });
 
   test('504 request_timeout at the deadline: released, not billed, stored', async () => {
-    const s = await setup({}, { deadlineMs: 300 });
-    node.fault({ path: 'gettransactionbyid', fault: { kind: 'latency', ms: 2000 } });
+    const s = await setup({}, { deadlineMs: 300 }, { chain: waitingChain() });
     const started = performance.now();
     const r = await check(s, COMPLETE_TX, { 'idempotency-key': 'slow' });
     const elapsed = performance.now() - started;
-    node.clearFaults();
     assertError(r, 504, 'request_timeout', true);
     assert.ok(elapsed < 1500, `answered at the deadline (${elapsed} ms)`);
     assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
@@ -630,20 +644,15 @@ describe('the deadline bounds the whole request', () => {
     });
   }
 
-  test('providers get the request signal, aborted at the deadline', async () => {
-    const seen: AbortSignal[] = [];
-    const slowChain = {
-      getTransactionFacts: (txHash: string, ctx: { signal: AbortSignal }) => {
-        seen.push(ctx.signal);
-        return chain.getTransactionFacts(txHash, ctx);
-      },
-    };
-    const s = await setup({}, { deadlineMs: 300 }, { chain: slowChain });
-    node.fault({ path: 'gettransactionbyid', fault: { kind: 'latency', ms: 2000 } });
+  test('providers get the request signal, aborted at the deadline, and the deadline itself', async () => {
+    const seen: ProviderContext[] = [];
+    const s = await setup({}, { deadlineMs: 300 }, { chain: waitingChain(seen) });
+    const sent = Date.now();
     assertError(await check(s, COMPLETE_TX), 504, 'request_timeout', true);
-    node.clearFaults();
     assert.equal(seen.length, 1);
-    assert.equal(seen[0]!.aborted, true, 'the signal the provider holds fired at the deadline');
+    assert.equal(seen[0]!.signal.aborted, true, 'the signal the provider holds fired at the deadline');
+    const deadlineAt = seen[0]!.deadlineAt!;
+    assert.ok(deadlineAt >= sent + 300 && deadlineAt <= Date.now() + 300, 'and the deadline, for budgeting its rounds');
   });
 
   for (const [store, method] of [['quota', 'commit'], ['usage', 'appendUsage'], ['idempotency', 'complete']] as const) {

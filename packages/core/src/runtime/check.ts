@@ -211,7 +211,7 @@ async function execute(
     return err({ kind: 'quota_exceeded', retryAfterSeconds: secondsUntil(month.end, now) });
   }
 
-  const context = { signal: scope.signal };
+  const context = { signal: scope.signal, deadlineAt: scope.deadlineAt };
   const fetched = await scope.step('chain', Promise.resolve(chain.getTransactionFacts(request.txHash, context)));
   if (fetched.isErr()) return err(fetched.error);
   if (fetched.value.isErr()) {

@@ -85,6 +85,8 @@ export interface RuntimeContext {
 export class RequestScope {
   readonly controller = new AbortController();
   readonly startedAt = performance.now();
+  /** The deadline in epoch ms (real time, like the deadline's timer), for providers that budget rounds. */
+  readonly deadlineAt: number;
   /** Rate and quota headers, added to whatever response leaves. */
   readonly headers: Record<string, string> = {};
   #timer: NodeJS.Timeout;
@@ -93,6 +95,7 @@ export class RequestScope {
     readonly ctx: RuntimeContext,
     readonly requestId: string,
   ) {
+    this.deadlineAt = Date.now() + ctx.options.deadlineMs;
     this.#timer = setTimeout(() => this.controller.abort('deadline'), ctx.options.deadlineMs);
   }
 
