@@ -64,7 +64,16 @@ export interface TokenRef {
 }
 
 export type TokenAuthenticityAnswer =
-  | { status: 'answered'; authenticity: TokenAuthenticity; asOf: Date }
+  | {
+      status: 'answered';
+      authenticity: TokenAuthenticity;
+      asOf: Date;
+      /**
+       * The decimals an `official` token is pinned with (the registry's), when known: the assessment
+       * holds the chain's reading against them, since one lying node answer would rescale every amount.
+       */
+      officialDecimals?: number;
+    }
   | Unavailable;
 
 export interface TokenAuthenticityProvider {

@@ -84,7 +84,8 @@ export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenA
     assess(token: TokenRef) {
       const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
         Promise.resolve({ status: 'answered', authenticity, asOf: registry.asOf });
-      if (registry.find(token.asset)) return answer('official');
+      const official = registry.find(token.asset);
+      if (official) return Promise.resolve({ status: 'answered', authenticity: 'official', asOf: registry.asOf, officialDecimals: official.decimals });
       if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
       return answer('unknown');
     },
