@@ -154,7 +154,7 @@ describe('registry extension by configuration', () => {
     const extended = createTokenRegistry([jusdt, { symbol: 'ACME', name: 'Acme Pay', contract: OTHER, decimals: 6 }])._unsafeUnwrap();
     const p = createTokenAuthenticityProvider(extended);
     const asset: AssetRef = { kind: 'trc20', contract: jusdt.contract };
-    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), { status: 'answered', authenticity: 'official', asOf: extended.asOf });
+    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), { status: 'answered', authenticity: 'official', asOf: extended.asOf, officialDecimals: 8 });
     const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME', null), ctx);
     assert.equal((copy as { authenticity: string }).authenticity, 'fake');
   });
