@@ -129,6 +129,41 @@ describe('Chainalysis Entity API adapter', () => {
     fake.setEntity(ADDR.clean, { risk: 'Low' });
   });
 
+  test('a Low answer with a triggered Severe rule is severe: the highest of risk and every rule risk counts', async () => {
+    const selfContradicting = {
+      risk: 'Low',
+      triggers: [
+        { category: 'gambling', percentage: 3, ruleTriggered: { risk: 'Medium', exposureType: 'indirect' as const } },
+        { category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Severe', exposureType: 'direct' as const, direction: 'received' } },
+        { category: 'exchange', percentage: 40, ruleTriggered: null },
+      ],
+    };
+    fake.setEntity(ADDR.clean, selfContradicting);
+    try {
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe');
+      fake.setEntity(ADDR.clean, { risk: 'Medium', triggers: [{ category: 'sanctions', percentage: 1, ruleTriggered: { risk: 'Low', exposureType: 'direct' } }] });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'moderate', 'a lower rule does not lower the answer');
+      // A rule level we cannot read could be anything: no answer rather than the top-level Low.
+      fake.setEntity(ADDR.clean, { risk: 'Low', triggers: [{ category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Critical', exposureType: 'direct' } }] });
+      assert.deepEqual(await aml().assessAddress(ADDR.clean, ctx()), { status: 'unavailable', reason: 'Chainalysis Entity API: unknown risk "Critical"' });
+    } finally {
+      fake.setEntity(ADDR.clean, { risk: 'Low' });
+    }
+  });
+
+  test('an answer naming another address than the one asked → unavailable, whatever its risk', async () => {
+    fake.setFault('entity', ADDR.severe, { kind: 'other_address', address: ADDR.low });
+    try {
+      assert.deepEqual(await aml().assessAddress(ADDR.severe, ctx()), {
+        status: 'unavailable',
+        reason: `Chainalysis Entity API: answered for another address (${ADDR.low})`,
+      });
+    } finally {
+      fake.setFault('entity', ADDR.severe, null);
+    }
+    assert.equal(answered(await aml().assessAddress(ADDR.severe, ctx())).level, 'severe', 'the same address answers');
+  });
+
   test('the check deadline releases the caller at once, long before the call timeout', async () => {
     fake.setFault('entity', ADDR.medium, { kind: 'hang' });
     try {

@@ -2,7 +2,7 @@ import BigNumber from 'bignumber.js';
 import * as t from 'io-ts';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
-import { levelFromChainalysis } from './aml-levels.js';
+import { isHigherLevel, levelFromChainalysis } from './aml-levels.js';
 import { lookupOptions, sharedLookup, type SharedLookupOptions } from './shared-lookup.js';
 import type { AmlAnswer, AmlProvider, AssetRef, Exposure } from './signals.js';
 import { assetCoverage, OFFICIAL_ASSETS } from './token-registry.js';
@@ -37,6 +37,7 @@ const VendorTrigger = t.intersection([
 const EntityBody = t.intersection([
   t.type({ risk: t.string }),
   t.partial({
+    address: t.string,
     status: t.string,
     riskReason: nullable(t.string),
     exposures: nullable(t.array(VendorExposure)),
@@ -66,6 +67,10 @@ export function createChainalysisAmlProvider(options: ChainalysisEntityOptions):
       signal,
     );
     if (body.isErr()) return { status: 'unavailable', reason: `Chainalysis Entity API: ${body.error}` };
+    // An answer about another address (a proxy's mix-up, a cache keyed wrongly) says nothing about this one.
+    if (body.value.address !== undefined && body.value.address !== address) {
+      return { status: 'unavailable', reason: `Chainalysis Entity API: answered for another address (${body.value.address})` };
+    }
     return amlAnswerFromEntity(body.value, new Date());
   }, lookupOptions(options));
   return {
@@ -79,8 +84,18 @@ export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
   if (body.status !== undefined && body.status !== 'COMPLETE') {
     return { status: 'unavailable', reason: `Chainalysis Entity API: assessment ${body.status}` };
   }
-  const level = levelFromChainalysis(body.risk);
-  if (level === null) return { status: 'unavailable', reason: `Chainalysis Entity API: unknown risk "${body.risk}"` };
+  // The top-level `risk` and a triggered rule's `risk` can disagree (`Low` beside a Severe sanctions
+  // rule): the highest counts, and a level we cannot read anywhere makes the whole answer unreadable.
+  const unknownRisk = (risk: string): AmlAnswer => ({ status: 'unavailable', reason: `Chainalysis Entity API: unknown risk "${risk}"` });
+  let level = levelFromChainalysis(body.risk);
+  if (level === null) return unknownRisk(body.risk);
+  for (const trigger of body.triggers ?? []) {
+    const risk = trigger.ruleTriggered?.risk;
+    if (risk === undefined) continue;
+    const ruleLevel = levelFromChainalysis(risk);
+    if (ruleLevel === null) return unknownRisk(risk);
+    if (isHigherLevel(ruleLevel, level)) level = ruleLevel;
+  }
   return { status: 'answered', level, exposures: exposuresOf(body), asOf };
 }
 

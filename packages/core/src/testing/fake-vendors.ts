@@ -56,7 +56,9 @@ export type FakeFault =
   /** 200 with a valid answer padded past 1 MiB, sent chunked (no content-length). */
   | { kind: 'oversized' }
   /** Entity API: 200 with the address's answer but an assessment `status` other than COMPLETE (default PENDING). */
-  | { kind: 'incomplete'; status?: string };
+  | { kind: 'incomplete'; status?: string }
+  /** Entity API: 200 with the answer for another address, naming that address. */
+  | { kind: 'other_address'; address: string };
 
 export type FakeApi = 'entity' | 'sanctions';
 
@@ -182,6 +184,8 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
       case 'incomplete':
         // The sanctions API has no assessment status: it answers as usual.
         return answer(api, address, res, fault.status ?? 'PENDING');
+      case 'other_address':
+        return answer(api, fault.address, res);
       case 'oversized': {
         res.writeHead(200, { 'content-type': 'application/json' });
         const pad = 'x'.repeat(64 * 1024);
