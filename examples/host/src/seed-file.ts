@@ -5,7 +5,7 @@ import type { AdminApi, EntitlementAssignment, Entitlements } from '@tron-safety
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
 
-// The seed file (SAFETY_SEED_FILE): plans, organizations and their API keys, upserted at start.
+// The seed file (SAFETY_SEED_FILE): plans, organizations and their API keys, inserted at start when missing.
 
 const PositiveInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1, 'positive integer');
 const NonNegativeInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0, 'nonnegative integer');
@@ -194,6 +194,10 @@ export async function applySeed(
     const at = `organizations[${i}]`;
     const id = org.id.toLowerCase();
     const existing = await admin.getOrganization(OPERATOR, id);
+    // Only a confirmed absence inserts: any other failure could overwrite a stored organization.
+    if (existing.isErr() && existing.error.code !== 'not_found') {
+      return refuse(at, `cannot read organization ${id} (${org.name}), so it is not written: ${existing.error.code}: ${existing.error.message}`);
+    }
     if (existing.isOk()) {
       const stored = existing.value.organization;
       const assignment = (a: EntitlementAssignment) =>

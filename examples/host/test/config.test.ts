@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
+import { err } from 'neverthrow';
 import { parseConfig } from '../src/config.js';
 import { createLogger, withRequestLog } from '../src/log.js';
 import { withHostRoutes } from '../src/routes.js';
@@ -165,6 +166,20 @@ describe('seed file', () => {
     const revoking = decodeSeed({ plans: [plan], organizations: [{ ...other, api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: true }] }] })._unsafeUnwrap();
     assert.ok((await applySeed(admin, revoking)).isOk());
     assert.equal((await service.usage({ apiKey: `${KEY}y` })).status, 401);
+  });
+
+  test('an organization that cannot be read (not a confirmed absence) refuses the start and is never overwritten', async () => {
+    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const operator = { kind: 'operator' } as const;
+    const seed = decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap();
+    assert.ok((await applySeed(service.admin, seed)).isOk());
+    (await service.admin.setOrganizationStatus(operator, ORG, 'suspended'))._unsafeUnwrap();
+    const failing = { ...service.admin, getOrganization: async () => err({ code: 'forbidden' as const, message: 'not allowed' }) };
+    const refused = (await applySeed(failing, seed))._unsafeUnwrapErr();
+    assert.equal(refused.field, 'seed:organizations[0]');
+    assert.match(refused.message, new RegExp(`organization ${ORG} \\(Acme Pay\\).*forbidden`));
+    const view = (await service.admin.getOrganization(operator, ORG))._unsafeUnwrap();
+    assert.equal(view.organization.status, 'suspended', 'the stored organization is kept');
   });
 
   test('an invalid seed names the field', () => {
