@@ -45,7 +45,6 @@ export function listen(server: Server, port: number, host: string): Promise<List
 
 /** Tracks the responses still being written, so a stop can let them reach the client before it cuts connections. */
 export interface ResponseTracker {
-  readonly open: number;
   /** Resolves when no response is open, or after `timeoutMs` at the latest. */
   settled(timeoutMs: number): Promise<void>;
 }
@@ -61,9 +60,6 @@ export function trackResponses(server: Server): ResponseTracker {
     });
   });
   return {
-    get open() {
-      return open;
-    },
     settled(timeoutMs) {
       if (open === 0) return Promise.resolve();
       return new Promise((resolve) => {

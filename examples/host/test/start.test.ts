@@ -132,7 +132,7 @@ describe('the host started as a user starts it', () => {
   // Koa writes its answer a tick after the service resolves: the connections must not be cut before that.
   for (const framework of ['express', 'koa']) {
     test(`past the shutdown grace, in-flight checks fail cleanly (503 api_disabled) and nothing stays reserved (${framework})`, async () => {
-    const host = await startHostProcess(env({ SHUTDOWN_GRACE_MS: '200', HOST_FRAMEWORK: framework }));
+      const host = await startHostProcess(env({ SHUTDOWN_GRACE_MS: '200', HOST_FRAMEWORK: framework }));
       const removeFault = node.fault({ path: 'gettransactionbyid', fault: { kind: 'hang' } });
       try {
         const inFlight = [TRON_FIXTURE_TX.trxTransfer, TRON_FIXTURE_TX.withdrawBalance].map((tx) => check(host.url, tx));
