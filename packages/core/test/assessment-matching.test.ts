@@ -5,7 +5,7 @@ import { assess } from '../src/assessment/assess.js';
 import type { Expectations } from '../src/assessment/input.js';
 import { selectTransfer } from '../src/assessment/matching.js';
 import type { Transfer } from '../src/chain/facts.js';
-import { ADDR, check, codes, expecting, facts, input, trc10, trx, usdt } from './assessment-support.js';
+import { ADDR, check, codes, expecting, facts, input, signals, trc10, trx, usdt } from './assessment-support.js';
 
 const { alice, bob, carol, dave, usdt: USDT, fakeUsdt } = ADDR;
 
@@ -296,6 +296,20 @@ describe('matching rules', () => {
         input({ facts: facts({ transfers }), expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '0.0000001' }) }),
       );
       assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
+    });
+    test('decimals that differ from the official token\'s pinned ones: a contradiction, never a match or a 422', () => {
+      // A node answered decimals() = 0 for USDT: 41.677389 USDT would read as 41677389 units.
+      const lying = [usdt(0, alice, bob, 41_677_389n, { decimals: 0 })];
+      const official = signals({ token: { status: 'answered', authenticity: 'official', asOf: new Date('2026-11-01T00:00:00.000Z'), officialDecimals: 6 } });
+      for (const amount of ['41677389', '41.677389']) {
+        const result = assess(input({ facts: facts({ transfers: lying }), signals: official, expectations: expecting({ recipient: bob, tokenContract: USDT, amount }) }));
+        assert.ok(result.isOk(), `${amount}: no 422 from a contradicted reading`);
+        assert.equal(result.value.overall_state, 'LIMITED_DATA');
+        assert.ok(codes(result.value).includes('TX_FACTS_DISAGREE'), codes(result.value).join());
+        assert.notEqual(result.value.amount_match, true);
+      }
+      const honest = check({ facts: facts({ transfers: [usdt(0, alice, bob, 41_677_389n)] }), signals: official, expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '41.677389' }) });
+      assert.equal(honest.overall_state, 'CLEAR', 'agreeing decimals change nothing');
     });
     describe('without an expected token, a 422 needs certainty that the amount is in the selected transfer\'s asset', () => {
       const cases: { name: string; transfers: Transfer[]; exp: Partial<Expectations>; extra?: Parameters<typeof facts>[0]; amountMatch: boolean | null }[] = [

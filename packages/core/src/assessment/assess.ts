@@ -7,7 +7,7 @@ import { coverageOf } from './coverage.js';
 import { readEvidence } from './evidence.js';
 import { freshnessOf } from './freshness.js';
 import type { AssessmentInput, AssessmentRejection } from './input.js';
-import { matchExpectations } from './matching.js';
+import { matchExpectations, selectTransfer } from './matching.js';
 import { verdictOf } from './verdict.js';
 
 const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
@@ -36,14 +36,33 @@ function exposureResponse(exposure: Exposure): ExposureResponse {
 }
 
 /**
+ * An official token's decimals are pinned (the registry's). A chain reading that differs, from one
+ * lying or broken node, would rescale every amount of that token and match a wrong one: it is a
+ * contradiction between sources (TX_FACTS_DISAGREE), and no amount of that token is known.
+ */
+function heldToPinnedDecimals(facts: ChainFacts, signals: RiskSignals, expectations: AssessmentInput['expectations']): ChainFacts {
+  const answer = signals.token;
+  if (answer?.status !== 'answered' || answer.officialDecimals === undefined) return facts;
+  const subject = selectTransfer(facts, expectations).transfer;
+  if (subject === null || subject.decimals === null || subject.decimals === answer.officialDecimals) return facts;
+  const detail = `the chain says ${subject.decimals} decimals for the token of transfer ${subject.index}; the official token has ${answer.officialDecimals}`;
+  const sameAsset = (t: Transfer) => t.assetType === subject.assetType && t.tokenContract === subject.tokenContract && t.tokenId === subject.tokenId;
+  return {
+    ...facts,
+    transfers: facts.transfers.map((t) => (sameAsset(t) ? { ...t, decimals: null } : t)),
+    disagreements: [...facts.disagreements, { code: 'other', detail }],
+  };
+}
+
+/**
  * The whole response body of one check, from chain facts, risk signals and the caller's
  * expectations. Pure: the time comes in `checkedAt`. The one error is the 422 for an expected
  * amount finer than its asset's decimals, which can only be known once the decimals are.
  */
 export function assess(input: AssessmentInput): Result<TransactionCheckResponse, AssessmentRejection> {
   const notFound = input.facts.state === 'not_found';
-  const facts = notFound ? factsWithoutTransaction(input.facts) : input.facts;
   const signals = notFound ? NO_SIGNALS : input.signals;
+  const facts = notFound ? factsWithoutTransaction(input.facts) : heldToPinnedDecimals(input.facts, signals, input.expectations);
 
   return matchExpectations(facts, input.expectations).map((match) => {
     const evidence = readEvidence(facts, signals, match);

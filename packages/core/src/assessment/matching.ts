@@ -133,6 +133,8 @@ function undecidedCandidate(facts: ChainFacts, expectations: Expectations): bool
  * undecided transfer could be the payment instead: a best-effort pick's asset is no ground for a 422.
  */
 function expectedAmountDecimals(facts: ChainFacts, expectations: Expectations, selected: Transfer | null): number | null {
+  // Contradictory sources (e.g. decimals that differ from the official token's): nothing is certain.
+  if (facts.disagreements.length > 0) return null;
   if (expectations.tokenContract !== null) {
     const ofToken = [...facts.transfers]
       .sort(byIndex)
