@@ -118,12 +118,19 @@ function transferListComplete(facts: ChainFacts): boolean {
  * A listed transfer that no supplied comparison rules out but one cannot decide (unreadable recipient,
  * contract or decimals): it may be the expected payment, so no `false` of another transfer is proof.
  */
-function undecidedCandidate(facts: ChainFacts, expectations: Expectations): boolean {
+function undecidedFields(facts: ChainFacts, expectations: Expectations): Set<keyof TransferComparison> {
   const wanted = FIELDS.filter((field) => supplied(expectations)[field]);
-  return facts.transfers.some((transfer) => {
+  const open = new Set<keyof TransferComparison>();
+  for (const transfer of facts.transfers) {
     const comparison = compareTransfer(transfer, expectations);
-    return wanted.every((field) => comparison[field] !== false) && wanted.some((field) => comparison[field] === null);
-  });
+    if (wanted.some((field) => comparison[field] === false)) continue;
+    for (const field of wanted) if (comparison[field] === null) open.add(field);
+  }
+  return open;
+}
+
+function undecidedCandidate(facts: ChainFacts, expectations: Expectations): boolean {
+  return undecidedFields(facts, expectations).size > 0;
 }
 
 /**
@@ -168,8 +175,8 @@ export function matchExpectations(
   }
 
   const wanted = supplied(expectations);
-  const undecided = undecidedCandidate(facts, expectations);
-  const mismatchProven = transferListComplete(facts) && !undecided;
+  const open = undecidedFields(facts, expectations);
+  const mismatchProven = transferListComplete(facts) && open.size === 0;
   const compared = selected === null ? null : compareTransfer(selected, expectations);
   const field = (name: keyof TransferComparison): Comparison => {
     if (!wanted[name]) return null;
@@ -178,9 +185,11 @@ export function matchExpectations(
     // The payment may be a hidden or undecided transfer: `false` is then not proven.
     return value === false && !mismatchProven ? null : value;
   };
-  const match = { recipient: field('recipient'), token: field('token'), amount: field('amount') };
-  // A full match beside an undecided twin: whether the payment is ambiguous cannot be known.
-  const ambiguityUndecided = !selection.ambiguous && compared !== null && satisfiesAll(compared, expectations) && undecided;
-  const dataUnavailable = ambiguityUndecided || FIELDS.some((name) => wanted[name] && match[name] === null);
+  // A full match beside an undecided twin: whether the payment is ambiguous cannot be known, so the
+  // comparisons the twin leaves open could not be completed (null, EXPECTED_DATA_UNAVAILABLE).
+  const twinOpen = !selection.ambiguous && compared !== null && satisfiesAll(compared, expectations) ? open : new Set();
+  const final = (name: keyof TransferComparison) => (twinOpen.has(name) ? null : field(name));
+  const match = { recipient: final('recipient'), token: final('token'), amount: final('amount') };
+  const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
   return ok({ selection, ...match, dataUnavailable });
 }
