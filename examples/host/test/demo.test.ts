@@ -22,7 +22,10 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo not ready: ${out}\n${err}`)), 25_000);
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`demo not ready: ${out}\n${err}`));
+    }, 60_000);
     child.stdout.on('data', (d) => {
       out += d;
       if (out.includes('Press Ctrl-C to stop.')) {
@@ -31,7 +34,8 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
       }
     });
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': output still in the pipe when the process exits is read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   await ready;
   // Every check the demo made is a row of its table, and the README says how many.
   const url = /host\s+(http:\/\/\S+)/.exec(out)?.[1];

@@ -52,9 +52,13 @@ function startHostProcess(env: Record<string, string>): Promise<Host> {
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the last log lines ('stopped') may still be in the pipe when the process exits.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host did not start: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`host did not start: ${stderr}`));
+    }, 60_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const entry = JSON.parse(line) as Record<string, unknown>;
       lines.push(entry);
@@ -68,6 +72,19 @@ function startHostProcess(env: Record<string, string>): Promise<Host> {
       reject(new Error(`host exited with ${code} before listening: ${stderr}`));
     });
   });
+}
+
+/**
+ * Resolves once the fake node has been asked for each of `txs` since call number `from`: the checks
+ * are then in the host's hands (a fixed sleep could send SIGTERM before a loaded machine got there).
+ */
+async function untilAsked(node: FakeTronNode, from: number, txs: string[]) {
+  const asked = () => new Set(node.calls.slice(from).filter((c) => c.path === 'gettransactionbyid').map((c) => String((c.body as { value?: unknown }).value).toLowerCase()));
+  const deadline = Date.now() + 30_000;
+  while (!txs.every((tx) => asked().has(tx.toLowerCase()))) {
+    if (Date.now() > deadline) throw new Error(`the node was never asked for all of ${txs.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 async function check(url: string, txHash: string) {
@@ -112,8 +129,10 @@ describe('the host started as a user starts it', () => {
 
     const removeFault = node.fault({ fault: { kind: 'latency', ms: 700 } });
     try {
-      const inFlight = [TRON_FIXTURE_TX.usdtTransfer, TRON_FIXTURE_TX.trc10Transfer, TRON_FIXTURE_TX.voteWitness].map((tx) => check(host.url, tx));
-      await new Promise((r) => setTimeout(r, 300));
+      const txs = [TRON_FIXTURE_TX.usdtTransfer, TRON_FIXTURE_TX.trc10Transfer, TRON_FIXTURE_TX.voteWitness];
+      const from = node.calls.length;
+      const inFlight = txs.map((tx) => check(host.url, tx));
+      await untilAsked(node, from, txs);
       host.child.kill('SIGTERM');
       const answers = await Promise.all(inFlight);
       for (const a of answers) assert.equal(a.status, 200, JSON.stringify(a.json));
@@ -135,8 +154,10 @@ describe('the host started as a user starts it', () => {
       const host = await startHostProcess(env({ SHUTDOWN_GRACE_MS: '200', HOST_FRAMEWORK: framework }));
       const removeFault = node.fault({ path: 'gettransactionbyid', fault: { kind: 'hang' } });
       try {
-        const inFlight = [TRON_FIXTURE_TX.trxTransfer, TRON_FIXTURE_TX.withdrawBalance].map((tx) => check(host.url, tx));
-        await new Promise((r) => setTimeout(r, 300));
+        const txs = [TRON_FIXTURE_TX.trxTransfer, TRON_FIXTURE_TX.withdrawBalance];
+        const from = node.calls.length;
+        const inFlight = txs.map((tx) => check(host.url, tx));
+        await untilAsked(node, from, txs);
         host.child.kill('SIGTERM');
         for (const a of await Promise.all(inFlight)) {
           assert.equal(a.status, 503, JSON.stringify(a.json));
@@ -170,7 +191,7 @@ describe('the host started as a user starts it', () => {
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 2);
+    assert.equal(await new Promise((resolve) => child.once('close', resolve)), 2);
     assert.match(stderr, /refusing to start: DATABASE_URL: cannot prepare PostgreSQL at 127.0.0.1:1\/db/);
   });
 });
