@@ -10,6 +10,7 @@ import { assetIdOf, verifyTransaction } from '../src/chain/verify.js';
 import { base58ToHexAddress } from '../src/tron/address.js';
 import {
   decodeAbiString,
+  decodeCallAccounts,
   decodeDecimals,
   decodeTokenTransferCall,
   encodeAbiString,
@@ -160,7 +161,9 @@ describe('ABI decoding', () => {
         decodeAbiString(s);
         decodeDecimals(s);
         decodeTokenTransferCall(s);
+        decodeCallAccounts(s);
         readTransferLog([s, s, s], s);
+        readTransferLog([s, s, s, s], s);
         decodeRawData(s);
       }),
       { numRuns: 300 },
@@ -188,11 +191,34 @@ describe('ABI decoding', () => {
     assert.equal(decodeTokenTransferCall('095ea7b3' + data.slice(8)), null, 'approve is not a transfer');
   });
 
-  test('Transfer logs: three topics and one word; ERC-721 style is not an amount', () => {
+  test('the accounts a token or NFT call names: transfer, transferFrom, approve, safeTransferFrom, setApprovalForAll', () => {
+    const a = '6e3b44b96104b26f84057974a1f0c9880f7c9b13';
+    const b = 'ec20315a879c48f5e3a6a1c9826d5225f8b658b8';
+    const w = (x: string) => x.padStart(64, '0');
+    const one = encodeUint256(1n);
+    assert.deepEqual(decodeCallAccounts(`a9059cbb${w(b)}${one}`), [b]);
+    assert.deepEqual(decodeCallAccounts(`23b872dd${w(a)}${w(b)}${one}`), [a, b], 'transferFrom: from and to');
+    assert.deepEqual(decodeCallAccounts(`095ea7b3${w(b)}${one}`), [b]);
+    assert.deepEqual(decodeCallAccounts(`42842e0e${w(a)}${w(b)}${one}`), [a, b], 'ERC-721 safeTransferFrom');
+    assert.deepEqual(decodeCallAccounts(`b88d4fde${w(a)}${w(b)}${one}${encodeUint256(128n)}${encodeUint256(0n)}`), [a, b]);
+    assert.deepEqual(decodeCallAccounts(`f242432a${w(a)}${w(b)}${one}${one}`), [a, b], 'ERC-1155 safeTransferFrom');
+    assert.deepEqual(decodeCallAccounts(`a22cb465${w(b)}${one}`), [b], 'setApprovalForAll: the operator');
+    assert.deepEqual(decodeCallAccounts(`a22cb465${'ff'.repeat(12)}${b}`), [b], 'dirty high bytes: the low 20 bytes, as a masking contract reads them');
+    assert.deepEqual(decodeCallAccounts(`23b872dd${w(a)}`), [], 'a missing argument word');
+    assert.deepEqual(decodeCallAccounts(`deadbeef${w(a)}`), []);
+  });
+
+  test('Transfer logs: three topics and one word; ERC-721 style gives parties but no amount', () => {
     const from = `${'0'.repeat(24)}6e3b44b96104b26f84057974a1f0c9880f7c9b13`;
     const to = `${'0'.repeat(24)}ec20315a879c48f5e3a6a1c9826d5225f8b658b8`;
     assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, to], encodeUint256(5n)).kind, 'transfer');
-    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, to, encodeUint256(5n)], '').kind, 'other');
+    assert.deepEqual(readTransferLog([TRANSFER_EVENT_TOPIC, from, to, encodeUint256(5n)], ''), {
+      kind: 'token_id',
+      from: from.slice(24),
+      to: to.slice(24),
+    });
+    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, `ff${to.slice(2)}`, encodeUint256(5n)], '').kind, 'malformed');
+    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, to, encodeUint256(5n), encodeUint256(6n)], '').kind, 'malformed');
     assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC], from + to + encodeUint256(5n)).kind, 'malformed');
     assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, `ff${from.slice(2)}`, to], encodeUint256(5n)).kind, 'malformed');
     assert.equal(readTransferLog(['00'.repeat(32)], '').kind, 'other');

@@ -56,8 +56,12 @@ export interface TronChainFactsProviderOptions {
   maxTokenLookups?: number;
   /** Tokens kept in the metadata LRU; default 1000. */
   tokenCacheSize?: number;
-  /** How long a token answer lacking a value (a revert, no such contract) is cached, ms; default 60 000, 0 = never. */
+  /** How long a token answer without decimals (a revert, no such contract) is cached, ms; default 60 000, 0 = never. */
   tokenNegativeCacheMs?: number;
+  /** How long a token answer with decimals is cached, ms; default 3 600 000 (1 h), 0 = never (see `TokenMetadataOptions.cacheMs`). */
+  tokenCacheMs?: number;
+  /** Clock of the token cache's expiry (ms, monotonic); default `performance.now`. */
+  tokenCacheClock?: () => number;
   /** Connections per node origin; default 16. */
   connections?: number;
 }
@@ -101,14 +105,17 @@ const headOf = (block: Answer<NodeBlock>): number | null => (block.isOk() ? (blo
  *   state needs (body, block number, a contract call's receipt result); `confirmed` when finalized and
  *   confirmations ≥ 19; `pending` otherwise. Every failed call is listed in `missing`; token
  *   metadata failures leave `decimals` null and add to `missing` without changing the state.
- * - Disagreements: txID/hash/sha256/raw bytes (see `verifyTransaction`; both nodes' bodies are
- *   checked), tx info id ≠ hash, full vs solidity answers that differ (body, block, result, logs,
- *   internal transactions), a solidified block height at or past the tx block while the solidity
- *   node does not know the tx, a solidity node with the tx info but not the body, or with the tx in
- *   a block above its own solidified head.
- * - counterparties: the accounts the signed parameter names (see `ContractView.named`), base58,
- *   deduplicated, without the owner and without the parties of the listed transfers (those are
- *   screened as transfer parties already); empty when the raw bytes did not decode.
+ * - Disagreements: txID/hash/sha256/raw bytes and a contract count other than 1 (see
+ *   `verifyTransaction`; both nodes' bodies are checked), tx info id ≠ hash, full vs solidity answers
+ *   that differ (body, block, result, logs, internal transactions), a solidified block height at or
+ *   past the tx block while the solidity node does not know the tx. A solidity node with the tx info
+ *   but not the body, or with the tx in a block above its own solidified head, is `missing` and state
+ *   `unknown` instead: on a load-balanced endpoint (TronGrid) that is backends racing, not a lie.
+ * - A tx info in a block without `blockTimeStamp` is `missing` (freshness needs the block time).
+ * - counterparties: the accounts the signed parameter names (see `ContractView.named`; none when the
+ *   raw bytes did not decode) and those the execution involved without a fungible transfer (see
+ *   `Normalized.involved`), base58, deduplicated, without the owner and without the parties of the
+ *   listed transfers (those are screened as transfer parties already).
  * - Facts come from the solidity node's info when it has one (final), else the full node's.
  * - Calls use visible=false (java-tron's default): addresses come back as `41…` hex, converted here.
  */
@@ -124,6 +131,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
     ...(options.tokenNegativeCacheMs !== undefined ? { negativeCacheMs: options.tokenNegativeCacheMs } : {}),
+    ...(options.tokenCacheMs !== undefined ? { cacheMs: options.tokenCacheMs } : {}),
+    ...(options.tokenCacheClock !== undefined ? { now: options.tokenCacheClock } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
   const budgetMs = options.budgetMs ?? DEFAULT_BUDGET_MS;
@@ -203,6 +212,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     // proto3 omits 0, and block 0 is genesis: a tx info without a block number cannot place the tx.
     const blockMissing = info !== null && blockNumber === null;
     if (blockMissing) missing.push('blockNumber of the tx info');
+    // freshness.transaction_at needs it; java-tron writes it with every block number.
+    if (blockNumber !== null && info?.blockTimeStamp === undefined) missing.push('blockTimeStamp of the tx info');
     const heads = [headOf(full.block), headOf(solidity.block)].filter((h): h is number => h !== null);
     const solidifiedHead = headOf(solidity.block);
     const head = heads.length > 0 ? Math.max(...heads) : null;
@@ -219,6 +230,17 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
         detail: `block ${blockNumber} is solidified (solidity head ${solidifiedHead}) but the solidity node does not have the transaction`,
       });
     }
+    // The solidity node writes a tx info only with its solidified block's body and below its head: one
+    // that seems to contradict itself is, on a load-balanced endpoint, backends racing near solidification.
+    const solidInfo = value(solidity.info);
+    const solidityRaced = [
+      solidInfo && solidity.tx.isOk() && !value(solidity.tx) && 'the solidity node has the tx info but answers {} for the transaction',
+      solidInfo?.blockNumber !== undefined &&
+        solidifiedHead !== null &&
+        solidInfo.blockNumber > solidifiedHead &&
+        `the solidity node's tx info is in block ${solidInfo.blockNumber}, above its own solidified head ${solidifiedHead}`,
+    ].filter((m): m is string => typeof m === 'string');
+    missing.push(...solidityRaced);
 
     if (view && view.owner === null) missing.push('owner of the transaction unreadable');
     const normalized = normalizeTransfers(view, info, failed);
@@ -232,7 +254,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     missing.push(...withMetadata.missing);
 
     const callsComplete = [full.tx, full.info, full.block, solidity.tx, solidity.info].every((r) => r.isOk());
-    const stateComplete = callsComplete && tx !== null && !receiptMissing && !blockMissing && !headBelowBlock;
+    const stateComplete =
+      callsComplete && tx !== null && !receiptMissing && !blockMissing && !headBelowBlock && solidityRaced.length === 0;
     const state: TransactionState = failed
       ? 'failed'
       : !stateComplete
@@ -244,7 +267,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const owner = view?.owner ? hexToBase58Address(view.owner) : null;
     const parties = new Set([owner, ...withMetadata.transfers.flatMap((t) => [t.sender, t.recipient])]);
     const named = (view?.named ?? []).map(hexToBase58Address).filter((a): a is string => a !== null);
-    const counterparties = [...new Set(named)].filter((a) => !parties.has(a));
+    const counterparties = [...new Set([...named, ...normalized.involved])].filter((a) => !parties.has(a));
 
     return ok({
       txHash: hash,
@@ -332,17 +355,6 @@ function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] 
   const onlySolidity = [full.tx.isOk() && !fullTx && solidTx && 'transaction', full.info.isOk() && !fullInfo && solidInfo && 'tx info'];
   if (onlySolidity.some(Boolean)) {
     out.push({ code: 'nodes_disagree', detail: `the solidity node has the ${onlySolidity.filter(Boolean).join(' and ')}, the full node does not` });
-  }
-  // The solidity node contradicting itself: it writes a tx info only with its solidified block's body.
-  if (solidInfo && solidity.tx.isOk() && !solidTx) {
-    out.push({ code: 'nodes_disagree', detail: 'the solidity node has the tx info but answers {} for the transaction' });
-  }
-  const solidifiedHead = headOf(solidity.block);
-  if (solidInfo?.blockNumber !== undefined && solidifiedHead !== null && solidInfo.blockNumber > solidifiedHead) {
-    out.push({
-      code: 'nodes_disagree',
-      detail: `the solidity node's tx info is in block ${solidInfo.blockNumber}, above its own solidified head ${solidifiedHead}`,
-    });
   }
   if (fullTx && solidTx) {
     const differs = [

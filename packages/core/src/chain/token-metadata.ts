@@ -20,15 +20,23 @@ export interface TokenMetadata {
 }
 
 export interface TokenMetadataOptions {
-  /** Tokens kept (decimals and symbols do not change); default 1000. */
+  /** Tokens kept; default 1000. */
   cacheSize?: number;
   /** Upper bound of one shared lookup (all its attempts, both nodes), independent of any one caller; default 5000 ms. */
   lookupBudgetMs?: number;
   /**
-   * How long an answer lacking a value (a revert, no such contract, a malformed return) is kept, in
-   * ms; default 60 000, 0 = not cached. A token can be deployed or fixed later; complete answers stay.
+   * How long an answer without decimals (a revert, no such contract, a malformed return) is kept, in
+   * ms; default 60 000, 0 = not cached. A token can be deployed or fixed later. A token that has
+   * decimals but no `symbol()`/`name()` has answered completely and is kept like any other answer.
    */
   negativeCacheMs?: number;
+  /**
+   * How long an answer with decimals is kept, in ms; default 3 600 000 (1 h). Decimals do not
+   * change, but the answer comes from one node: a lying node's value must not outlive the process.
+   */
+  cacheMs?: number;
+  /** Clock of the cache's expiry (ms, monotonic); default `performance.now`. */
+  now?: () => number;
 }
 
 /** What one check's read may spend: its signal, a `performance.now()` deadline, and the nodes in the order to ask them. */
@@ -65,14 +73,16 @@ const forCaller = (promise: Promise<TokenMetadata>, { signal, deadline }: Metada
  * Token metadata through the node: TRC20 `decimals()`/`symbol()`/`name()` by triggerconstantcontract,
  * TRC10 by getassetissuebyid; the nodes in the order the caller gives (the provider puts a node that
  * failed its first round last), each with its share of the lookup's budget, so one hanging node still
- * leaves time for the other. Complete answers are cached in a bounded LRU, answers lacking a value
- * briefly; concurrent lookups of one token share one read.
+ * leaves time for the other. Answers with decimals are cached in a bounded LRU for `cacheMs`,
+ * answers without decimals briefly; concurrent lookups of one token share one read.
  */
 export class TokenMetadataReader {
   private readonly cache: LruCache<string, { metadata: TokenMetadata; expiresAt: number }>;
   private readonly inflight = new Map<string, Promise<TokenMetadata>>();
   private readonly lookupBudgetMs: number;
   private readonly negativeCacheMs: number;
+  private readonly cacheMs: number;
+  private readonly now: () => number;
   /** Shared reads end at their deadline or at `close()`, never with one caller's signal. */
   private readonly closing = new AbortController();
 
@@ -83,6 +93,8 @@ export class TokenMetadataReader {
     this.cache = new LruCache(options.cacheSize ?? 1000);
     this.lookupBudgetMs = options.lookupBudgetMs ?? 5000;
     this.negativeCacheMs = options.negativeCacheMs ?? 60_000;
+    this.cacheMs = options.cacheMs ?? 3_600_000;
+    this.now = options.now ?? (() => performance.now());
   }
 
   /**
@@ -92,7 +104,7 @@ export class TokenMetadataReader {
   async read(token: TokenRef, request: MetadataRequest): Promise<TokenMetadata | 'aborted'> {
     const key = tokenKey(token);
     const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > performance.now()) return cached.metadata;
+    if (cached && cached.expiresAt > this.now()) return cached.metadata;
     let shared = this.inflight.get(key);
     if (!shared) {
       // The shared read is bounded by its own budget, not by the first caller's deadline:
@@ -116,9 +128,10 @@ export class TokenMetadataReader {
 
   private remember(key: string, metadata: TokenMetadata): void {
     if (!metadata.complete) return;
-    const lacking = metadata.decimals === null || metadata.symbol === null || metadata.name === null;
-    if (lacking && this.negativeCacheMs <= 0) return;
-    this.cache.set(key, { metadata, expiresAt: lacking ? performance.now() + this.negativeCacheMs : Number.POSITIVE_INFINITY });
+    // Amounts need decimals only: a token without name() or symbol() is not re-read for them.
+    const ttl = metadata.decimals === null ? this.negativeCacheMs : this.cacheMs;
+    if (ttl <= 0) return;
+    this.cache.set(key, { metadata, expiresAt: this.now() + ttl });
   }
 
   /** The first node that answers; each node but the last gets an equal share of the time left, the last all of it. */

@@ -21,6 +21,12 @@ export interface Normalized {
   primary: number | null;
   /** Parts of the evidence that could not be read (→ `missing`). */
   unreadable: string[];
+  /**
+   * Accounts the execution involved without a fungible transfer (base58, may repeat): both parties
+   * and the emitter of an ERC-721 Transfer log, the emitter of every other log, the caller and
+   * callee of internal transactions that were not rejected.
+   */
+  involved: string[];
 }
 
 /** base58 of an address in any form java-tron prints (41-hex, 20-byte log hex, or base58 with visible=true). */
@@ -52,14 +58,16 @@ const trx: Pick<RawTransfer, 'assetType' | 'tokenId' | 'token' | 'tokenContract'
  * The value movements of a transaction, in a stable order: the contract's own transfer (TRX, TRC10,
  * or the call value of a contract call), then every TRC20 `Transfer` log in log order (whatever
  * contract emitted it: the emitter is the token), then internal TRX/TRC10 transfers that were not
- * rejected. A failed transaction moved nothing. Also decides the category and the primary transfer.
+ * rejected. A failed transaction moved nothing. Also decides the category and the primary transfer,
+ * and lists the accounts the execution involved without a fungible transfer (`involved`).
  */
 export function normalizeTransfers(view: ContractView | null, info: NodeTransactionInfo | null, failed: boolean): Normalized {
   const type = view?.type ?? 'unknown';
   const transfers: RawTransfer[] = [];
   const unreadable: string[] = [];
+  const involved: string[] = [];
   let category: TransactionCategory = view ? categoryOf(type) : 'unknown';
-  if (!view || failed) return { transfers, category, primary: null, unreadable };
+  if (!view || failed) return { transfers, category, primary: null, unreadable, involved };
 
   const owner = base58(view.owner);
   if (type === 'TransferContract' && view.amount !== null) {
@@ -85,14 +93,21 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
 
   (info?.log ?? []).forEach((log, i) => {
     const reading = readTransferLog(log.topics ?? [], log.data ?? '');
-    if (reading.kind === 'other') return;
+    const emitter = base58(log.address);
+    if (emitter === null) {
+      unreadable.push(`log ${i}: unreadable emitter address`);
+      return;
+    }
+    if (reading.kind === 'other') {
+      involved.push(emitter);
+      return;
+    }
     if (reading.kind === 'malformed') {
       unreadable.push(`log ${i}: Transfer event with an unexpected shape`);
       return;
     }
-    const emitter = base58(log.address);
-    if (emitter === null) {
-      unreadable.push(`log ${i}: unreadable emitter address`);
+    if (reading.kind === 'token_id') {
+      involved.push(emitter, hexToBase58Address(reading.from) as string, hexToBase58Address(reading.to) as string);
       return;
     }
     const { from, to, amount } = reading.event;
@@ -114,6 +129,7 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
 
   for (const [i, internal] of (info?.internal_transactions ?? []).entries()) {
     if (internal.rejected) continue;
+    const transfersBefore = transfers.length;
     for (const value of internal.callValueInfo ?? []) {
       const amount = value.callValue ?? 0;
       if (amount <= 0) continue;
@@ -136,6 +152,13 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
         rawAmount: BigInt(amount),
       });
     }
+    // Value or not, a call names whom it talks to (the provider drops parties of the transfers above;
+    // their unreadable parties are reported per transfer below).
+    for (const [field, address] of [['caller', internal.caller_address], ['callee', internal.transferTo_address]] as const) {
+      const party = base58(address);
+      if (party !== null) involved.push(party);
+      else if (transfers.length === transfersBefore) unreadable.push(`internal transaction ${i}: ${field} address unreadable`);
+    }
   }
 
   // An unreadable party cannot be screened: the transfer stays, and the gap is reported.
@@ -149,5 +172,5 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
   if ((category === 'trx_transfer' || category === 'trc10_transfer') && contractTransfers > 0) primary = 0;
   else if (matching !== null) primary = matching;
   else if (transfers.length === 1) primary = 0;
-  return { transfers, category, primary, unreadable };
+  return { transfers, category, primary, unreadable, involved };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeApproveSpender, decodeTokenTransferCall, hexToText } from '../tron/abi.js';
+import { decodeCallAccounts, hexToText } from '../tron/abi.js';
 import { decodeRawData, TYPE_URL_PREFIX, valuesAtPath, type DecodedContract } from '../tron/protobuf.js';
 import { contractTypeNumber } from './categories.js';
 import type { Disagreement } from './facts.js';
@@ -26,8 +26,9 @@ export interface ContractView {
   tokenId: string | null;
   /**
    * Accounts the signed parameter names besides the owner (`41…` hex, in field order, may repeat):
-   * a recipient, the called contract and the `to`/`spender` its call data decodes to, a resource or
-   * vote receiver. Only from the decoded raw bytes; empty for a view read from the JSON.
+   * a recipient, the called contract and the accounts its call data names (`from`/`to`, spender,
+   * operator), a resource or vote receiver, a permission key. Only from the decoded raw bytes; empty
+   * for a view read from the JSON.
    */
   named: string[];
 }
@@ -81,12 +82,9 @@ function viewFromJson(type: string, value: Record<string, unknown>): ContractVie
   };
 }
 
-/** The accounts a contract call names: the contract, and the `to` or `spender` of a token call that decodes. */
+/** The accounts a contract call names: the contract, and the address arguments of a token or NFT call (see `decodeCallAccounts`). */
 function callTargets(contractAddress: string, data: string): string[] {
-  const call = decodeTokenTransferCall(data);
-  const spender = decodeApproveSpender(data);
-  const args = [call?.to, spender].flatMap((a) => (a ? [`41${a}`] : []));
-  return [contractAddress, ...args];
+  return [contractAddress, ...decodeCallAccounts(data).map((a) => `41${a}`)];
 }
 
 function viewFromRaw(type: string, contract: DecodedContract): ContractView {
@@ -191,6 +189,12 @@ export function verifyTransaction(txHash: string, tx: NodeTransaction): Verifica
     return { verified: false, disagreements, view: jsonView };
   }
   const raw = decoded.value;
+  // java-tron refuses a transaction with more than one contract at consensus: a body with another
+  // count was not executed as shown, and only contract[0] would be read.
+  const counts = [...new Set([tx.raw_data.contract.length, raw.contract.length])];
+  if (counts.some((n) => n !== 1)) {
+    disagreements.push({ code: 'other', detail: `${counts.join(' / ')} contracts in one transaction (java-tron accepts exactly one)` });
+  }
   const mismatches: string[] = [];
   const rawContract = raw.contract[0];
   if (raw.contract.length !== tx.raw_data.contract.length || !rawContract || !contractJson) {

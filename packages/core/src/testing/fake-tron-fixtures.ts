@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { CONTRACT_TYPES, type ContractTypeName } from '../chain/categories.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import { encodeAddressWord, encodeUint256, TRANSFER_EVENT_TOPIC } from '../tron/abi.js';
-import { encodeRawData } from '../tron/protobuf.js';
+import { encodeRawData, type RawParameterValue } from '../tron/protobuf.js';
 import { sharedPath } from './shared.js';
 
 /**
@@ -75,8 +75,8 @@ export function javaTronTransactionFromV1(record: JsonObject): JsonObject {
 /** Input of `buildTronTransaction`: java-tron JSON forms (addresses `41…` hex, byte fields hex). */
 export interface BuildTransactionInput {
   contractType: ContractTypeName;
-  /** Parameter value as java-tron prints it; integers as numbers or bigints. */
-  parameter: Record<string, string | number | bigint>;
+  /** Parameter value as java-tron prints it; integers as numbers or bigints, nested messages as objects. */
+  parameter: Record<string, RawParameterValue>;
   blockNumber: number;
   /** Default: a mainnet-like time derived from the block number. */
   blockTimeStamp?: number;
@@ -122,9 +122,15 @@ export function buildTronTransaction(input: BuildTransactionInput): FakeTronTran
     ],
   });
   const txID = sha256Hex(rawDataHex);
-  const jsonValue = Object.fromEntries(
-    Object.entries(input.parameter).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]),
-  );
+  const json = (v: RawParameterValue): unknown =>
+    typeof v === 'bigint'
+      ? Number(v)
+      : Array.isArray(v)
+        ? v.map(json)
+        : typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]))
+          : v;
+  const jsonValue = json(input.parameter);
   const transaction: JsonObject = {
     ret: [{ contractRet: input.contractRet ?? 'SUCCESS' }],
     signature: [sha256Hex(txID) + sha256Hex(sha256Hex(txID)) + '00'],

@@ -13,6 +13,13 @@ export const SELECTORS = {
   transfer: 'a9059cbb',
   transferFrom: '23b872dd',
   approve: '095ea7b3',
+  /** ERC-721 safeTransferFrom(address,address,uint256) and (…,bytes). */
+  safeTransferFrom: '42842e0e',
+  safeTransferFromData: 'b88d4fde',
+  /** ERC-1155 safeTransferFrom(address,address,uint256,uint256,bytes) and safeBatchTransferFrom(…). */
+  safeTransferFrom1155: 'f242432a',
+  safeBatchTransferFrom: '2eb2c2d6',
+  setApprovalForAll: 'a22cb465',
   /** Error(string): a revert reason, never a value. */
   error: '08c379a0',
 } as const;
@@ -126,12 +133,29 @@ export function decodeTokenTransferCall(data: string): TokenTransferCall | null 
   return null;
 }
 
-/** The `spender` (20-byte hex) of an `approve(address,uint256)` call; null for any other call or malformed arguments. */
-export function decodeApproveSpender(data: string): string | null {
+/** How many leading address arguments each call that names accounts has (transfer's `to`, approve's spender, …). */
+const ADDRESS_ARGUMENTS: Record<string, number> = {
+  [SELECTORS.transfer]: 1,
+  [SELECTORS.approve]: 1,
+  [SELECTORS.setApprovalForAll]: 1,
+  [SELECTORS.transferFrom]: 2,
+  [SELECTORS.safeTransferFrom]: 2,
+  [SELECTORS.safeTransferFromData]: 2,
+  [SELECTORS.safeTransferFrom1155]: 2,
+  [SELECTORS.safeBatchTransferFrom]: 2,
+};
+
+/**
+ * The accounts a token or NFT call names in its leading address arguments (20-byte hex, in order):
+ * `to` of transfer, `from` and `to` of transferFrom/safeTransferFrom, the spender or operator of an
+ * approval. For screening, not amounts: a word's low 20 bytes are taken whatever its high bytes,
+ * as a contract that masks the argument would. Empty for other calls or a missing argument word.
+ */
+export function decodeCallAccounts(data: string): string[] {
   const body = clean(data);
-  if (body === null || body.slice(0, 8) !== SELECTORS.approve || body.length < 8 + 2 * WORD) return null;
-  const spender = decodeAddressWord(body.slice(8, 8 + WORD));
-  return spender !== null && decodeUint256(body.slice(8 + WORD, 8 + 2 * WORD)) !== null ? spender : null;
+  const count = body === null ? undefined : ADDRESS_ARGUMENTS[body.slice(0, 8)];
+  if (body === null || count === undefined || body.length < 8 + count * WORD) return [];
+  return Array.from({ length: count }, (_, i) => body.slice(8 + i * WORD + 24, 8 + (i + 1) * WORD));
 }
 
 /** A Transfer(address,address,uint256) event log. */
@@ -143,18 +167,19 @@ export interface TransferEvent {
 
 export type TransferLogReading =
   | { kind: 'transfer'; event: TransferEvent }
-  /** Carries the Transfer topic but not its shape (e.g. an ERC-721-style indexed id, or tampered data). */
+  /** ERC-721 `Transfer(from, to, tokenId)` (four topics): parties (20-byte hex) but no fungible amount. */
+  | { kind: 'token_id'; from: string; to: string }
+  /** Carries the Transfer topic but not its shape (wrong topic count, bad address words, tampered data). */
   | { kind: 'malformed' }
   | { kind: 'other' };
 
-/** Reads a log as a Transfer event: topic0, two address topics, one uint256 data word. */
+/** Reads a log as a Transfer event: topic0, two address topics, one uint256 data word (or a fourth topic: a token id). */
 export function readTransferLog(topics: readonly string[], data: string): TransferLogReading {
   if (clean(topics[0] ?? '') !== TRANSFER_EVENT_TOPIC) return { kind: 'other' };
-  // Four topics: an ERC-721-style transfer of a token id, not an amount.
-  if (topics.length === 4) return { kind: 'other' };
-  if (topics.length !== 3) return { kind: 'malformed' };
+  if (topics.length !== 3 && topics.length !== 4) return { kind: 'malformed' };
   const from = decodeAddressWord(topics[1] ?? '');
   const to = decodeAddressWord(topics[2] ?? '');
+  if (topics.length === 4) return from === null || to === null ? { kind: 'malformed' } : { kind: 'token_id', from, to };
   const amount = decodeUint256(data);
   if (from === null || to === null || amount === null) return { kind: 'malformed' };
   return { kind: 'transfer', event: { from, to, amount } };

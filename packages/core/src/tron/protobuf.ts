@@ -54,6 +54,23 @@ message UnfreezeBalanceContract { bytes owner_address = 1; bytes receiver_addres
 message DelegateResourceContract { bytes owner_address = 1; bytes receiver_address = 4; }
 message UnDelegateResourceContract { bytes owner_address = 1; bytes receiver_address = 4; }
 message ContractSetting { bytes owner_address = 1; bytes contract_address = 2; }
+message Permission {
+  enum PermissionType { Owner = 0; Witness = 1; Active = 2; }
+  message Key { bytes address = 1; int64 weight = 2; }
+  PermissionType type = 1;
+  int32 id = 2;
+  string permission_name = 3;
+  int64 threshold = 4;
+  int32 parent_id = 5;
+  bytes operations = 6;
+  repeated Key keys = 7;
+}
+message AccountPermissionUpdateContract {
+  bytes owner_address = 1;
+  Permission owner = 2;
+  Permission witness = 3;
+  repeated Permission actives = 4;
+}
 // Field 1 is transparent_from_address, the signing account when there is one; read as the owner as before.
 message ShieldedTransferContract { bytes owner_address = 1; bytes transparent_to_address = 6; }
 `;
@@ -88,12 +105,17 @@ const ADDRESS_FIELDS: Record<string, { message: string; paths: string[] }> = {
   UpdateEnergyLimitContract: { message: 'ContractSetting', paths: ['contract_address'] },
   ClearABIContract: { message: 'ContractSetting', paths: ['contract_address'] },
   ShieldedTransferContract: { message: 'ShieldedTransferContract', paths: ['transparent_to_address'] },
+  // The keys that may sign for the account from now on.
+  AccountPermissionUpdateContract: {
+    message: 'AccountPermissionUpdateContract',
+    paths: ['owner.keys.address', 'witness.keys.address', 'actives.keys.address'],
+  },
 };
 
 // type_url comes from the bytes: only own keys, never Object.prototype's.
 const addressFieldsOf = (typeName: string) => (Object.hasOwn(ADDRESS_FIELDS, typeName) ? ADDRESS_FIELDS[typeName] : undefined);
 
-/** The values at a JSON path of a decoded or printed message, walking arrays; non-empty strings or bytes only. */
+/** The values at a JSON path of a decoded or printed message, walking nested messages and arrays (every value found, unfiltered). */
 export function valuesAtPath(message: unknown, path: string): unknown[] {
   let current: unknown[] = [message];
   for (const key of path.split('.')) {
@@ -228,6 +250,9 @@ export function decodeRawData(rawDataHex: string): Result<DecodedRawData, Protob
   }
 }
 
+/** A parameter field for `encodeRawData`: byte fields hex, int64 as bigint/number, nested messages as objects. */
+export type RawParameterValue = string | bigint | number | RawParameterValue[] | { [field: string]: RawParameterValue };
+
 /** What `encodeRawData` needs: hex byte fields, integer fields as bigint or safe numbers. */
 export interface RawDataInput {
   ref_block_bytes: string;
@@ -241,7 +266,7 @@ export interface RawDataInput {
     typeName: string;
     permissionId?: number;
     /** Parameter fields as named in the proto: byte fields hex, int64 as bigint/number. */
-    parameter: Record<string, string | bigint | number>;
+    parameter: Record<string, RawParameterValue>;
   }[];
 }
 
@@ -255,6 +280,7 @@ const BYTE_FIELDS = new Set([
   'account_address',
   'account_name',
   'account_id',
+  'address',
 ]);
 
 /**
@@ -262,13 +288,18 @@ const BYTE_FIELDS = new Set([
  * transactions with the same message definitions the verifier decodes with).
  */
 export function encodeRawData(input: RawDataInput): string {
-  const toMessage = (fields: Record<string, string | bigint | number>): Plain =>
-    Object.fromEntries(
-      Object.entries(fields).map(([k, v]) => [
-        k,
-        BYTE_FIELDS.has(k) ? Buffer.from(String(v), 'hex') : typeof v === 'bigint' ? v.toString() : v,
-      ]),
-    );
+  const field = (name: string, v: RawParameterValue): unknown =>
+    Array.isArray(v)
+      ? v.map((item) => field(name, item))
+      : typeof v === 'object'
+        ? toMessage(v)
+        : BYTE_FIELDS.has(name)
+          ? Buffer.from(String(v), 'hex')
+          : typeof v === 'bigint'
+            ? v.toString()
+            : v;
+  const toMessage = (fields: { [field: string]: RawParameterValue }): Plain =>
+    Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, field(k, v)]));
   const contract = input.contract.map((c) => {
     const other = addressFieldsOf(c.typeName);
     const type =
