@@ -130,7 +130,7 @@ describe('providers outside their contract', () => {
 });
 
 describe('service options', () => {
-  test('defaults: a 12 s deadline, 24 h retention, 1 s settle grace, leases past them', () => {
+  test('defaults: a 12 s deadline, 24 h retention, 1 s settle grace (inside the deadline), leases past them', () => {
     const o = resolveOptions({});
     assert.deepEqual([o.deadlineMs, o.idempotencyRetentionMs, o.settleGraceMs], [12_000, 86_400_000, 1000]);
     assert.ok(o.leaseMs > o.deadlineMs + o.settleGraceMs);
@@ -145,6 +145,7 @@ describe('service options', () => {
       { idempotencyRetentionSeconds: Number.POSITIVE_INFINITY },
       { settleGraceMs: -5 },
       { deadlineMs: 1000, leaseMs: 1000 },
+      { deadlineMs: 1000, settleGraceMs: 1000 },
     ]) {
       assert.throws(() => resolveOptions(bad), Error, JSON.stringify(bad));
     }

@@ -239,15 +239,20 @@ async function execute(
   }
   const result = assessed.value;
 
+  const body = JSON.stringify(result);
+  const own = { 'Content-Type': JSON_CONTENT_TYPE, 'X-Request-ID': scope.requestId };
+
   // Bill iff coverage is complete; a failed commit means the unit was not billed: fail closed.
   const billable = result.coverage === 'complete';
-  const finalized = await scope.settle(
-    'quota finalize',
-    billable
-      ? stores.quota.commit({ organizationId, reservationId, now: scope.now() })
-      : stores.quota.release({ organizationId, reservationId, now: scope.now() }),
-  );
-  if (finalized.isErr()) return err(finalized.error);
+  const finalizing = billable
+    ? stores.quota.commit({ organizationId, reservationId, now: scope.now() })
+    : stores.quota.release({ organizationId, reservationId, now: scope.now() });
+  const finalized = await scope.settle('quota finalize', finalizing);
+  if (finalized.isErr()) {
+    if (finalized.error.kind !== 'settle_timeout') return err(finalized.error);
+    settleLate(scope, held, finalizing, { status: 200, headers: own, body });
+    return err({ kind: 'request_timeout' });
+  }
   held.reservationId = null;
   if (finalized.value) setQuotaHeaders(scope, limit, finalized.value, month.end);
   else if (billable) scope.report(new Error('the quota reservation expired before its commit: not billed'), 'quota finalize');
@@ -255,11 +260,31 @@ async function execute(
   usage.overallState = result.overall_state;
   usage.coverage = result.coverage;
 
-  const body = JSON.stringify(result);
-  const own = { 'Content-Type': JSON_CONTENT_TYPE, 'X-Request-ID': scope.requestId };
   const response = { status: 200, headers: { ...scope.headers, ...own }, body };
   await storeResult(scope, held, { status: 200, headers: own, body });
   return ok(response);
+}
+
+/**
+ * The store may still bill or release after the caller got its 504; whatever it decides is what a
+ * retry with the same key must see. The reservation and the idempotency record leave `held` (the
+ * 504 is not stored, nothing is given back now); once the store answers, the decided result is
+ * stored under the key (billed once, replayed to the retry), or, if it failed, both are given back.
+ */
+function settleLate(scope: RequestScope, held: Held, finalizing: Promise<QuotaUsage | null>, decided: CoreHttpResponse): void {
+  const late: Held = { ...held, slotId: null };
+  held.reservationId = null;
+  held.idempotency = null;
+  finalizing
+    .then(
+      async (usage) => {
+        late.reservationId = null;
+        if (usage) await storeResult(scope, late, decided);
+      },
+      (error: unknown) => scope.report(error, 'quota finalize'),
+    )
+    .then(() => giveBack(scope, late))
+    .catch((error: unknown) => scope.report(error, 'late settle'));
 }
 
 function setQuotaHeaders(scope: RequestScope, limit: number, usage: QuotaUsage, periodEnd: Date): void {

@@ -6,6 +6,7 @@ import type { SafetyStores } from '../stores/index.js';
 import type { ErrorCode } from '../contract/enums.js';
 import { describeError, errorBody, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
+import { TIMED_OUT, withinMs } from './timeout.js';
 
 const ABORTED = Symbol('aborted');
 
@@ -16,7 +17,7 @@ export interface SafetyProviders {
 }
 
 export interface SafetyServiceOptions {
-  /** Whole-request deadline in ms (spec: 12 s). */
+  /** Whole-request deadline in ms (spec: 12 s): every request is answered by then. */
   deadlineMs?: number;
   /** How long a completed idempotent result is replayed, in seconds (spec default: 24 h). */
   idempotencyRetentionSeconds?: number;
@@ -26,9 +27,10 @@ export interface SafetyServiceOptions {
    */
   leaseMs?: number;
   /**
-   * How long past the deadline a request may still settle what it decided (bill or release,
-   * store the result, record usage), in ms; default 1000. A store that has not answered by then
-   * gets the caller a 504 while the work finishes in the background; leases bound what it holds.
+   * The last part of the deadline, kept for settling what a request decided (bill or release,
+   * store the result, record usage), in ms; default 1000 (at most a quarter of the deadline).
+   * Providers are stopped this long before the deadline; a store that has not settled by the
+   * deadline gets the caller a 504 while its work ends in the background (leases bound what it holds).
    */
   settleGraceMs?: number;
   /** Start with business checks paused (503 `api_disabled`); see `setApiDisabled`. */
@@ -53,12 +55,12 @@ export interface ResolvedOptions {
 
 export function resolveOptions(options: SafetyServiceOptions): ResolvedOptions {
   const deadlineMs = options.deadlineMs ?? 12_000;
-  const settleGraceMs = options.settleGraceMs ?? 1000;
-  const leaseMs = options.leaseMs ?? deadlineMs + settleGraceMs + 30_000;
+  const settleGraceMs = options.settleGraceMs ?? Math.min(1000, Math.floor(deadlineMs / 4));
+  const leaseMs = options.leaseMs ?? deadlineMs + 30_000;
   const retentionSeconds = options.idempotencyRetentionSeconds ?? 86_400;
   // Programmer errors: a NaN or negative value here would silently turn a control off.
-  if (!(deadlineMs > 0) || !(settleGraceMs >= 0) || !(leaseMs > deadlineMs + settleGraceMs)) {
-    throw new Error('need 0 < deadlineMs, 0 <= settleGraceMs, deadlineMs + settleGraceMs < leaseMs');
+  if (!(deadlineMs > 0) || !(settleGraceMs >= 0 && settleGraceMs < deadlineMs) || !(leaseMs > deadlineMs)) {
+    throw new Error('need 0 <= settleGraceMs < deadlineMs < leaseMs');
   }
   if (!(retentionSeconds > 0) || !Number.isFinite(retentionSeconds)) throw new Error('need a positive idempotencyRetentionSeconds');
   return {
@@ -85,7 +87,7 @@ export interface RuntimeContext {
 export class RequestScope {
   readonly controller = new AbortController();
   readonly startedAt = performance.now();
-  /** The deadline in epoch ms (real time, like the deadline's timer), for providers that budget rounds. */
+  /** When providers must be done, in epoch ms (real time, like the timer), for providers that budget rounds. */
   readonly deadlineAt: number;
   /** Rate and quota headers, added to whatever response leaves. */
   readonly headers: Record<string, string> = {};
@@ -95,8 +97,10 @@ export class RequestScope {
     readonly ctx: RuntimeContext,
     readonly requestId: string,
   ) {
-    this.deadlineAt = Date.now() + ctx.options.deadlineMs;
-    this.#timer = setTimeout(() => this.controller.abort('deadline'), ctx.options.deadlineMs);
+    // Providers stop a settle grace before the deadline, so that what they decided can be settled by it.
+    const workMs = ctx.options.deadlineMs - ctx.options.settleGraceMs;
+    this.deadlineAt = Date.now() + workMs;
+    this.#timer = setTimeout(() => this.controller.abort('deadline'), workMs);
   }
 
   get signal(): AbortSignal {
@@ -146,29 +150,22 @@ export class RequestScope {
   }
 
   /**
-   * Awaits `work` past the deadline (billing and recording a decided result must not be cut in
-   * half), but only into the first half of the settle grace: a store that hangs longer becomes the
-   * deadline error, leaving the other half for giving back what the request holds. A rejection
+   * Awaits `work` past the providers' stop (billing and recording a decided result must not be cut
+   * in half), but only into the first half of the settle grace: a store that hangs longer becomes
+   * `settle_timeout`, leaving the other half for giving back what the request holds. A rejection
    * becomes `internal_error`; both are reported.
    */
-  async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError>> {
+  async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError | { kind: 'settle_timeout' }>> {
     const { deadlineMs, settleGraceMs } = this.ctx.options;
-    const remainingMs = Math.max(0, deadlineMs + settleGraceMs / 2 - (performance.now() - this.startedAt));
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<typeof ABORTED>((resolve) => {
-      timer = setTimeout(() => resolve(ABORTED), remainingMs);
-    });
     try {
-      const outcome = await Promise.race([work, expired]);
-      if (outcome !== ABORTED) return ok(outcome);
+      const outcome = await withinMs(work, deadlineMs - settleGraceMs / 2 - this.elapsedMs());
+      if (outcome !== TIMED_OUT) return ok(outcome);
       work.catch((error: unknown) => this.report(error, name));
       this.report(new Error(`${name}: no answer within the settle grace`), name);
-      return err({ kind: 'request_timeout' });
+      return err({ kind: 'settle_timeout' });
     } catch (error) {
       this.report(error, name);
       return err({ kind: 'internal_error' });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

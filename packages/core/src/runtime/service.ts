@@ -6,6 +6,7 @@ import { RequestScope, resolveOptions, type RuntimeContext, type SafetyProviders
 import { errorBody } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { requestIdFrom } from './request-id.js';
+import { TIMED_OUT, withinMs } from './timeout.js';
 import { handleUsage } from './usage-report.js';
 
 export const CHECK_PATH = '/v1/transaction/check';
@@ -56,15 +57,11 @@ export interface SafetyService {
  * while a decided result is settled cannot hold the caller (or a graceful shutdown) forever. The
  * work goes on in the background; what it stores is what a retry with the same key replays.
  */
-function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>, ms: number): Promise<CoreHttpResponse> {
-  let timer: NodeJS.Timeout | undefined;
-  const stop = new Promise<CoreHttpResponse>((resolve) => {
-    timer = setTimeout(() => {
-      scope.report(new Error(`no answer ${ms} ms after the request started: a store did not answer`), 'hard stop');
-      resolve(scope.errorResponse(scope.abortError()));
-    }, ms);
-  });
-  return Promise.race([run, stop]).finally(() => clearTimeout(timer));
+async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>, ms: number): Promise<CoreHttpResponse> {
+  const answer = await withinMs(run, ms);
+  if (answer !== TIMED_OUT) return answer;
+  scope.report(new Error(`no answer ${ms} ms after the request started: a store did not answer`), 'hard stop');
+  return scope.errorResponse(scope.abortError());
 }
 
 const ROUTES: Record<string, { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }> = {
@@ -98,7 +95,7 @@ export function createSafetyService(
       if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
       const scope = new RequestScope(ctx, requestId);
       const run = route.run(scope, req).finally(() => scope.dispose());
-      const entry = { scope, done: answerByHardStop(scope, run, resolved.deadlineMs + resolved.settleGraceMs) };
+      const entry = { scope, done: answerByHardStop(scope, run, resolved.deadlineMs) };
       inFlight.add(entry);
       try {
         return await entry.done;
@@ -166,13 +163,7 @@ export function createSafetyService(
     async close({ timeoutMs = resolved.deadlineMs + 1000 } = {}) {
       closing = true;
       const all = () => Promise.allSettled([...inFlight].map((e) => e.done));
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      const outcome = await Promise.race([all(), timedOut]);
-      clearTimeout(timer);
-      if (outcome === 'timeout') {
+      if ((await withinMs(all(), timeoutMs)) === TIMED_OUT) {
         for (const entry of inFlight) entry.scope.controller.abort('shutdown');
         await all();
       }

@@ -339,23 +339,6 @@ export function runHttpConformance(
         assert.equal(usage.json.period.reserved, 0);
       });
 
-      test('504 request_timeout past the deadline; the reservation is released', async () => {
-        const { key } = await tenant();
-        // The chain provider budgets its rounds to answer before the deadline; the AML vendor's own
-        // timeout (4 s) is longer than the deadline, so a vendor that hangs runs into it.
-        vendors.setFault('entity', '*', { kind: 'hang' });
-        let answer: Answer;
-        try {
-          answer = await check(key, { tx_hash: TRON_FIXTURE_TX.freezeBalanceV2, network: 'tron' });
-        } finally {
-          vendors.setFault('entity', '*', null);
-        }
-        assertError(answer, 504, 'request_timeout', true);
-        const usage = await call('GET', '/v1/usage', { key });
-        assert.equal(usage.json.period.reserved, 0);
-        assert.equal(usage.json.period.used, 0);
-      });
-
       test('503 api_disabled while business access is paused, for both endpoints', async () => {
         const { key } = await tenant();
         service.setApiDisabled(true);
@@ -402,7 +385,7 @@ export function runHttpConformance(
 
     describe('service-level failures', () => {
       /** A second service on its own server: no TRON provider, a limit store or a quota store that fails. */
-      async function withService(variant: 'no_chain' | 'limits_down' | 'quota_down', run: (url: string, key: string) => Promise<void>) {
+      async function withService(variant: 'no_chain' | 'limits_down' | 'quota_down' | 'stalled', run: (url: string, key: string) => Promise<void>) {
         const stores = await options.createStores();
         if (variant === 'limits_down') {
           const real = stores.limits;
@@ -415,6 +398,10 @@ export function runHttpConformance(
         }
         // Fails after the reservation, when billing: the reservation must still be released.
         if (variant === 'quota_down') stores.quota.commit = () => Promise.reject(new Error('quota store down'));
+        if (variant === 'stalled') {
+          stores.quota.reserve = () => new Promise(() => {});
+          stores.usage.summarizeUsage = () => new Promise(() => {});
+        }
         const other = createSafetyService(stores, { chain: variant === 'no_chain' ? null : chain, risk }, { deadlineMs: DEADLINE_MS });
         const { key } = await tenant({}, 'active', other);
         const otherServer = await startServer(other);
@@ -448,6 +435,15 @@ export function runHttpConformance(
           const usage = await call('GET', '/v1/usage', { url, key });
           assert.equal(usage.json.period.reserved, 0);
           assert.equal(usage.json.period.used, 0);
+        });
+      });
+
+      test('504 request_timeout at the deadline, for both endpoints', async () => {
+        // Providers budget their calls to answer before the deadline; a store that stops answering does not.
+        await withService('stalled', async (url, key) => {
+          const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
+          assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 504, 'request_timeout', true);
+          assertError(await call('GET', '/v1/usage', { url, key }), 504, 'request_timeout', true);
         });
       });
     });
