@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { base58ToHexAddress, hexToBase58Address } from '../src/tron/address.js';
 import { formatAmount } from '../src/tron/amount.js';
+import { encodeRawData } from '../src/tron/protobuf.js';
 import {
   buildTronTransaction,
   startFakeTronNode,
@@ -290,6 +292,21 @@ describe('state and finality', () => {
     assert.equal(f.confirmations, null);
     assert.equal(f.state, 'unknown');
     assert.ok(f.missing.includes('blockNumber of the tx info'), f.missing.join('; '));
+  });
+
+  test('a tx info in a block without blockTimeStamp: missing, so the facts are partial (freshness has no transaction time)', async () => {
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 15 },
+      blockNumber: 70_000_046,
+    });
+    node.addTransaction(built);
+    const { blockTimeStamp: _omitted, ...noTime } = built.info!;
+    for (const n of ['full', 'solidity'] as const) node.setTransaction(built.txID, n, { transaction: built.transaction, info: noTime });
+    const f = await facts(built.txID);
+    assert.equal(f.blockTime, null);
+    assert.equal(f.state, 'confirmed', 'the state does not need the time');
+    assert.deepEqual(f.missing, ['blockTimeStamp of the tx info']);
   });
 
   test('a head below the tx block: confirmations null, unknown and missing (not 1 confirmation)', async () => {
@@ -617,6 +634,36 @@ describe('disagreements and tampering', () => {
     assert.equal(b.primaryTransfer, 0, 'the single Transfer log');
   });
 
+  test('a body with two contracts (refused by java-tron): a disagreement, never the first contract alone', async () => {
+    const second = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
+    const built = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 },
+      blockNumber: 70_000_047,
+    });
+    const raw = (built.transaction as { raw_data: Record<string, unknown> & { contract: Record<string, unknown>[] } }).raw_data;
+    const p2 = { owner_address: hex(TL24), to_address: hex(second), amount: 5_000_000_000 };
+    const rawDataHex = encodeRawData({
+      ref_block_bytes: raw.ref_block_bytes as string,
+      ref_block_hash: raw.ref_block_hash as string,
+      expiration: raw.expiration as number,
+      timestamp: raw.timestamp as number,
+      contract: [
+        { typeNumber: 1, typeName: 'TransferContract', parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 } },
+        { typeNumber: 1, typeName: 'TransferContract', parameter: p2 },
+      ],
+    });
+    const txID = createHash('sha256').update(Buffer.from(rawDataHex, 'hex')).digest('hex');
+    const secondJson = { parameter: { value: p2, type_url: 'type.googleapis.com/protocol.TransferContract' }, type: 'TransferContract' };
+    node.addTransaction({
+      transaction: { ...built.transaction, txID, raw_data: { ...raw, contract: [...raw.contract, secondJson] }, raw_data_hex: rawDataHex },
+      info: { ...built.info, id: txID },
+    });
+    const f = await facts(txID);
+    assert.equal(f.verified, false);
+    assert.ok(f.disagreements.some((d) => d.detail.includes('2 contracts in one transaction')), JSON.stringify(f.disagreements));
+  });
+
   test('a body and an info that contradict each other', async () => {
     const { transaction, info } = fresh();
     const contradicting = { ...info, receipt: { ...(info.receipt as object), result: 'REVERT' }, contract_address: hex(TXVJ) };
@@ -804,17 +851,44 @@ describe('token metadata', () => {
     const d = hexToBase58Address(`41${'5a'.repeat(20)}`)!; // a token no other test uses
     node.setToken(d, { decimals: 'revert', symbol: 'revert', name: 'revert' });
     const txId = tokenTx(d, 70_000_025);
-    const brief = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 150 });
+    let now = 0;
+    const brief = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 60_000, tokenCacheClock: () => now });
     try {
       assert.equal((await facts(txId, brief)).transfers[0]!.decimals, null);
       node.setToken(d, { decimals: 8, symbol: 'LATE', name: 'Late Token' });
+      now += 59_999;
       assert.equal((await facts(txId, brief)).transfers[0]!.decimals, null, 'still the cached revert');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      now += 2;
       const later = await facts(txId, brief);
       assert.equal(later.transfers[0]!.decimals, 8, 'read again once the negative entry expired');
       assert.equal(later.transfers[0]!.tokenSymbol, 'LATE');
     } finally {
       await brief.close();
+    }
+  });
+
+  test('a token with decimals but no name(): a complete answer, cached for tokenCacheMs, then read again', async () => {
+    const n = hexToBase58Address(`41${'5b'.repeat(20)}`)!;
+    node.setToken(n, { decimals: 6, symbol: 'NONAME', name: 'revert' });
+    const txId = tokenTx(n, 70_000_026);
+    let now = 0;
+    const p = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 60_000, tokenCacheMs: 3_600_000, tokenCacheClock: () => now });
+    const reads = () => node.calls.filter((c) => c.path === 'triggerconstantcontract' && JSON.stringify(c.body).includes(hex(n))).length;
+    try {
+      const first = await facts(txId, p);
+      assert.equal(first.transfers[0]!.decimals, 6);
+      assert.equal(first.transfers[0]!.tokenName, null);
+      const cold = reads();
+      assert.equal(cold, 3, 'decimals(), symbol(), name()');
+      now += 120_000; // past the negative cache's 60 s
+      assert.equal((await facts(txId, p)).transfers[0]!.decimals, 6);
+      assert.equal(reads(), cold, 'not re-read for its missing name');
+      node.setToken(n, { decimals: 18, symbol: 'NONAME', name: 'revert' });
+      now += 3_600_000;
+      assert.equal((await facts(txId, p)).transfers[0]!.decimals, 18, 'one node answer is not kept forever');
+      assert.equal(reads(), cold * 2);
+    } finally {
+      await p.close();
     }
   });
 
@@ -960,6 +1034,109 @@ describe('counterparties', () => {
     const f = await facts(built.txID);
     assert.equal(f.verified, false);
     assert.deepEqual(f.counterparties, []);
+  });
+
+  describe('accounts named without a fungible transfer', () => {
+    const acct = (byte: string) => b58(`41${byte.repeat(20)}`);
+    const [NFT, NFT2, A, B, C, D, E] = ['21', '22', '31', '32', '33', '34', '35'].map(acct) as [string, string, string, string, string, string, string];
+    const word = (a: string) => hex(a).slice(2).padStart(64, '0');
+    const id7 = (7n).toString(16).padStart(64, '0');
+    const call = (data: string, blockNumber: number, info: Record<string, unknown> = {}) => {
+      const built = buildTronTransaction({
+        contractType: 'TriggerSmartContract',
+        parameter: { owner_address: hex(TL24), contract_address: hex(NFT), data },
+        blockNumber,
+        info: { receipt: { result: 'SUCCESS' }, ...info },
+      });
+      node.addTransaction(built);
+      return built.txID;
+    };
+    const nftLog = (emitter: string, from: string, to: string) => ({
+      address: hex(emitter).slice(2),
+      topics: [transferLog(emitter, from, to, 0n).topics, id7].flat(),
+      data: '',
+    });
+
+    test('safeTransferFrom, transferFrom and setApprovalForAll: every address argument, from the signed call data', async () => {
+      const cases: [string, string, string[]][] = [
+        ['safeTransferFrom(A, B, 7)', `42842e0e${word(A)}${word(B)}${id7}`, [NFT, A, B]],
+        ['transferFrom(A, owner, 7)', `23b872dd${word(A)}${word(TL24)}${id7}`, [NFT, A]],
+        ['setApprovalForAll(A, true)', `a22cb465${word(A)}${(1n).toString(16).padStart(64, '0')}`, [NFT, A]],
+      ];
+      for (const [i, [name, data, expected]] of cases.entries()) {
+        const f = await facts(call(data, 70_000_040 + i));
+        assert.equal(f.state, 'confirmed', name);
+        assert.deepEqual(f.transfers, [], name);
+        assert.deepEqual(f.counterparties, expected, name);
+      }
+    });
+
+    test('an ERC-721 Transfer log (four topics): its parties and emitter are counterparties, not a transfer; other logs: their emitter', async () => {
+      const otherLog = { address: hex(E).slice(2), topics: ['8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'], data: '' };
+      const f = await facts(call('deadbeef', 70_000_043, { log: [nftLog(NFT2, C, D), otherLog] }));
+      assert.equal(f.state, 'confirmed');
+      assert.deepEqual(f.missing, []);
+      assert.deepEqual(f.transfers, []);
+      assert.deepEqual(f.counterparties, [NFT, NFT2, C, D, E]);
+    });
+
+    test('internal transactions: a value-less one names caller and callee; a rejected one nothing; a valued one is a transfer', async () => {
+      const internal = (to: string, extra: Record<string, unknown>) => ({ hash: 'ab'.repeat(32), caller_address: hex(NFT2), transferTo_address: hex(to), ...extra });
+      const f = await facts(
+        call('deadbeef', 70_000_044, {
+          internal_transactions: [
+            internal(A, { callValueInfo: [{}] }),
+            internal(B, { callValueInfo: [{}], rejected: true }),
+            internal(C, { callValueInfo: [{ callValue: 5 }] }),
+          ],
+        }),
+      );
+      assert.deepEqual(
+        f.transfers.map((t) => [t.source, t.sender, t.recipient, t.rawAmount]),
+        [['internal', NFT2, C, 5n]],
+      );
+      assert.deepEqual(f.counterparties, [NFT, A], 'the caller NFT2 and C are transfer parties already; B was rejected');
+      assert.ok(!f.counterparties.includes(B));
+    });
+  });
+
+  test('AccountPermissionUpdateContract: the owner, witness and active keys, from the signed bytes; a JSON key that differs is a mismatch', async () => {
+    const [W, K1, K2] = ['41', '42', '43'].map((b) => b58(`41${b.repeat(20)}`)) as [string, string, string];
+    const permission = (type: string, id: number, keys: string[]) => ({
+      type,
+      id,
+      permission_name: type.toLowerCase(),
+      threshold: 1,
+      keys: keys.map((k) => ({ address: hex(k), weight: 1 })),
+    });
+    const built = buildTronTransaction({
+      contractType: 'AccountPermissionUpdateContract',
+      parameter: {
+        owner_address: hex(TL24),
+        owner: permission('Owner', 0, [TL24]),
+        witness: permission('Witness', 1, [W]),
+        actives: [permission('Active', 2, [TL24, K1]), permission('Active', 3, [K2])],
+      },
+      blockNumber: 70_000_045,
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(f.disagreements, []);
+    assert.equal(f.verified, true);
+    assert.equal(f.category, 'permission_update');
+    assert.deepEqual(f.counterparties, [W, K1, K2]);
+
+    // The node's JSON shows another active key than the signed bytes.
+    const json = structuredClone(built.transaction) as { raw_data: { contract: { parameter: { value: { actives: { keys: { address: string }[] }[] } } }[] } };
+    json.raw_data.contract[0]!.parameter.value.actives[1]!.keys[0]!.address = hex(TXVJ);
+    node.setTransaction(built.txID, 'full', { transaction: json });
+    node.setTransaction(built.txID, 'solidity', { transaction: json });
+    const tampered = await facts(built.txID);
+    assert.ok(
+      tampered.disagreements.some((d) => d.code === 'raw_data_mismatch' && d.detail.includes('actives.keys.address')),
+      JSON.stringify(tampered.disagreements),
+    );
+    assert.deepEqual(tampered.counterparties, [W, K1, K2], 'from the signed bytes, not the JSON');
   });
 
   test('AccountUpdateContract: the owner is field 2 of its parameter, and verifies', async () => {
