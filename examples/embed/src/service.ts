@@ -5,7 +5,7 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 // sanctions; with no AML vendor key every result says AML_UNAVAILABLE (never CLEAR).
 export function createService() {
   const risk = createRiskProviders({ chainalysisApiKey: process.env.CHAINALYSIS_API_KEY ?? null });
-  if (risk.isErr()) throw new Error(risk.error);
+  if (risk.isErr()) throw new Error(`${risk.error.option}: ${risk.error.message}`);
   const chain = createTronChainFactsProvider({ fullNodeUrl: 'https://api.trongrid.io', apiKey: process.env.TRON_API_KEY });
   return createSafetyService(createMemoryStores(), { chain, risk: risk.value });
 }

@@ -81,13 +81,10 @@ class Reader {
     return this.value(name) ?? null;
   }
 
-  /** The risk variables as the core reads them (its error starts with the variable's name). */
+  /** The risk variables as the core reads them (its error names the variable). */
   risk(): RiskConfig {
     const risk = riskConfigFromEnv(this.env);
-    if (risk.isOk()) return risk.value;
-    const field = /^[A-Z][A-Z0-9_]*/.exec(risk.error)?.[0] ?? 'RISK';
-    this.error ??= { field, message: `${field}: ${risk.error.slice(field.length).replace(/^:?\s*/, '')}` };
-    return {};
+    return risk.isOk() ? risk.value : this.fail(risk.error.variable ?? risk.error.option, risk.error.message, {});
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {

@@ -17,16 +17,6 @@ const SWEEP_INTERVAL_MS = 60_000;
  */
 const WRITE_BOUND_MS = 2_000;
 
-/** The variable behind each `RiskConfig` option that `createRiskProviders` may refuse. */
-const RISK_OPTION_VARIABLES: Record<string, string> = {
-  chainalysisApiUrl: 'CHAINALYSIS_API_URL',
-  chainalysisSanctionsUrl: 'CHAINALYSIS_SANCTIONS_URL',
-  timeoutMs: 'RISK_TIMEOUT_MS',
-  cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
-  sanctionsListMaxAgeDays: 'SANCTIONS_LIST_MAX_AGE_DAYS',
-  chainalysisSanctionsMaxAddresses: 'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
-};
-
 export interface RunningHost {
   url: string;
   service: SafetyService;
@@ -54,10 +44,8 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const risk = createRiskProviders(config.risk);
   if (risk.isErr()) {
-    // The core names its option; the operator set a variable. Anything else comes from a list file.
-    const option = /^[a-zA-Z]+/.exec(risk.error)?.[0] ?? '';
-    const field = RISK_OPTION_VARIABLES[option] ?? 'SANCTIONS_LIST_FILES';
-    return err({ field, message: `${field}: ${risk.error}` });
+    const field = risk.error.variable ?? risk.error.option;
+    return err({ field, message: `${field}: ${risk.error.message}` });
   }
 
   let seed: SeedFile | null = null;

@@ -274,13 +274,36 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'AML vendor not configured' });
     assert.equal(signals.sanctions?.status, 'answered');
-    assert.match(riskConfigFromEnv({ RISK_TIMEOUT_MS: 'soon' })._unsafeUnwrapErr(), /RISK_TIMEOUT_MS/);
-    assert.match(createRiskProviders({ sanctionsListFiles: [join(dir, 'nope.txt')] })._unsafeUnwrapErr(), /cannot read/);
-    assert.match(createRiskProviders({ chainalysisApiUrl: 'ftp://x' })._unsafeUnwrapErr(), /http\(s\) URL/);
-    assert.match(createRiskProviders({ timeoutMs: 0 })._unsafeUnwrapErr(), /timeoutMs/);
-    assert.match(createRiskProviders({ sanctionsListMaxAgeDays: 0 })._unsafeUnwrapErr(), /sanctionsListMaxAgeDays/);
-    assert.match(createRiskProviders({ chainalysisSanctionsMaxAddresses: 0 })._unsafeUnwrapErr(), /chainalysisSanctionsMaxAddresses/);
-    assert.match(riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '-1' })._unsafeUnwrapErr(), /SANCTIONS_LIST_MAX_AGE_DAYS/);
+  });
+
+  test('refused settings are structured errors: the option, its variable (null when none) and the message', () => {
+    const nope = join(dir, 'nope.txt');
+    assert.deepEqual(riskConfigFromEnv({ RISK_TIMEOUT_MS: 'soon' })._unsafeUnwrapErr(), {
+      option: 'timeoutMs',
+      variable: 'RISK_TIMEOUT_MS',
+      message: 'must be a nonnegative integer, got "soon"',
+    });
+    assert.deepEqual(riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '-1' })._unsafeUnwrapErr().variable, 'SANCTIONS_LIST_MAX_AGE_DAYS');
+    assert.deepEqual(riskConfigFromEnv({ RISK_CACHE_TTL_SECONDS: '1.5' })._unsafeUnwrapErr().option, 'cacheTtlMs');
+    const refused = (config: Parameters<typeof createRiskProviders>[0]) => {
+      const { option, variable, message } = createRiskProviders(config)._unsafeUnwrapErr();
+      return [option, variable, message];
+    };
+    assert.deepEqual(refused({ timeoutMs: 0 }), ['timeoutMs', 'RISK_TIMEOUT_MS', 'must be a positive integer, got 0']);
+    assert.deepEqual(refused({ cacheTtlMs: -1 }), ['cacheTtlMs', 'RISK_CACHE_TTL_SECONDS', 'must be a nonnegative integer, got -1']);
+    assert.deepEqual(refused({ sanctionsListMaxAgeDays: 0 }), ['sanctionsListMaxAgeDays', 'SANCTIONS_LIST_MAX_AGE_DAYS', 'must be a positive integer, got 0']);
+    assert.deepEqual(refused({ chainalysisSanctionsMaxAddresses: 0 }), [
+      'chainalysisSanctionsMaxAddresses',
+      'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
+      'must be a positive integer, got 0',
+    ]);
+    assert.deepEqual(refused({ chainalysisApiUrl: 'ftp://x' }), ['chainalysisApiUrl', 'CHAINALYSIS_API_URL', 'must be an http(s) URL, got "ftp://x"']);
+    assert.deepEqual(refused({ chainalysisSanctionsUrl: 'x' }).slice(0, 2), ['chainalysisSanctionsUrl', 'CHAINALYSIS_SANCTIONS_URL']);
+    const [option, variable, message] = refused({ sanctionsListFiles: [nope] });
+    assert.deepEqual([option, variable], ['sanctionsListFiles', 'SANCTIONS_LIST_FILES']);
+    assert.match(message!, new RegExp(`^${nope.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot read`));
+    assert.deepEqual(refused({ extraTokens: [{ symbol: 'X', name: 'X', contract: 'nope', decimals: 6 }] }).slice(0, 2), ['extraTokens', null]);
+    assert.deepEqual(refused({ deadlineMarginMs: -1 }).slice(0, 2), ['deadlineMarginMs', null]);
   });
 
   test('SANCTIONS_LIST_MAX_AGE_DAYS: a list older than the limit leaves a clean address unscreened; a hit stands', async () => {
@@ -295,18 +318,56 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.equal(listed.sanctions?.status, 'answered');
   });
 
-  test('CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: a check naming more addresses than the cap is not clean without a hit', async () => {
+  test('CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: addresses beyond the cap are screened by the lists only, never worse than without the API', async () => {
+    const withApi = (overrides: Parameters<typeof createRiskProviders>[0] = {}) =>
+      createRiskProviders({
+        chainalysisSanctionsUrl: fake.sanctionsUrl,
+        chainalysisSanctionsApiKey: 'k',
+        chainalysisSanctionsMaxAddresses: 2,
+        cacheTtlMs: 0,
+        ...overrides,
+      })._unsafeUnwrap();
+    const clean = transfer({ sender: OWNER, recipient: FAKE_USDT });
+    const first = fake.calls.length;
+    const signals = await gatherSignals(facts([clean]), clean, withApi(), ctx());
+    assert.deepEqual(fake.calls.slice(first).map((c) => c.address).sort(), [OWNER, FAKE_USDT].sort(), 'owner and the focus transfer first');
+    const listsOnly = await gatherSignals(facts([clean]), clean, createRiskProviders()._unsafeUnwrap(), ctx());
+    assert.equal(listsOnly.sanctions?.status, 'answered');
+    assert.deepEqual(signals.sanctions, { ...listsOnly.sanctions }, 'clean, as with the lists alone (the bundled list date)');
+    // Lists too old to vouch: the address beyond the cap is screened by nothing current.
+    const stale = await gatherSignals(facts([clean]), clean, withApi({ sanctionsListMaxAgeDays: 1 }), ctx());
+    assert.equal(stale.sanctions?.status, 'unavailable');
+    assert.match((stale.sanctions as { reason: string }).reason, /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 1-day limit$/);
+    // An API failure without a hit still makes the answer unavailable, current lists or not.
+    fake.setFault('sanctions', OWNER, { kind: 'status', status: 500 });
+    try {
+      assert.equal((await gatherSignals(facts([clean]), clean, withApi(), ctx())).sanctions?.status, 'unavailable');
+    } finally {
+      fake.setFault('sanctions', OWNER, null);
+    }
+  });
+
+  test('SANCTIONS_LIST_MAX_AGE_DAYS: stale lists do not undo a clean sanctions API answer that covered every address', async () => {
     const providers = createRiskProviders({
       chainalysisSanctionsUrl: fake.sanctionsUrl,
       chainalysisSanctionsApiKey: 'k',
-      chainalysisSanctionsMaxAddresses: 2,
+      sanctionsListMaxAgeDays: 1,
       cacheTtlMs: 0,
     })._unsafeUnwrap();
     const clean = transfer({ sender: OWNER, recipient: FAKE_USDT });
-    const first = fake.calls.length;
+    const before = Date.now();
     const signals = await gatherSignals(facts([clean]), clean, providers, ctx());
-    assert.deepEqual(fake.calls.slice(first).map((c) => c.address).sort(), [OWNER, FAKE_USDT].sort(), 'owner and the focus transfer first');
-    assert.equal(signals.sanctions?.status, 'unavailable');
-    assert.match((signals.sanctions as { reason: string }).reason, /1 of 3 addresses beyond the per-check cap of 2/);
+    assert.equal(signals.sanctions?.status, 'answered', JSON.stringify(signals.sanctions));
+    const answer = signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>;
+    assert.deepEqual(answer.hits, []);
+    assert.ok(answer.asOf.getTime() >= before, 'as of the API answer, not the stale list');
+    const listed = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
+    assert.equal(listed.sanctions?.status, 'answered', 'a list hit stands');
+    fake.setFault('sanctions', '*', { kind: 'status', status: 503 });
+    try {
+      assert.equal((await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions?.status, 'unavailable', 'stale lists and a failed API');
+    } finally {
+      fake.setFault('sanctions', '*', null);
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   loadSanctionsListFile,
   OFAC_TRON_LIST,
   parseSanctionsList,
+  type SanctionsList,
 } from '../src/risk/sanctions-list.js';
 import type { SanctionsAnswer } from '../src/risk/signals.js';
 import { sharedPath } from '../src/testing/shared.js';
@@ -116,20 +117,48 @@ describe('extra list files', () => {
     assert.equal(bad('# as-of: yesterday'), 'ours.txt:1: "yesterday" is not a date');
   });
 
-  test('a file loads with its mtime as as-of; the screener answers as of its oldest list', async () => {
+  test('a file loads with its mtime as as-of; a supplement (no # full-list) does not date the screen', async () => {
     const path = join(dir, 'extra.txt');
     writeFileSync(path, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8\n');
     const mtime = new Date('2024-01-02T03:04:05Z');
     utimesSync(path, mtime, mtime);
     const list = loadSanctionsListFile(path)._unsafeUnwrap();
     assert.equal(list.asOf.getTime(), mtime.getTime());
+    assert.equal(list.full, false);
     const answer = await createListSanctionsProvider([OFAC_TRON_LIST, list]).screen(['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'], ctx);
     assert.deepEqual(answer, {
       status: 'answered',
       hits: [{ address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', source: path, name: null }],
-      asOf: mtime,
+      asOf: OFAC_TRON_LIST.asOf,
     });
     assert.match(loadSanctionsListFile(join(dir, 'missing.txt'))._unsafeUnwrapErr(), /cannot read sanctions list/);
+  });
+});
+
+describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list dates the screen', () => {
+  const DAY = 86_400_000;
+  const now = Date.parse('2026-11-22T00:00:00Z');
+  const file = (header: string) =>
+    parseSanctionsList(`${header}\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n`, 'ours.txt', new Date(0))._unsafeUnwrap();
+  const screen = (lists: SanctionsList[]) => createListSanctionsProvider([OFAC_TRON_LIST, ...lists], { maxAgeDays: 30, now: () => now });
+
+  test('a current full list file makes the screen current beside the year-old bundled list, and dates it', async () => {
+    const fresh = file('# full-list\n# as-of: 2026-11-20T00:00:00Z');
+    assert.equal(fresh.full, true);
+    assert.deepEqual(await screen([fresh]).screen(NOT_LISTED, ctx), { status: 'answered', hits: [], asOf: fresh.asOf });
+    // The bundled list is still screened: its hits stand.
+    const hit = await screen([fresh]).screen(['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
+    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+  });
+
+  test('a fresh supplement, or a full list itself too old, leaves the screen stale', async () => {
+    const supplement = file('# as-of: 2026-11-21T00:00:00Z');
+    assert.equal((await screen([supplement]).screen(NOT_LISTED, ctx)).status, 'unavailable');
+    const oldFull = file(`# full-list\n# as-of: ${new Date(now - 31 * DAY).toISOString()}`);
+    assert.deepEqual(await screen([oldFull]).screen(NOT_LISTED, ctx), {
+      status: 'unavailable',
+      reason: `sanctions list as of ${oldFull.asOf.toISOString()} is older than the 30-day limit`,
+    });
   });
 });
 

@@ -75,7 +75,7 @@ export function createChainalysisAmlProvider(options: ChainalysisEntityOptions):
   }, lookupOptions(options));
   return {
     supportsAsset: assetCoverage(options.supportedAssets ?? OFFICIAL_ASSETS),
-    assessAddress: (address: string, ctx: ProviderContext) => lookup(address, ctx.signal),
+    assessAddress: (address: string, ctx: ProviderContext) => lookup(address, ctx),
   };
 }
 

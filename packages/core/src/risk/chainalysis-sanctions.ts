@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { err, ok, type Result } from 'neverthrow';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
 import { combineSanctionsAnswers } from './sanctions-combine.js';
@@ -30,11 +31,17 @@ export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions
 
 export const DEFAULT_SANCTIONS_API_MAX_ADDRESSES = 32;
 
+/** The one check of a per-check address cap. */
+export function checkMaxAddresses(maxAddresses: number): Result<number, string> {
+  return Number.isSafeInteger(maxAddresses) && maxAddresses >= 1 ? ok(maxAddresses) : err(`must be a positive integer, got ${maxAddresses}`);
+}
+
 /** The free Chainalysis sanctions API, one call per address (cached, shared while in flight). */
 export function createChainalysisSanctionsProvider(options: ChainalysisSanctionsOptions): SanctionsProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const maxAddresses = options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES;
-  if (!Number.isSafeInteger(maxAddresses) || maxAddresses < 1) throw new Error(`maxAddresses must be a positive integer, got ${maxAddresses}`);
+  const checked = checkMaxAddresses(options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES);
+  if (checked.isErr()) throw new Error(`maxAddresses ${checked.error}`);
+  const maxAddresses = checked.value;
   const lookup = sharedLookup<SanctionsAnswer>(
     async (address, signal) => {
       const body = await getVendorJson(
@@ -68,7 +75,7 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
       }
       let next = 0;
       const worker = async () => {
-        while (next < screened.length) answers.push(await lookup(screened[next++]!, ctx.signal));
+        while (next < screened.length) answers.push(await lookup(screened[next++]!, ctx));
       };
       await Promise.all(Array.from({ length: Math.min(options.maxConcurrent ?? 8, screened.length) }, worker));
       return combineSanctionsAnswers(answers);

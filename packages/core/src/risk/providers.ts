@@ -1,11 +1,11 @@
 import { err, ok, Result } from 'neverthrow';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
-import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
-import { combineSanctionsProviders } from './sanctions-combine.js';
-import { createListSanctionsProvider, loadSanctionsListFile, OFAC_TRON_LIST, type SanctionsList } from './sanctions-list.js';
-import { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
-import type { AssetRef, RiskProviders, SanctionsProvider } from './signals.js';
+import { checkMaxAddresses, createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
+import { createSanctionsScreen } from './sanctions-combine.js';
+import { checkMaxAgeDays, createListSanctionsProvider, loadSanctionsListFile, OFAC_TRON_LIST, type SanctionsList } from './sanctions-list.js';
+import { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_DEADLINE_MARGIN_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
+import type { AssetRef, RiskProviders } from './signals.js';
 import { amlCoveredAssets, createTokenAuthenticityProvider, createTokenRegistry, type OfficialTokenData } from './token-registry.js';
 
 export const DEFAULT_CHAINALYSIS_API_URL = 'https://api.chainalysis.com/api/risk';
@@ -20,14 +20,18 @@ export interface RiskConfig {
   chainalysisSanctionsUrl?: string;
   /** Unset: sanctions come from the lists only. */
   chainalysisSanctionsApiKey?: string | null;
-  /** Extra address lists screened with the bundled OFAC list. */
+  /** Extra address lists screened with the bundled OFAC list (`# full-list` marks a full one). */
   sanctionsListFiles?: readonly string[];
   /**
-   * Oldest acceptable list date, in days: past it, the lists answer `unavailable` unless they hit
-   * (default: no limit, since the bundled list is only as new as its last regeneration).
+   * Maximum age in days of the newest full list (bundled or `# full-list` file): past it, the lists
+   * answer `unavailable` unless they hit (default: no limit, since the bundled list is only as new as
+   * its last regeneration). A clean sanctions API answer for every address still counts.
    */
   sanctionsListMaxAgeDays?: number | null;
-  /** Addresses sent to the Chainalysis sanctions API per check (default 32); the rest make it unavailable. */
+  /**
+   * Addresses sent to the Chainalysis sanctions API per check (default 32); the rest are screened by
+   * the lists only (see `createSanctionsScreen`).
+   */
   chainalysisSanctionsMaxAddresses?: number;
   /** Tokens added to the official registry. */
   extraTokens?: readonly OfficialTokenData[];
@@ -37,93 +41,123 @@ export interface RiskConfig {
   cacheTtlMs?: number;
   /** Each vendor call's timeout (default 4 s), always within the check deadline. */
   timeoutMs?: number;
+  /** A vendor lookup gives up this long before the request deadline (default 500 ms; no variable). */
+  deadlineMarginMs?: number;
 }
 
+/** A refused risk setting: the option, the variable `riskConfigFromEnv` reads it from, and what is wrong. */
+export interface RiskConfigError {
+  option: keyof RiskConfig;
+  /** Null for options no variable sets (`extraTokens`, `amlSupportedAssets`, `deadlineMarginMs`). */
+  variable: string | null;
+  /** Without the option's or variable's name (a list file's error names the file and line). */
+  message: string;
+}
+
+/** The environment variable of each option `riskConfigFromEnv` reads. */
+export const RISK_CONFIG_VARIABLES = {
+  chainalysisApiUrl: 'CHAINALYSIS_API_URL',
+  chainalysisApiKey: 'CHAINALYSIS_API_KEY',
+  chainalysisSanctionsUrl: 'CHAINALYSIS_SANCTIONS_URL',
+  chainalysisSanctionsApiKey: 'CHAINALYSIS_SANCTIONS_API_KEY',
+  chainalysisSanctionsMaxAddresses: 'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
+  sanctionsListFiles: 'SANCTIONS_LIST_FILES',
+  sanctionsListMaxAgeDays: 'SANCTIONS_LIST_MAX_AGE_DAYS',
+  cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
+  timeoutMs: 'RISK_TIMEOUT_MS',
+} as const satisfies Partial<Record<keyof RiskConfig, string>>;
+
+function configError(option: keyof RiskConfig, message: string): RiskConfigError {
+  const variables: Partial<Record<keyof RiskConfig, string>> = RISK_CONFIG_VARIABLES;
+  return { option, variable: variables[option] ?? null, message };
+}
+
+const nonnegative = (n: number): Result<number, string> =>
+  Number.isSafeInteger(n) && n >= 0 ? ok(n) : err(`must be a nonnegative integer, got ${n}`);
+const positive = (n: number): Result<number, string> =>
+  Number.isSafeInteger(n) && n > 0 ? ok(n) : err(`must be a positive integer, got ${n}`);
+
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
-export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, string> {
-  const ttlMs = config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS;
-  const timeoutMs = config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS;
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) return err(`cacheTtlMs must be a nonnegative integer, got ${ttlMs}`);
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) return err(`timeoutMs must be a positive integer, got ${timeoutMs}`);
-  const maxAgeDays = config.sanctionsListMaxAgeDays ?? null;
-  if (maxAgeDays !== null && !(Number.isSafeInteger(maxAgeDays) && maxAgeDays > 0)) {
-    return err(`sanctionsListMaxAgeDays must be a positive integer, got ${maxAgeDays}`);
-  }
-  const maxAddresses = config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES;
-  if (!Number.isSafeInteger(maxAddresses) || maxAddresses < 1) {
-    return err(`chainalysisSanctionsMaxAddresses must be a positive integer, got ${maxAddresses}`);
-  }
-  const entityUrl = httpUrl('chainalysisApiUrl', config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL);
-  const sanctionsUrl = httpUrl('chainalysisSanctionsUrl', config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL);
+export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, RiskConfigError> {
+  const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
+    result.mapErr((message) => configError(option, message));
+  const settings = Result.combine([
+    checked('cacheTtlMs', nonnegative(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
+    checked('timeoutMs', positive(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
+    checked('deadlineMarginMs', nonnegative(config.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS)),
+    checked('chainalysisSanctionsMaxAddresses', checkMaxAddresses(config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES)),
+  ]);
+  if (settings.isErr()) return err(settings.error);
+  const [ttlMs, timeoutMs, deadlineMarginMs, maxAddresses] = settings.value;
+  const maxAgeDays = checked('sanctionsListMaxAgeDays', checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? null));
+  if (maxAgeDays.isErr()) return err(maxAgeDays.error);
+  const entityUrl = checked('chainalysisApiUrl', httpUrl(config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL));
   if (entityUrl.isErr()) return err(entityUrl.error);
+  const sanctionsUrl = checked('chainalysisSanctionsUrl', httpUrl(config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL));
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
   const lists: SanctionsList[] = [OFAC_TRON_LIST];
   for (const path of config.sanctionsListFiles ?? []) {
-    const list = loadSanctionsListFile(path);
+    const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
     if (list.isErr()) return err(list.error);
     lists.push(list.value);
   }
-  const sanctions: SanctionsProvider[] = [createListSanctionsProvider(lists, { maxAgeDays })];
-  if (config.chainalysisSanctionsApiKey) {
-    sanctions.push(
-      createChainalysisSanctionsProvider({
-        baseUrl: sanctionsUrl.value,
-        apiKey: config.chainalysisSanctionsApiKey,
-        ttlMs,
-        timeoutMs,
-        maxAddresses,
-      }),
-    );
-  }
+  const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs };
+  const sanctions = createSanctionsScreen(
+    createListSanctionsProvider(lists, { maxAgeDays: maxAgeDays.value }),
+    config.chainalysisSanctionsApiKey
+      ? {
+          provider: createChainalysisSanctionsProvider({
+            baseUrl: sanctionsUrl.value,
+            apiKey: config.chainalysisSanctionsApiKey,
+            maxAddresses,
+            ...vendorCalls,
+          }),
+          maxAddresses,
+        }
+      : null,
+  );
 
-  const registry = createTokenRegistry(config.extraTokens ?? []);
+  const registry = checked('extraTokens', createTokenRegistry(config.extraTokens ?? []));
   if (registry.isErr()) return err(registry.error);
 
   const aml = config.chainalysisApiKey
     ? createChainalysisAmlProvider({
         baseUrl: entityUrl.value,
         apiKey: config.chainalysisApiKey,
-        ttlMs,
-        timeoutMs,
+        ...vendorCalls,
         supportedAssets: config.amlSupportedAssets ?? amlCoveredAssets(registry.value),
       })
     : createNotConfiguredAmlProvider();
 
-  return ok({
-    sanctions: sanctions.length === 1 ? sanctions[0]! : combineSanctionsProviders(sanctions),
-    aml,
-    tokens: createTokenAuthenticityProvider(registry.value),
-  });
+  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
 }
 
 /**
- * `RiskConfig` from environment variables: CHAINALYSIS_API_URL, CHAINALYSIS_API_KEY,
- * CHAINALYSIS_SANCTIONS_URL, CHAINALYSIS_SANCTIONS_API_KEY, CHAINALYSIS_SANCTIONS_MAX_ADDRESSES,
- * SANCTIONS_LIST_FILES (comma-separated paths), SANCTIONS_LIST_MAX_AGE_DAYS, RISK_CACHE_TTL_SECONDS,
- * RISK_TIMEOUT_MS. Empty values count as unset.
+ * `RiskConfig` from the environment variables of `RISK_CONFIG_VARIABLES` (SANCTIONS_LIST_FILES:
+ * comma-separated paths; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
  */
-export function riskConfigFromEnv(env: Readonly<Record<string, string | undefined>>): Result<RiskConfig, string> {
-  const value = (name: string): string | undefined => env[name]?.trim() || undefined;
-  const integer = (name: string): Result<number | undefined, string> => {
-    const raw = value(name);
+export function riskConfigFromEnv(env: Readonly<Record<string, string | undefined>>): Result<RiskConfig, RiskConfigError> {
+  const value = (option: keyof typeof RISK_CONFIG_VARIABLES): string | undefined => env[RISK_CONFIG_VARIABLES[option]]?.trim() || undefined;
+  const integer = (option: keyof typeof RISK_CONFIG_VARIABLES): Result<number | undefined, RiskConfigError> => {
+    const raw = value(option);
     if (raw === undefined) return ok(undefined);
-    return /^[0-9]{1,10}$/.test(raw) ? ok(Number(raw)) : err(`${name} must be a nonnegative integer, got "${raw}"`);
+    return /^[0-9]{1,10}$/.test(raw) ? ok(Number(raw)) : err(configError(option, `must be a nonnegative integer, got "${raw}"`));
   };
   const numbers = Result.combine([
-    integer('RISK_CACHE_TTL_SECONDS'),
-    integer('RISK_TIMEOUT_MS'),
-    integer('SANCTIONS_LIST_MAX_AGE_DAYS'),
-    integer('CHAINALYSIS_SANCTIONS_MAX_ADDRESSES'),
+    integer('cacheTtlMs'),
+    integer('timeoutMs'),
+    integer('sanctionsListMaxAgeDays'),
+    integer('chainalysisSanctionsMaxAddresses'),
   ]);
   if (numbers.isErr()) return err(numbers.error);
   const [ttlSeconds, timeoutMs, maxAgeDays, maxAddresses] = numbers.value;
-  const files = value('SANCTIONS_LIST_FILES')?.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const files = value('sanctionsListFiles')?.split(',').map((f) => f.trim()).filter((f) => f !== '');
   return ok({
-    chainalysisApiUrl: value('CHAINALYSIS_API_URL') ?? DEFAULT_CHAINALYSIS_API_URL,
-    chainalysisApiKey: value('CHAINALYSIS_API_KEY') ?? null,
-    chainalysisSanctionsUrl: value('CHAINALYSIS_SANCTIONS_URL') ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL,
-    chainalysisSanctionsApiKey: value('CHAINALYSIS_SANCTIONS_API_KEY') ?? null,
+    chainalysisApiUrl: value('chainalysisApiUrl') ?? DEFAULT_CHAINALYSIS_API_URL,
+    chainalysisApiKey: value('chainalysisApiKey') ?? null,
+    chainalysisSanctionsUrl: value('chainalysisSanctionsUrl') ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL,
+    chainalysisSanctionsApiKey: value('chainalysisSanctionsApiKey') ?? null,
     sanctionsListFiles: files ?? [],
     ...(ttlSeconds !== undefined ? { cacheTtlMs: ttlSeconds * 1000 } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -132,12 +166,12 @@ export function riskConfigFromEnv(env: Readonly<Record<string, string | undefine
   });
 }
 
-function httpUrl(name: string, value: string): Result<string, string> {
+function httpUrl(value: string): Result<string, string> {
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return ok(value);
   } catch {
     // reported below
   }
-  return err(`${name} must be an http(s) URL, got "${value}"`);
+  return err(`must be an http(s) URL, got "${value}"`);
 }

@@ -33,3 +33,38 @@ export function combineSanctionsProviders(providers: readonly SanctionsProvider[
     },
   };
 }
+
+/**
+ * The configured screen: the lists screen every address; the sanctions API, when there is one, the
+ * first `maxAddresses` (a bounded cost per check). Any hit is a hit, and an API failure without a hit
+ * is unavailable. No hit is clean when every address was screened by a source that vouches for it: the
+ * API for those it was sent, the lists for all while they are current (`maxAgeDays`; they answer
+ * unavailable once too old). So the addresses beyond the cap fare exactly as without the API (clean by
+ * current lists, unavailable by stale ones), never worse; and stale lists do not undo a clean API answer
+ * that covered every address.
+ */
+export function createSanctionsScreen(
+  lists: SanctionsProvider,
+  api: { provider: SanctionsProvider; maxAddresses: number } | null,
+): SanctionsProvider {
+  if (api === null) return lists;
+  return {
+    async screen(addresses: readonly string[], ctx: ProviderContext) {
+      const all = [...new Set(addresses)];
+      const sent = all.slice(0, api.maxAddresses);
+      const [fromLists, fromApi] = await Promise.all([
+        settle(() => lists.screen(all, ctx)),
+        settle(() => api.provider.screen(sent, ctx)),
+      ]);
+      if (fromLists.status === 'answered') return combineSanctionsAnswers([fromLists, fromApi]);
+      if (sent.length === all.length) return fromApi;
+      return combineSanctionsAnswers([
+        fromApi,
+        {
+          status: 'unavailable',
+          reason: `${all.length - sent.length} of ${all.length} addresses beyond the sanctions API cap of ${api.maxAddresses} are screened by the lists only: ${fromLists.reason}`,
+        },
+      ]);
+    },
+  };
+}

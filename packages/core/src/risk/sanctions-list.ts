@@ -13,6 +13,12 @@ export interface ListedAddress {
 export interface SanctionsList {
   asOf: Date;
   addresses: ReadonlyMap<string, ListedAddress>;
+  /**
+   * A full sanctions list (the bundled OFAC snapshot, or a file marked `# full-list`, e.g. regenerated
+   * from `sdn_advanced.xml`): only full lists date the screen. Other files are supplements, screened
+   * for hits, whose date says nothing about how current the sanctions data is.
+   */
+  full: boolean;
 }
 
 /**
@@ -21,6 +27,7 @@ export interface SanctionsList {
  */
 export const OFAC_TRON_LIST: SanctionsList = {
   asOf: new Date(OFAC_TRON_AS_OF),
+  full: true,
   addresses: new Map(
     OFAC_TRON_ENTRIES.map(([address, feature, name]) => [
       address,
@@ -30,16 +37,23 @@ export const OFAC_TRON_LIST: SanctionsList = {
 };
 
 const AS_OF_COMMENT = /^#\s*as-of:\s*(\S+)\s*$/i;
+const FULL_LIST_COMMENT = /^#\s*full-list\s*$/i;
 
 /**
  * An extra list: one base58 address a line, `#` starts a comment, blank lines ignored. A comment
- * line `# as-of: 2026-01-31` dates the list (otherwise `defaultAsOf`). Any other line is an error.
+ * line `# as-of: 2026-01-31` dates the list (otherwise `defaultAsOf`); a line `# full-list` marks
+ * it a full sanctions list (see `SanctionsList.full`). Any other line is an error.
  */
 export function parseSanctionsList(text: string, source: string, defaultAsOf: Date): Result<SanctionsList, string> {
   const addresses = new Map<string, ListedAddress>();
   let asOf = defaultAsOf;
+  let full = false;
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
+    if (FULL_LIST_COMMENT.test(line)) {
+      full = true;
+      continue;
+    }
     const dated = AS_OF_COMMENT.exec(line);
     if (dated?.[1] !== undefined) {
       asOf = new Date(dated[1]);
@@ -51,7 +65,7 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
     if (!isTronAddress(address)) return err(`${source}:${i + 1}: ${JSON.stringify(address)} is not a valid TRON address`);
     addresses.set(address, { source, name: null });
   }
-  return ok({ asOf, addresses });
+  return ok({ asOf, addresses, full });
 }
 
 /** Reads a list file at startup; undated lists are as of the file's modification time. */
@@ -69,8 +83,8 @@ export function loadSanctionsListFile(path: string): Result<SanctionsList, strin
 
 export interface ListSanctionsOptions {
   /**
-   * Past this age (days since the oldest list's as-of date) the lists no longer prove an address clean:
-   * no hit is `unavailable`, while a hit still stands. Unset or null = no limit.
+   * Past this age (days since the newest full list's as-of date) the lists no longer prove an address
+   * clean: no hit is `unavailable`, while a hit still stands. Unset or null = no limit.
    */
   maxAgeDays?: number | null;
   now?: () => number;
@@ -78,14 +92,31 @@ export interface ListSanctionsOptions {
 
 const DAY_MS = 86_400_000;
 
-/** Screens against in-memory lists: answers as of the oldest list (unavailable without a hit once too old). */
+/** The one check of a maximum list age (a positive whole number of days, or null for no limit). */
+export function checkMaxAgeDays(maxAgeDays: number | null): Result<number | null, string> {
+  return maxAgeDays === null || (Number.isSafeInteger(maxAgeDays) && maxAgeDays > 0)
+    ? ok(maxAgeDays)
+    : err(`must be a positive integer, got ${maxAgeDays}`);
+}
+
+/**
+ * The date the lists are as of: the newest full list's (a current full list makes the screen current,
+ * however old the bundled snapshot screened beside it is); without any full list, the oldest list's.
+ */
+export function listsAsOf(lists: readonly SanctionsList[]): Date {
+  const full = lists.filter((l) => l.full);
+  const times = (full.length > 0 ? full : lists).map((l) => l.asOf.getTime());
+  return new Date(full.length > 0 ? Math.max(...times) : Math.min(...times));
+}
+
+/** Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old). */
 export function createListSanctionsProvider(lists: readonly SanctionsList[], options: ListSanctionsOptions = {}): SanctionsProvider {
   if (lists.length === 0) throw new Error('a list screener needs at least one list');
-  const { maxAgeDays = null, now = Date.now } = options;
-  if (maxAgeDays !== null && !(Number.isSafeInteger(maxAgeDays) && maxAgeDays > 0)) {
-    throw new Error(`maxAgeDays must be a positive integer, got ${maxAgeDays}`);
-  }
-  const asOf = new Date(Math.min(...lists.map((l) => l.asOf.getTime())));
+  const { now = Date.now } = options;
+  const maxAgeDays = checkMaxAgeDays(options.maxAgeDays ?? null);
+  if (maxAgeDays.isErr()) throw new Error(`maxAgeDays ${maxAgeDays.error}`);
+  const limit = maxAgeDays.value;
+  const asOf = listsAsOf(lists);
   return {
     screen(addresses) {
       const hits = [...new Set(addresses)].flatMap((address) =>
@@ -94,10 +125,10 @@ export function createListSanctionsProvider(lists: readonly SanctionsList[], opt
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
-      if (hits.length === 0 && maxAgeDays !== null && now() - asOf.getTime() > maxAgeDays * DAY_MS) {
+      if (hits.length === 0 && limit !== null && now() - asOf.getTime() > limit * DAY_MS) {
         return Promise.resolve<SanctionsAnswer>({
           status: 'unavailable',
-          reason: `sanctions list as of ${asOf.toISOString()} is older than the ${maxAgeDays}-day limit`,
+          reason: `sanctions list as of ${asOf.toISOString()} is older than the ${limit}-day limit`,
         });
       }
       return Promise.resolve<SanctionsAnswer>({ status: 'answered', hits, asOf });

@@ -1,3 +1,4 @@
+import type { ProviderContext } from '../chain/facts.js';
 import { LruCache } from '../chain/lru.js';
 import type { Unavailable } from './signals.js';
 
@@ -6,6 +7,11 @@ export interface SharedLookupOptions {
   ttlMs: number;
   /** Each vendor call's own limit, inside the caller's deadline. */
   timeoutMs: number;
+  /**
+   * A caller with a deadline (`ctx.deadlineAt`) stops waiting this long before it, so the risk step
+   * answers unavailable while the request can still answer (default 500 ms).
+   */
+  deadlineMarginMs?: number;
   /** Bound on cached keys (the least recently used is dropped first). */
   maxEntries?: number;
   now?: () => number;
@@ -14,12 +20,13 @@ export interface SharedLookupOptions {
 /** Defaults: a few minutes of reuse; a call timeout well inside the spec's 12 s deadline. */
 export const DEFAULT_RISK_CACHE_TTL_MS = 300_000;
 export const DEFAULT_RISK_TIMEOUT_MS = 4_000;
+export const DEFAULT_RISK_DEADLINE_MARGIN_MS = 500;
 
 export function lookupOptions(partial: Partial<SharedLookupOptions>): SharedLookupOptions {
   return { ...partial, ttlMs: partial.ttlMs ?? DEFAULT_RISK_CACHE_TTL_MS, timeoutMs: partial.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS };
 }
 
-export type Lookup<A> = (key: string, signal: AbortSignal) => Promise<A | Unavailable>;
+export type Lookup<A> = (key: string, ctx: ProviderContext) => Promise<A | Unavailable>;
 
 interface InFlight<A> {
   promise: Promise<A | Unavailable>;
@@ -30,8 +37,8 @@ interface InFlight<A> {
 /**
  * Per-key vendor lookups. An answered result is kept for `ttlMs` with its `asOf` untouched (the
  * time the vendor answered), so freshness shows the cache age. Concurrent lookups of one key share
- * one call; a caller stops waiting at its own deadline, and the call is aborted when no caller is
- * left waiting or its own timeout passes.
+ * one call; a caller stops waiting when its signal fires or `deadlineMarginMs` before its `deadlineAt`,
+ * and the call is aborted when no caller is left waiting or its own timeout passes.
  */
 export function sharedLookup<A extends { status: string }>(
   load: (key: string, signal: AbortSignal) => Promise<A | Unavailable>,
@@ -39,6 +46,7 @@ export function sharedLookup<A extends { status: string }>(
 ): Lookup<A> {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 10_000;
+  const marginMs = options.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS;
   const cache = new LruCache<string, { value: A; storedAt: number }>(maxEntries);
   const inFlight = new Map<string, InFlight<A>>();
 
@@ -57,9 +65,10 @@ export function sharedLookup<A extends { status: string }>(
     return entry;
   };
 
-  return (key, signal) => {
+  return (key, ctx) => {
     const cached = cache.get(key);
     if (cached && now() - cached.storedAt < options.ttlMs) return Promise.resolve(cached.value);
+    const signal = waitSignal(ctx, marginMs);
     if (signal.aborted) return Promise.resolve(deadlineReached());
     const entry = inFlight.get(key) ?? start(key);
     entry.waiters++;
@@ -79,6 +88,13 @@ export function sharedLookup<A extends { status: string }>(
       });
     });
   };
+}
+
+/** The caller's signal, firing `marginMs` before its deadline at the latest (`deadlineAt` is on the `Date.now()` clock). */
+function waitSignal(ctx: ProviderContext, marginMs: number): AbortSignal {
+  if (ctx.deadlineAt === undefined) return ctx.signal;
+  const left = ctx.deadlineAt - marginMs - Date.now();
+  return left <= 0 ? AbortSignal.abort() : AbortSignal.any([ctx.signal, AbortSignal.timeout(left)]);
 }
 
 const deadlineReached = (): Unavailable => ({ status: 'unavailable', reason: 'check deadline reached' });
