@@ -411,7 +411,7 @@ describe('disagreements and tampering', () => {
       blockNumber: 70_000_015,
     });
     node.addTransaction(built);
-    node.setTransaction(built.txID, 'solidity', { info: { ...built.info, blockTimeStamp: (built.info.blockTimeStamp as number) + 3000 } });
+    node.setTransaction(built.txID, 'solidity', { info: { ...built.info, blockTimeStamp: (built.info!.blockTimeStamp as number) + 3000 } });
     const f = await facts(built.txID);
     assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('blockTimeStamp')), JSON.stringify(f.disagreements));
   });
