@@ -43,7 +43,7 @@ before(async () => {
     cacheTtlMs: 0,
     timeoutMs: 10_000,
   });
-  if (built.isErr()) throw new Error(built.error);
+  if (built.isErr()) throw new Error(built.error.message);
   risk = built.value;
 });
 
