@@ -178,6 +178,24 @@ describe('Chainalysis Entity API adapter', () => {
     }
   });
 
+  test('a caller with a deadline (ctx.deadlineAt) gives up the margin before it, long before the call timeout; no time left, no call', async () => {
+    fake.setFault('entity', ADDR.medium, { kind: 'hang' });
+    try {
+      const started = Date.now();
+      const neverFires = new AbortController().signal;
+      const answer = await aml({ timeoutMs: 5000 }).assessAddress(ADDR.medium, { signal: neverFires, deadlineAt: started + 1_000 });
+      assert.deepEqual(answer, { status: 'unavailable', reason: 'check deadline reached' });
+      assert.ok(Date.now() - started < 1_000, 'answered before the deadline (the default margin is 500 ms)');
+      const calls = fake.calls.length;
+      const late = await createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, ttlMs: 0, deadlineMarginMs: 300 })
+        .assessAddress(ADDR.low, { signal: neverFires, deadlineAt: Date.now() + 250 });
+      assert.deepEqual(late, { status: 'unavailable', reason: 'check deadline reached' });
+      assert.equal(fake.calls.length, calls, 'inside the margin already: the vendor is not called');
+    } finally {
+      fake.setFault('entity', ADDR.medium, null);
+    }
+  });
+
   test('answers are cached for the TTL with asOf = when the vendor answered; failures are not cached', async () => {
     let clock = 1_000_000;
     const p = aml({ ttlMs: 60_000, now: () => clock });

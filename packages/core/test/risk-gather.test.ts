@@ -9,7 +9,10 @@ import { gatherSignals, involvedAddresses } from '../src/risk/gather.js';
 import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { AmlAnswer, RiskProviders, SanctionsAnswer } from '../src/risk/signals.js';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createSafetyService } from '../src/runtime/service.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
+import { checkBody, instantChain, seedTenant } from '../src/testing/service-harness.js';
 
 const OWNER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const SENDER = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'; // OFAC TRX list
@@ -274,6 +277,41 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'AML vendor not configured' });
     assert.equal(signals.sanctions?.status, 'answered');
+  });
+
+  test('a slow chain and a hanging vendor: the check answers AML_UNAVAILABLE before the request deadline instead of 504', async () => {
+    fake.setFault('entity', '*', { kind: 'hang' });
+    fake.setFault('sanctions', '*', { kind: 'hang' });
+    const risk = createRiskProviders({
+      chainalysisApiUrl: fake.entityUrl,
+      chainalysisApiKey: 'k',
+      chainalysisSanctionsUrl: fake.sanctionsUrl,
+      chainalysisSanctionsApiKey: 'k',
+      cacheTtlMs: 0,
+      timeoutMs: 10_000,
+    })._unsafeUnwrap();
+    // 2 s deadline, 500 ms settle grace: providers must be done 1.5 s in; the chain takes 0.6 s of it.
+    const service = createSafetyService(createMemoryStores(), { chain: instantChain({ delayMs: 600 }), risk }, { deadlineMs: 2_000 });
+    try {
+      const { apiKey } = await seedTenant(service, {});
+      const answer = await service.handle({
+        method: 'POST',
+        path: '/v1/transaction/check',
+        query: {},
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: checkBody('ab'.repeat(32)),
+      });
+      assert.equal(answer.status, 200, answer.body);
+      const body = JSON.parse(answer.body) as { aml_risk_level: string; sanctions_hit: boolean | null; overall_state: string; reasons: { code: string }[] };
+      assert.equal(body.aml_risk_level, 'unknown');
+      assert.equal(body.sanctions_hit, null);
+      assert.notEqual(body.overall_state, 'CLEAR');
+      assert.ok(body.reasons.some((r) => r.code === 'AML_UNAVAILABLE'), JSON.stringify(body.reasons));
+    } finally {
+      fake.setFault('entity', '*', null);
+      fake.setFault('sanctions', '*', null);
+      await service.close({ timeoutMs: 100 });
+    }
   });
 
   test('refused settings are structured errors: the option, its variable (null when none) and the message', () => {

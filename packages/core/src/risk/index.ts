@@ -10,5 +10,5 @@ export { skeleton as tokenTextSkeleton } from './impersonation.js';
 export * from './providers.js';
 export * from './sanctions-combine.js';
 export * from './sanctions-list.js';
-export { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
+export { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_DEADLINE_MARGIN_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
 export * from './token-registry.js';
