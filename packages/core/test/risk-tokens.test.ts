@@ -101,7 +101,7 @@ describe('impersonations are fake', () => {
     ['ƲSDT', null], // Latin V with hook
     ['Ʉ SDT', null], // Latin U bar, spaced
     ['USᎧT', null], // Cherokee Ꭷ inside
-    ['ΣUN', null], // a short mark: the whole text
+    ['ΣUN', null], // Greek Σ for S (in the table)
     [null, 'Tetheɽ USD'], // a name
   ];
   for (const [symbol, name] of impostors) {
@@ -134,11 +134,16 @@ describe('other tokens are unknown', () => {
     [null, null], // metadata unreadable
     ['', '   '], // nothing readable
     ['代币', '代币'],
-    // One unmapped letter is not enough on its own: two of the mark's own characters must match too.
+    // One unmapped letter is not enough on its own: the rest of a 4+ character mark must match.
     ['ႮΣN', null],
     ['Ʉ', 'ႮΣD'],
     ['ႮƩDT', null], // two unmapped letters: beyond a near-match (documented limit)
     ['ΨSUNFLOWER', null], // a short mark does not match inside a word
+    // A 3-character mark gets no wildcard: one foreign letter beside two of its own is chance (audit false positives).
+    ['太UN', null],
+    ['ẞUN', null],
+    ['T币X', null],
+    ['WIЖ', null],
   ];
   for (const [symbol, name] of plain) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} → unknown`, async () => {

@@ -11,9 +11,11 @@
  *   optionally with a chain or version tag before or after it (`WIN.e`, `SUN Token`, `TRON-BTT`),
  *   so that ordinary words containing them (`Sunflower`, `Winner`) stay unknown.
  * A letter outside ASCII that the table does not map (Georgian `Ⴎ`, `Ʋ`, `Ʉ`) is a wildcard, not deleted:
- * a text that matches a mark with one such letter in place of one of the mark's characters, and at
- * least two of the mark's own characters besides, is an imitation too (`ႮSDT`, `Ʉ SDT`). Nobody
- * writes an official symbol with one foreign letter in it by accident; a wholly non-Latin name stays unknown.
+ * a text that matches a mark of 4+ characters with one such letter in place of one of the mark's
+ * characters (so three of its own match) is an imitation too (`ႮSDT`, `Ʉ SDT`). Nobody writes an official
+ * symbol with one foreign letter in it by accident; a wholly non-Latin name stays unknown. Marks of three
+ * characters (`SUN`, `WIN`, `TRX`) get no wildcard: two matching letters beside any foreign one are too
+ * common by chance (`太UN`, `T币X`, `WIЖ`, `ẞUN` are unknown); their look-alikes must be in the table.
  * Limits: misspellings (`USTD`) and legitimate derivatives (JustLend `jUSDT`, which this flags) need the
  * registry extended by configuration.
  */
@@ -26,6 +28,7 @@ const LOOK_ALIKES: Record<string, string> = {
   // Greek
   Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
   α: 'A', ε: 'E', ι: 'I', κ: 'K', ν: 'V', ο: 'O', ρ: 'P', τ: 'T', υ: 'U', χ: 'X',
+  Σ: 'S', // faux-Latin typography writes S as sigma (`ΣUN`)
   // Armenian
   Ս: 'U', ս: 'U', Օ: 'O', օ: 'O',
   // Lisu capitals drawn as Latin ones
@@ -90,7 +93,10 @@ export function impersonationRule<T>(marks: readonly Mark<T>[]): (text: string |
   };
 }
 
-/** `mark` at `at` in `s`, where at most one wildcard may stand for one of its characters and two others match. */
+/** Marks at least this long may have one character stood in for by a wildcard. */
+const WILDCARD_MARK_LENGTH = 4;
+
+/** `mark` at `at` in `s`, where one wildcard may stand for one character of a mark of 4+ characters. */
 function matchesAt(s: string, mark: string, at: number): boolean {
   if (at < 0 || at + mark.length > s.length) return false;
   let wildcards = 0;
@@ -99,7 +105,7 @@ function matchesAt(s: string, mark: string, at: number): boolean {
     if (ch === WILDCARD) wildcards++;
     else if (ch !== mark[i]) return false;
   }
-  return wildcards === 0 || (wildcards === 1 && mark.length - wildcards >= 2);
+  return wildcards === 0 || (wildcards === 1 && mark.length >= WILDCARD_MARK_LENGTH);
 }
 
 function includesMark(s: string, mark: string): boolean {
