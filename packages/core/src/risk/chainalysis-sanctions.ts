@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
-import { err, ok, type Result } from 'neverthrow';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
 import { combineSanctionsAnswers } from './sanctions-combine.js';
+import { positiveInteger } from './settings.js';
 import { lookupOptions, sharedLookup, type SharedLookupOptions } from './shared-lookup.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 import { getVendorJson } from './vendor-http.js';
@@ -31,15 +31,10 @@ export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions
 
 export const DEFAULT_SANCTIONS_API_MAX_ADDRESSES = 32;
 
-/** The one check of a per-check address cap. */
-export function checkMaxAddresses(maxAddresses: number): Result<number, string> {
-  return Number.isSafeInteger(maxAddresses) && maxAddresses >= 1 ? ok(maxAddresses) : err(`must be a positive integer, got ${maxAddresses}`);
-}
-
 /** The free Chainalysis sanctions API, one call per address (cached, shared while in flight). */
 export function createChainalysisSanctionsProvider(options: ChainalysisSanctionsOptions): SanctionsProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
-  const checked = checkMaxAddresses(options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES);
+  const checked = positiveInteger(options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES);
   if (checked.isErr()) throw new Error(`maxAddresses ${checked.error}`);
   const maxAddresses = checked.value;
   const lookup = sharedLookup<SanctionsAnswer>(

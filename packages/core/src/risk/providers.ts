@@ -1,9 +1,10 @@
 import { err, ok, Result } from 'neverthrow';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
-import { checkMaxAddresses, createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
+import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
 import { createSanctionsScreen } from './sanctions-combine.js';
 import { checkMaxAgeDays, createListSanctionsProvider, loadSanctionsListFile, OFAC_TRON_LIST, type SanctionsList } from './sanctions-list.js';
+import { nonnegativeInteger, positiveInteger } from './settings.js';
 import { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_DEADLINE_MARGIN_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
 import type { AssetRef, RiskProviders } from './signals.js';
 import { amlCoveredAssets, createTokenAuthenticityProvider, createTokenRegistry, type OfficialTokenData } from './token-registry.js';
@@ -72,20 +73,16 @@ function configError(option: keyof RiskConfig, message: string): RiskConfigError
   return { option, variable: variables[option] ?? null, message };
 }
 
-const nonnegative = (n: number): Result<number, string> =>
-  Number.isSafeInteger(n) && n >= 0 ? ok(n) : err(`must be a nonnegative integer, got ${n}`);
-const positive = (n: number): Result<number, string> =>
-  Number.isSafeInteger(n) && n > 0 ? ok(n) : err(`must be a positive integer, got ${n}`);
 
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
 export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, RiskConfigError> {
   const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
     result.mapErr((message) => configError(option, message));
   const settings = Result.combine([
-    checked('cacheTtlMs', nonnegative(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
-    checked('timeoutMs', positive(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
-    checked('deadlineMarginMs', nonnegative(config.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS)),
-    checked('chainalysisSanctionsMaxAddresses', checkMaxAddresses(config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES)),
+    checked('cacheTtlMs', nonnegativeInteger(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
+    checked('timeoutMs', positiveInteger(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
+    checked('deadlineMarginMs', nonnegativeInteger(config.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS)),
+    checked('chainalysisSanctionsMaxAddresses', positiveInteger(config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES)),
   ]);
   if (settings.isErr()) return err(settings.error);
   const [ttlMs, timeoutMs, deadlineMarginMs, maxAddresses] = settings.value;

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
 import { OFAC_TRON_AS_OF, OFAC_TRON_ENTRIES } from './data/ofac-tron.js';
+import { positiveInteger } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
 export interface ListedAddress {
@@ -94,9 +95,7 @@ const DAY_MS = 86_400_000;
 
 /** The one check of a maximum list age (a positive whole number of days, or null for no limit). */
 export function checkMaxAgeDays(maxAgeDays: number | null): Result<number | null, string> {
-  return maxAgeDays === null || (Number.isSafeInteger(maxAgeDays) && maxAgeDays > 0)
-    ? ok(maxAgeDays)
-    : err(`must be a positive integer, got ${maxAgeDays}`);
+  return maxAgeDays === null ? ok(null) : positiveInteger(maxAgeDays);
 }
 
 /**
