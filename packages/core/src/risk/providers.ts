@@ -73,7 +73,6 @@ function configError(option: keyof RiskConfig, message: string): RiskConfigError
   return { option, variable: variables[option] ?? null, message };
 }
 
-
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
 export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, RiskConfigError> {
   const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
