@@ -141,11 +141,24 @@ describe('Chainalysis Entity API adapter', () => {
     fake.setEntity(ADDR.clean, selfContradicting);
     try {
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe');
-      fake.setEntity(ADDR.clean, { risk: 'Medium', triggers: [{ category: 'sanctions', percentage: 1, ruleTriggered: { risk: 'Low', exposureType: 'direct' } }] });
+      fake.setEntity(ADDR.clean, { risk: 'Medium', triggers: [{ category: 'gambling', percentage: 1, ruleTriggered: { risk: 'Low', exposureType: 'direct' } }] });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'moderate', 'a lower rule does not lower the answer');
       // A rule level we cannot read could be anything: no answer rather than the top-level Low.
       fake.setEntity(ADDR.clean, { risk: 'Low', triggers: [{ category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Critical', exposureType: 'direct' } }] });
       assert.deepEqual(await aml().assessAddress(ADDR.clean, ctx()), { status: 'unavailable', reason: 'Chainalysis Entity API: unknown risk "Critical"' });
+    } finally {
+      fake.setEntity(ADDR.clean, { risk: 'Low' });
+    }
+  });
+
+  test('direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
+    try {
+      fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'high');
+      fake.setEntity(ADDR.clean, { risk: 'Severe', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe', 'never lowered');
+      fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'indirect' }] });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');
     } finally {
       fake.setEntity(ADDR.clean, { risk: 'Low' });
     }

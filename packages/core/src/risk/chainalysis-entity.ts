@@ -96,7 +96,12 @@ export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
     if (ruleLevel === null) return unknownRisk(risk);
     if (isHigherLevel(ruleLevel, level)) level = ruleLevel;
   }
-  return { status: 'answered', level, exposures: exposuresOf(body), asOf };
+  const exposures = exposuresOf(body);
+  // Direct dealings with a sanctioned entity are never read as low or moderate, whatever rating the
+  // vendor account's rules give: a payment check must not call such a payer clean.
+  const directSanctions = exposures.some((e) => e.exposureType === 'direct' && /sanction/i.test(e.category));
+  if (directSanctions && isHigherLevel('high', level)) level = 'high';
+  return { status: 'answered', level, exposures, asOf };
 }
 
 /**
