@@ -31,7 +31,8 @@ if (files.length === 0) {
 
 const child = spawn(
   process.execPath,
-  ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  // A per-test bound: a test that hangs fails with its name instead of holding CI until it is killed.
+  ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=180000', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
