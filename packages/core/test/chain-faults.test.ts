@@ -119,8 +119,12 @@ describe('persistent faults on one node: facts with unknown state and missing en
   });
 
   test('retries stop at the deadline: no retry is waited for or sent once the signal fires', async () => {
+    // A budget and per-call timeout that always leave room for the long backoff: the retry is
+    // waited for, so only the signal can end it (a backoff that does not fit is not waited at all).
     const patient = createTronChainFactsProvider({
       fullNodeUrl: node.url,
+      timeoutMs: 1000,
+      budgetMs: 60_000,
       retry: { attempts: 10, baseDelayMs: 5_000, maxDelayMs: 5_000 },
     });
     try {
@@ -129,7 +133,7 @@ describe('persistent faults on one node: facts with unknown state and missing en
       node.clearCalls();
       const started = performance.now();
       const r = await run(AbortSignal.timeout(150), patient);
-      assert.ok(r.isErr() && r.error.kind === 'aborted');
+      assert.equal(r.isErr() && r.error.kind, 'aborted');
       assert.ok(performance.now() - started < 1500, 'the backoff sleep ends with the signal');
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok(node.calls.length <= 12, `at most two attempts per lookup, got ${node.calls.length} calls`);
