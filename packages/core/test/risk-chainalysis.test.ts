@@ -151,13 +151,17 @@ describe('Chainalysis Entity API adapter', () => {
     }
   });
 
-  test('direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
+  test('a sanctioned entity or direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
     try {
       fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'high');
       fake.setEntity(ADDR.clean, { risk: 'Severe', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe', 'never lowered');
       fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'indirect' }] });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');
+      fake.setEntity(ADDR.clean, { risk: 'Low', cluster: { name: 'Garantex', category: 'sanctions' } });
+      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'high', 'an address of a sanctioned entity');
+      fake.setEntity(ADDR.clean, { risk: 'Low', cluster: { name: 'Binance', category: 'exchange' } });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');
     } finally {
       fake.setEntity(ADDR.clean, { risk: 'Low' });
