@@ -24,7 +24,7 @@ export interface Normalized {
   /**
    * Accounts the execution involved without a fungible transfer (base58, may repeat): both parties
    * and the emitter of an ERC-721 Transfer log, the emitter of every other log, the caller and
-   * callee of internal transactions that were not rejected.
+   * callee of internal transactions (rejected ones too: nothing moved, but the call was made).
    */
   involved: string[];
 }
@@ -128,7 +128,14 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
   });
 
   for (const [i, internal] of (info?.internal_transactions ?? []).entries()) {
-    if (internal.rejected) continue;
+    if (internal.rejected) {
+      // Nothing moved, but the transaction still tried to deal with these accounts: they are screened.
+      for (const address of [internal.caller_address, internal.transferTo_address]) {
+        const party = base58(address);
+        if (party !== null) involved.push(party);
+      }
+      continue;
+    }
     const transfersBefore = transfers.length;
     for (const value of internal.callValueInfo ?? []) {
       const amount = value.callValue ?? 0;
