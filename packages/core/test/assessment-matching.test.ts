@@ -311,6 +311,19 @@ describe('matching rules', () => {
       const honest = check({ facts: facts({ transfers: [usdt(0, alice, bob, 41_677_389n)] }), signals: official, expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '41.677389' }) });
       assert.equal(honest.overall_state, 'CLEAR', 'agreeing decimals change nothing');
     });
+    test('a pending contract call not yet in a block: its transfers are unknown, so no mismatch is proven', () => {
+      const pending = { state: 'pending' as const, blockNumber: null, confirmations: 0, finalized: false, transfers: [], primaryTransfer: null };
+      const call = check({ facts: facts(pending), expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '5' }) });
+      assert.deepEqual(matchFields(call), [null, null, null]);
+      assert.ok(codes(call).includes('EXPECTED_DATA_UNAVAILABLE'), codes(call).join());
+      assert.ok(codes(call).includes('TX_PENDING_CONFIRMATIONS'), codes(call).join());
+      // A plain TRX transfer's body says it all: its mismatch stands while pending.
+      const trxPending = check({
+        facts: facts({ ...pending, transactionType: 'TransferContract', category: 'trx_transfer', transfers: [trx(0, alice, carol, 5_000_000n)], primaryTransfer: 0 }),
+        expectations: expecting({ recipient: bob }),
+      });
+      assert.equal(trxPending.recipient_match, false);
+    });
     describe('without an expected token, a 422 needs certainty that the amount is in the selected transfer\'s asset', () => {
       const cases: { name: string; transfers: Transfer[]; exp: Partial<Expectations>; extra?: Parameters<typeof facts>[0]; amountMatch: boolean | null }[] = [
         {

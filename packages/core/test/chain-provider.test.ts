@@ -1099,6 +1099,33 @@ describe('counterparties', () => {
     });
   });
 
+  test('a token transfer call without its Transfer event (a "fake deposit"): its effect is missing, never a complete empty list', async () => {
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(1000n).toString(16).padStart(64, '0')}`;
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(b58(`41${'51'.repeat(20)}`)), data },
+      blockNumber: 70_000_046,
+      info: { receipt: { result: 'SUCCESS' } },
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.equal(f.state, 'confirmed');
+    assert.deepEqual(f.transfers, []);
+    assert.ok(f.missing.some((m) => m.includes('no matching Transfer event')), f.missing.join('; '));
+  });
+
+  test('types that move value without listed transfers (a deployment with call value): the list is marked incomplete', async () => {
+    const built = buildTronTransaction({
+      contractType: 'ParticipateAssetIssueContract',
+      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1002000').toString('hex'), amount: 5 },
+      blockNumber: 70_000_047,
+    });
+    node.addTransaction(built);
+    const f = await facts(built.txID);
+    assert.deepEqual(f.transfers, []);
+    assert.ok(f.missing.some((m) => m.includes('ParticipateAssetIssueContract moves')), f.missing.join('; '));
+  });
+
   test('AccountPermissionUpdateContract: the owner, witness and active keys, from the signed bytes; a JSON key that differs is a mismatch', async () => {
     const [W, K1, K2] = ['41', '42', '43'].map((b) => b58(`41${b.repeat(20)}`)) as [string, string, string];
     const permission = (type: string, id: number, keys: string[]) => ({

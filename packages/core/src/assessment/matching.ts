@@ -99,12 +99,18 @@ export function selectTransfer(facts: ChainFacts, expectations: Expectations): T
   return { transfer: best?.transfer ?? null, ambiguous: false };
 }
 
+const MOVES_BY_BODY = new Set(['TransferContract', 'TransferAssetContract']);
+
 /**
  * A list that may hide transfers (truncated, facts missing or contradictory, state not established):
  * the absence of a matching transfer in it proves nothing.
  */
 function transferListComplete(facts: ChainFacts): boolean {
+  // A pending transaction not yet in a block has no tx info: only a plain TRX/TRC10 transfer's body
+  // says what it moves; a contract call's Transfer logs and internal transfers are still unknown.
+  const executionUnknown = facts.state === 'pending' && facts.blockNumber === null && !MOVES_BY_BODY.has(facts.transactionType);
   return (
+    !executionUnknown &&
     !facts.transfersTruncated &&
     facts.missing.length === 0 &&
     facts.disagreements.length === 0 &&

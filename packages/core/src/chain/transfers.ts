@@ -54,6 +54,17 @@ const trx: Pick<RawTransfer, 'assetType' | 'tokenId' | 'token' | 'tokenContract'
   token: null,
 };
 
+/** Contract types that move TRX or TRC10 between parties without being listed as transfers here. */
+const VALUE_MOVED_UNLISTED = new Set([
+  'CreateSmartContract',
+  'ParticipateAssetIssueContract',
+  'ExchangeInjectContract',
+  'ExchangeWithdrawContract',
+  'ExchangeTransactionContract',
+  'MarketSellAssetContract',
+  'ShieldedTransferContract',
+]);
+
 /**
  * The value movements of a transaction, in a stable order: the contract's own transfer (TRX, TRC10,
  * or the call value of a contract call), then every TRC20 `Transfer` log in log order (whatever
@@ -167,6 +178,12 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
       else if (transfers.length === transfersBefore) unreadable.push(`internal transaction ${i}: ${field} address unreadable`);
     }
   }
+
+  // A token transfer call that emitted no matching Transfer event: either a token that moves nothing
+  // and says so only in its return value (a "fake deposit") or one that logs nothing. Its effect is unknown.
+  if (call && matching === null) unreadable.push('the token transfer the call asked for emitted no matching Transfer event: its effect is unknown');
+  // These move TRX or TRC10 between parties in ways not normalized into transfers: the list is not the whole story.
+  if (VALUE_MOVED_UNLISTED.has(type)) unreadable.push(`the value a ${type} moves (not listed as transfers)`);
 
   // An unreadable party cannot be screened: the transfer stays, and the gap is reported.
   transfers.forEach((t, i) => {
