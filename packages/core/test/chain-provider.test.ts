@@ -1112,6 +1112,16 @@ describe('counterparties', () => {
     assert.equal(f.state, 'confirmed');
     assert.deepEqual(f.transfers, []);
     assert.ok(f.missing.some((m) => m.includes('no matching Transfer event')), f.missing.join('; '));
+    // Not yet executed (broadcast, no tx info): nothing could have been emitted, nothing is missing.
+    const pending = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: { owner_address: hex(TL24), contract_address: hex(b58(`41${'52'.repeat(20)}`)), data },
+      blockNumber: 70_000_048,
+    });
+    node.addTransaction({ transaction: pending.transaction, info: null });
+    const p = await facts(pending.txID);
+    assert.equal(p.state, 'pending');
+    assert.deepEqual(p.missing, []);
   });
 
   test('types that move value without listed transfers (a deployment with call value): the list is marked incomplete', async () => {

@@ -181,7 +181,8 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
 
   // A token transfer call that emitted no matching Transfer event: either a token that moves nothing
   // and says so only in its return value (a "fake deposit") or one that logs nothing. Its effect is unknown.
-  if (call && matching === null) unreadable.push('the token transfer the call asked for emitted no matching Transfer event: its effect is unknown');
+  // (Without a tx info the call has not executed yet: nothing could have been emitted.)
+  if (call && matching === null && info !== null) unreadable.push('the token transfer the call asked for emitted no matching Transfer event: its effect is unknown');
   // These move TRX or TRC10 between parties in ways not normalized into transfers: the list is not the whole story.
   if (VALUE_MOVED_UNLISTED.has(type)) unreadable.push(`the value a ${type} moves (not listed as transfers)`);
 
