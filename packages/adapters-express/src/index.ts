@@ -1,15 +1,4 @@
-import {
-  adapterFailureResponse,
-  bodyConsumed,
-  type CoreHttpHandler,
-  type CoreHttpRequest,
-  type CoreHttpResponse,
-  isV1Path,
-  nodeRequestHeaders,
-  preParsedBody,
-  readNodeBody,
-  type ReadBody,
-} from '@tron-safety/core';
+import { answerNodeRequest, type CoreHttpHandler, type CoreHttpRequest, isV1Path } from '@tron-safety/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
@@ -41,35 +30,19 @@ export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buf: Buf
  */
 export function safetyRouter(service: SafetyHandler, options: SafetyRouterOptions = {}): RequestHandler {
   const matches = options.matches ?? isV1Path;
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return async (req: Request & { rawBody?: unknown }, res: Response, next: NextFunction) => {
     if (!matches(req.path)) return next();
-    let response: CoreHttpResponse;
-    let tooLarge = false;
-    try {
-      const { body, bodyTooLarge } = await requestBody(req);
-      tooLarge = bodyTooLarge;
-      response = await service.handle({
-        method: req.method,
-        path: req.path,
-        query: req.query as CoreHttpRequest['query'],
-        headers: nodeRequestHeaders(req),
-        body,
-        bodyTooLarge,
-      });
-    } catch {
-      response = adapterFailureResponse();
-    }
+    const { response, closeConnection } = await answerNodeRequest(service, {
+      req,
+      method: req.method,
+      path: req.path,
+      query: req.query as CoreHttpRequest['query'],
+      parsed: { raw: req.rawBody, body: req.body },
+    });
     res.status(response.status);
     for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
     if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
-    // The rest of an oversized body is not worth reading: answer, then close the connection.
-    if (tooLarge) res.setHeader('connection', 'close');
+    if (closeConnection) res.setHeader('connection', 'close');
     res.end(response.body);
   };
-}
-
-function requestBody(req: Request & { rawBody?: unknown }): Promise<ReadBody> {
-  if (!bodyConsumed(req)) return readNodeBody(req);
-  const kept = preParsedBody(req.rawBody, req.body);
-  return Promise.resolve(kept ?? { body: new Uint8Array(0), bodyTooLarge: false });
 }

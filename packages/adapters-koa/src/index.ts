@@ -1,14 +1,4 @@
-import {
-  adapterFailureResponse,
-  bodyConsumed,
-  type CoreHttpHandler,
-  type CoreHttpResponse,
-  isV1Path,
-  nodeRequestHeaders,
-  preParsedBody,
-  readNodeBody,
-  type ReadBody,
-} from '@tron-safety/core';
+import { answerNodeRequest, type CoreHttpHandler, isV1Path } from '@tron-safety/core';
 import type { Context, Middleware, Next } from 'koa';
 
 /** What the adapter needs of the safety service: its HTTP-shaped entry point. */
@@ -29,35 +19,19 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
   const matches = options.matches ?? isV1Path;
   return async (ctx: Context, next: Next) => {
     if (!matches(ctx.path)) return next();
-    let response: CoreHttpResponse;
-    let tooLarge = false;
-    try {
-      const { body, bodyTooLarge } = await requestBody(ctx);
-      tooLarge = bodyTooLarge;
-      response = await service.handle({
-        method: ctx.method,
-        path: ctx.path,
-        query: ctx.query,
-        headers: nodeRequestHeaders(ctx.req),
-        body,
-        bodyTooLarge,
-      });
-    } catch {
-      response = adapterFailureResponse();
-    }
+    const request = ctx.request as Context['request'] & { rawBody?: unknown; body?: unknown };
+    const { response, closeConnection } = await answerNodeRequest(service, {
+      req: ctx.req,
+      method: ctx.method,
+      path: ctx.path,
+      query: ctx.query,
+      parsed: { raw: request.rawBody, body: request.body },
+    });
     ctx.status = response.status;
     // Content type first: Koa guesses one (text/plain) only for a body without it.
     ctx.set('content-type', 'application/json; charset=utf-8');
     ctx.set(response.headers);
-    // The rest of an oversized body is not worth reading: answer, then close the connection.
-    if (tooLarge) ctx.set('connection', 'close');
+    if (closeConnection) ctx.set('connection', 'close');
     ctx.body = response.body;
   };
-}
-
-function requestBody(ctx: Context): Promise<ReadBody> {
-  if (!bodyConsumed(ctx.req)) return readNodeBody(ctx.req);
-  const request = ctx.request as Context['request'] & { rawBody?: unknown; body?: unknown };
-  const kept = preParsedBody(request.rawBody, request.body);
-  return Promise.resolve(kept ?? { body: new Uint8Array(0), bodyTooLarge: false });
 }

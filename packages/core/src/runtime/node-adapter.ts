@@ -1,11 +1,45 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errorBody } from './errors.js';
-import { type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
+import { type CoreHttpHandler, type CoreHttpRequest, type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
 
-// What the Express and Koa adapters share: reading a Node request body under the spec's 4 KiB
-// limit, its headers with repeats kept apart, and the last-resort answer when `handle` itself fails (it should not: the core maps every
-// error to the spec's envelope), so a framework never answers with its own HTML.
+// What the Express and Koa adapters share: everything between their framework's request and writing
+// the answer (`answerNodeRequest`): the body under the spec's 4 KiB limit, the headers with repeats
+// kept apart, and the last-resort answer when `handle` itself fails (it should not: the core maps
+// every error to the spec's envelope), so a framework never answers with its own HTML.
+
+/** A framework's request as an adapter hands it over. */
+export interface NodeAdapterRequest {
+  req: IncomingMessage;
+  method: string;
+  path: string;
+  query: CoreHttpRequest['query'];
+  /** What a body parser mounted before the adapter left: its raw bytes (if it kept them) and its parsed value. */
+  parsed: { raw: unknown; body: unknown };
+}
+
+/**
+ * The service's answer to a framework request: read the body (or take a parser's leftovers), call
+ * `handle`, and turn a rejection into the 500 envelope. `closeConnection`: the body was over the
+ * limit, and the rest of it is not worth reading.
+ */
+export async function answerNodeRequest(
+  service: CoreHttpHandler,
+  request: NodeAdapterRequest,
+): Promise<{ response: CoreHttpResponse; closeConnection: boolean }> {
+  const { req, method, path, query, parsed } = request;
+  let closeConnection = false;
+  try {
+    const { body, bodyTooLarge } = bodyConsumed(req)
+      ? (preParsedBody(parsed.raw, parsed.body) ?? { body: new Uint8Array(0), bodyTooLarge: false })
+      : await readNodeBody(req);
+    closeConnection = bodyTooLarge;
+    const response = await service.handle({ method, path, query, headers: nodeRequestHeaders(req), body, bodyTooLarge });
+    return { response, closeConnection };
+  } catch {
+    return { response: adapterFailureResponse(), closeConnection };
+  }
+}
 
 /** What an adapter passes on as `body`/`bodyTooLarge` of a `CoreHttpRequest`. */
 export interface ReadBody {
