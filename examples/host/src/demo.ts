@@ -25,7 +25,7 @@ async function main(): Promise<void> {
 
   console.log(bold('TRON transaction safety service: offline demo'));
   const node = await startFakeTronNode();
-  console.log(`  fake java-tron node ${node.url}  (recorded mainnet responses from ../shared/fixtures/tron)`);
+  console.log(`  fake java-tron node ${node.url}  (recorded mainnet responses from packages/core/fixtures/tron)`);
   const vendors = await startFakeChainalysis({
     defaultEntity: { risk: 'Low' },
     entities: {

@@ -20,7 +20,7 @@ import {
 } from '../src/tron/abi.js';
 import { decodeRawData } from '../src/tron/protobuf.js';
 import { buildTronTransaction, startFakeTronNode, type FakeTronNode } from '../src/testing/index.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
 /** The reference's table (shared/reference/tron-api.md §3), written out independently of the code's. */
 const REFERENCE_TABLE: [number, string, string][] = [
@@ -228,7 +228,7 @@ describe('ABI decoding', () => {
 describe('protobuf', () => {
   test('the USDT fixture raw bytes decode to the JSON values', () => {
     const record = JSON.parse(
-      readFileSync(sharedPath('fixtures/tron/trc20_usdt_transfer/trongrid_v1_account_transaction_record.json'), 'utf8'),
+      readFileSync(fixturePath('tron/trc20_usdt_transfer/trongrid_v1_account_transaction_record.json'), 'utf8'),
     ) as { raw_data_hex: string };
     const raw = decodeRawData(record.raw_data_hex)._unsafeUnwrap();
     assert.equal(raw.ref_block_bytes, 'afbf');

@@ -1,5 +1,5 @@
 // The codecs against the spec's own tables: names, order, nullability, enum values and codes
-// exactly as written in ../shared/SPEC.md.
+// exactly as written in docs/SPEC.md (the repository's copy of the normative spec).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -30,9 +30,8 @@ import {
   UsageResponse,
 } from '../src/contract/models.js';
 import { REASONS, reason } from '../src/contract/reasons.js';
-import { sharedPath } from '../src/testing/shared.js';
-
-const spec = readFileSync(sharedPath('SPEC.md'), 'utf8').split('\n');
+// The repository's copy of the normative spec (docs/SPEC.md).
+const spec = readFileSync(new URL('../../../docs/SPEC.md', import.meta.url), 'utf8').split('\n');
 
 /** The body rows (cells, backticks removed) of the first table after the first line containing `marker`. */
 function table(marker: string): string[][] {

@@ -6,7 +6,7 @@ import { levelFromChainalysis, levelFromPercentScore, levelFromTrm } from '../sr
 import { createNotConfiguredAmlProvider } from '../src/risk/aml-not-configured.js';
 import { amlAnswerFromEntity } from '../src/risk/chainalysis-entity.js';
 import type { AmlAnswer } from '../src/risk/signals.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
 describe('vendor scales → our levels (the interface fits TRM and AMLBot as well as Chainalysis)', () => {
   test('Chainalysis risk', () => {
@@ -32,7 +32,7 @@ describe('vendor scales → our levels (the interface fits TRM and AMLBot as wel
   });
 
   test('the recorded Alfa-bot (AMLBot-style) TRON report maps to severe with its sources of funds as shares', () => {
-    const report = JSON.parse(readFileSync(sharedPath('fixtures/vendors/alfabot-wellwallet-aml-report-recheck.json'), 'utf8')) as {
+    const report = JSON.parse(readFileSync(fixturePath('vendors/alfabot-wellwallet-aml-report-recheck.json'), 'utf8')) as {
       data: { aml_score: number; params: { types_of_funding: Record<string, number> } };
     };
     const level = levelFromPercentScore(report.data.aml_score);

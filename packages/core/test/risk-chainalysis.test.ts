@@ -7,7 +7,7 @@ import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
 import { startFakeChainalysis, type FakeChainalysis, type FakeFault, type FakeIdentification } from '../src/testing/fake-vendors.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
 const ADDR = {
   severe: 'TA3rH2A7iHnm6pKH8gr9cK1EZnShnmZdFg',
@@ -281,9 +281,9 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, []);
   });
 
-  test('the recorded Chainalysis example (shared/fixtures/vendors) decodes as a hit with its name', async () => {
+  test('the recorded Chainalysis example (packages/core/fixtures/vendors) decodes as a hit with its name', async () => {
     const recorded = JSON.parse(
-      readFileSync(sharedPath('fixtures/vendors', 'chainalysis-sanctions-v1-address.json'), 'utf8'),
+      readFileSync(fixturePath('vendors', 'chainalysis-sanctions-v1-address.json'), 'utf8'),
     ) as { identifications: FakeIdentification[] };
     fake.setSanctioned(ADDR.clean, recorded.identifications);
     try {

@@ -13,7 +13,7 @@ import {
   type SanctionsList,
 } from '../src/risk/sanctions-list.js';
 import type { SanctionsAnswer } from '../src/risk/signals.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
 const ctx = { signal: new AbortController().signal };
 const screener = createListSanctionsProvider([OFAC_TRON_LIST]);
@@ -21,7 +21,7 @@ const NOT_LISTED = ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'TJRabPrwbZy45sbavfcji
 
 /** The TRON addresses of one OFAC file (`address` or `address;names` lines). */
 function tronAddresses(file: string): string[] {
-  const text = readFileSync(sharedPath('fixtures/sanctions', file), 'utf8');
+  const text = readFileSync(fixturePath('sanctions', file), 'utf8');
   const all = file.endsWith('.json')
     ? (JSON.parse(text) as string[])
     : text.split('\n').map((l) => l.split(';')[0]!.trim()).filter((l) => l !== '');

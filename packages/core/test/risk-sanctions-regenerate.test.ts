@@ -6,7 +6,7 @@ import { renderOfacModule } from '../../../scripts/sanctions/render.js';
 import { parseSdnAdvanced } from '../../../scripts/sanctions/sdn-advanced.js';
 import { decodeEntities, scanXml } from '../../../scripts/sanctions/xml-scan.js';
 import { OFAC_TRON_AS_OF, OFAC_TRON_PROVENANCE } from '../src/risk/data/ofac-tron.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
 const sample = readFileSync(new URL('../../../scripts/sanctions/sample-sdn-advanced.xml', import.meta.url), 'utf8');
 
@@ -57,9 +57,9 @@ describe('sdn_advanced.xml parser (scripts/sanctions)', () => {
 });
 
 describe('the committed data module', () => {
-  test('is exactly what the script renders from the OFAC lists in shared/fixtures', () => {
+  test('is exactly what the script renders from the OFAC lists in packages/core/fixtures', () => {
     const read = (file: string, feature: 'TRX' | 'USDT') =>
-      parseAddressList(readFileSync(sharedPath('fixtures/sanctions', file), 'utf8'), feature)._unsafeUnwrap();
+      parseAddressList(readFileSync(fixturePath('sanctions', file), 'utf8'), feature)._unsafeUnwrap();
     const entries = mergeEntries(
       read('ofac_trx.txt', 'TRX'),
       read('ofac_trx_named_2025-11-27.txt', 'TRX'),

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { base58ToHexAddress, encodeBase58Address, hexToBase58Address, isTronAddress } from '../src/tron/address.js';
-import { sharedPath } from '../src/testing/shared.js';
+import { fixturePath } from '../src/testing/fixtures.js';
 
-const fixture = JSON.parse(readFileSync(sharedPath('fixtures/tron/addresses.json'), 'utf8')) as {
+const fixture = JSON.parse(readFileSync(fixturePath('tron/addresses.json'), 'utf8')) as {
   valid: { base58: string; hex: string }[];
   invalid: { value: string }[];
 };
@@ -28,7 +28,7 @@ test('the 8 invalid fixture addresses are rejected', () => {
 
 // ---- sanctions lists: every T-address is valid, every other address is not a TRON address ----
 
-const SANCTIONS = sharedPath('fixtures/sanctions');
+const SANCTIONS = fixturePath('sanctions');
 const listed = readdirSync(SANCTIONS)
   .filter((name) => name.endsWith('.txt') && name !== 'SOURCE.txt')
   .flatMap((name) =>

@@ -4,10 +4,10 @@ import { CONTRACT_TYPES, type ContractTypeName } from '../chain/categories.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import { encodeAddressWord, encodeUint256, TRANSFER_EVENT_TOPIC } from '../tron/abi.js';
 import { encodeRawData, type RawParameterValue } from '../tron/protobuf.js';
-import { sharedPath } from './shared.js';
+import { fixturePath } from './fixtures.js';
 
 /**
- * The recorded mainnet transactions of `shared/fixtures/tron/`, as a visible=false java-tron node
+ * The recorded mainnet transactions of `fixtures/tron/` (copied from mainnet, see fixtures/README.md), as a visible=false java-tron node
  * answers them, plus a builder for custom transactions whose raw bytes, txID and JSON agree.
  */
 export type JsonObject = { [key: string]: unknown };
@@ -43,7 +43,7 @@ export const USDT_CONTRACT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 export const TRC10_FIXTURE_ASSET_ID = '1005065';
 
 const readJson = (...parts: string[]): JsonObject =>
-  JSON.parse(readFileSync(sharedPath('fixtures', 'tron', ...parts), 'utf8')) as JsonObject;
+  JSON.parse(readFileSync(fixturePath('tron', ...parts), 'utf8')) as JsonObject;
 
 /**
  * A TronGrid v1 account-transaction record reduced to java-tron's `gettransactionbyid` body:
@@ -279,7 +279,7 @@ export function loadTronFixtures(): { transactions: Map<string, FakeTronTransact
   const transactions = new Map<string, FakeTronTransaction>();
   for (const folder of folders) {
     const info = readJson(folder, 'gettransactioninfobyid.json');
-    const v1 = sharedPath('fixtures', 'tron', folder, 'trongrid_v1_account_transaction_record.json');
+    const v1 = fixturePath('tron', folder, 'trongrid_v1_account_transaction_record.json');
     const transaction = existsSync(v1) ? javaTronTransactionFromV1(readJson(folder, 'trongrid_v1_account_transaction_record.json')) : null;
     transactions.set(info.id as string, { transaction, info });
   }

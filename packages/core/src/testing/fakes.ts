@@ -1,6 +1,6 @@
 // Test doubles and fixtures without node:test, so a demo or a benchmark can load them without
 // the test runner (which, once loaded, takes over signals such as SIGINT).
-export { sharedDir, sharedPath } from './shared.js';
+export { fixturesDir, fixturePath } from './fixtures.js';
 export * from './fake-vendors.js';
 export * from './fake-tron-node.js';
 export {

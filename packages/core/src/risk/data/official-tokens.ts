@@ -31,7 +31,7 @@ export const OFFICIAL_TRON_TOKENS: readonly OfficialTokenData[] = [
   { symbol: 'WTRX', name: 'Wrapped TRX', contract: 'TNUC9Qb1rRpS5CbWLmNMxXBjyFoydXjWFR', decimals: 6 },
   { symbol: 'BTT', name: 'BitTorrent', contract: 'TAFjULxiVgT4qWk6UZwjqwZXTSaGaqnVp4', decimals: 18 },
   // The original BTT, TRC10 id 1002000 (on chain: "BTT" / "BitTorrent"; renamed BTTOLD after the 2021
-  // redenomination): in Trust Wallet's TRON allowlist (shared/fixtures/tokens) and its assets entry
+  // redenomination): in Trust Wallet's TRON allowlist (packages/core/fixtures/tokens) and its assets entry
   // blockchains/tron/assets/1002000/info.json (type TRC10, name BitTorrent, decimals 6, trustwallet/assets@6b3fc0db).
   { symbol: 'BTT', name: 'BitTorrent', tokenId: '1002000', decimals: 6, aliases: ['BitTorrent Old'] },
   { symbol: 'JST', name: 'JUST', contract: 'TCFLL5dx5ZJdKnWuesXxi1VPwjLVmWZZy9', decimals: 18 },
