@@ -20,7 +20,13 @@ function findTests(dir, out) {
 
 const filters = process.argv.slice(2);
 const files = roots
-  .flatMap((r) => { try { return findTests(join(root, r), []); } catch { return []; } })
+  .flatMap((r) => {
+    try {
+      return findTests(join(root, r), []);
+    } catch {
+      return [];
+    }
+  })
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 

@@ -43,7 +43,13 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function load(url: string, path: string, headers: Record<string, string>, body: Uint8Array, seconds: number): Promise<Run> {
+async function load(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  seconds: number,
+): Promise<Run> {
   const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
@@ -67,7 +73,11 @@ async function load(url: string, path: string, headers: Record<string, string>, 
 
 async function main(): Promise<void> {
   const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
-  const { apiKey } = await seedTenant(service, { rateLimitPerMinute: 10_000_000, maxConcurrentRequests: 10_000, monthlyQuota: 100_000_000 });
+  const { apiKey } = await seedTenant(service, {
+    rateLimitPerMinute: 10_000_000,
+    maxConcurrentRequests: 10_000,
+    monthlyQuota: 100_000_000,
+  });
   const body = checkBody('22'.repeat(32));
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
   // The bare endpoints answer a body of the size a check answers.
@@ -79,7 +89,9 @@ async function main(): Promise<void> {
     if (!req.body?.tx_hash) return res.status(400).end();
     res.type('application/json').send(answer);
   });
-  const instant = { handle: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer }) };
+  const instant = {
+    handle: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer }),
+  };
   expressApp.use(safetyRouter(instant, { matches: (path) => path === '/adapter' }));
   expressApp.use(safetyRouter(service));
   const koaApp = new Koa();
@@ -96,9 +108,15 @@ async function main(): Promise<void> {
 
   const servers = { express: createServer(expressApp), koa: createServer(koaApp.callback()) };
   const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
-  console.log(`adapters bench: ${ROUNDS} rounds of ${SECONDS}s per endpoint, ${CONNECTIONS} connections, node ${process.version}`);
+  console.log(
+    `adapters bench: ${ROUNDS} rounds of ${SECONDS}s per endpoint, ${CONNECTIONS} connections, node ${process.version}`,
+  );
   const frameworks = ['express', 'koa'] as const;
-  const endpoints = [['bare JSON', '/bare'], ['adapter, instant handler', '/adapter'], ['/v1/transaction/check', '/v1/transaction/check']] as const;
+  const endpoints = [
+    ['bare JSON', '/bare'],
+    ['adapter, instant handler', '/adapter'],
+    ['/v1/transaction/check', '/v1/transaction/check'],
+  ] as const;
   for (const framework of frameworks) {
     await load(urls[framework], '/bare', headers, body, 0.5); // warm up
     await load(urls[framework], '/v1/transaction/check', headers, body, 0.5);
@@ -123,8 +141,13 @@ async function main(): Promise<void> {
     for (const [name] of endpoints) {
       const rates = of(name).map((r) => r.perSecond);
       const spread = `${Math.min(...rates).toFixed(0)}..${Math.max(...rates).toFixed(0)}`;
-      const p = (q: 'p50' | 'p99') => median(of(name).map((r) => r[q])).toFixed(2).padStart(7);
-      console.log(`${framework.padEnd(9)}  ${name.padEnd(24)}  ${median(rates).toFixed(0).padStart(8)}  ${spread.padEnd(19)}  ${p('p50')}  ${p('p99')}`);
+      const p = (q: 'p50' | 'p99') =>
+        median(of(name).map((r) => r[q]))
+          .toFixed(2)
+          .padStart(7);
+      console.log(
+        `${framework.padEnd(9)}  ${name.padEnd(24)}  ${median(rates).toFixed(0).padStart(8)}  ${spread.padEnd(19)}  ${p('p50')}  ${p('p99')}`,
+      );
     }
     const bare = of('bare JSON');
     // Per round (runs seconds apart), not a quotient of the medians above, which come from different rounds.
@@ -132,7 +155,9 @@ async function main(): Promise<void> {
       const perRound = of(name).map((r, i) => r.perSecond / bare[i]!.perSecond);
       return `${median(perRound).toFixed(2)} (${Math.min(...perRound).toFixed(2)}..${Math.max(...perRound).toFixed(2)})`;
     };
-    ratios.push(`${framework}: adapter / bare = ${ratio('adapter, instant handler')}, check / bare = ${ratio('/v1/transaction/check')} (median (min..max) of the ${ROUNDS} per-round ratios)`);
+    ratios.push(
+      `${framework}: adapter / bare = ${ratio('adapter, instant handler')}, check / bare = ${ratio('/v1/transaction/check')} (median (min..max) of the ${ROUNDS} per-round ratios)`,
+    );
   }
   console.log(ratios.join('\n'));
   await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));

@@ -30,9 +30,13 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 // The fake node runs in a child process: its work must not share the measured event loop.
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(here, 'fake-node-process.ts'), String(DELAY_MS)], {
-  stdio: ['pipe', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  ['--conditions=source', '--import', 'tsx', join(here, 'fake-node-process.ts'), String(DELAY_MS)],
+  {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  },
+);
 const url = await new Promise<string>((resolve, reject) => {
   child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
   child.once('exit', (code) => reject(new Error(`fake node exited with ${code}`)));

@@ -51,7 +51,14 @@ async function baseline(req: CoreHttpRequest): Promise<{ status: number; body: s
   if (facts.isErr()) return { status: 503, body: '{}' };
   const selection = selectTransfer(facts.value, expectations);
   const signals = await gatherSignals(facts.value, selection.transfer, risk, ctx);
-  const result = assess({ requestId: randomUUID(), txHash, expectations, facts: facts.value, signals, checkedAt: new Date() });
+  const result = assess({
+    requestId: randomUUID(),
+    txHash,
+    expectations,
+    facts: facts.value,
+    signals,
+    checkedAt: new Date(),
+  });
   return result.isOk() ? { status: 200, body: JSON.stringify(result.value) } : { status: 422, body: '{}' };
 }
 
@@ -82,7 +89,8 @@ async function run(name: string, call: (req: CoreHttpRequest) => Promise<{ statu
 // the least disturbed by whatever else the machine runs.
 await run('warm-up', baseline, 2_000);
 await run('warm-up', (req) => service.handle(req), 2_000);
-const best = (a: Awaited<ReturnType<typeof run>> | null, b: Awaited<ReturnType<typeof run>>) => (a && a.perSecond >= b.perSecond ? a : b);
+const best = (a: Awaited<ReturnType<typeof run>> | null, b: Awaited<ReturnType<typeof run>>) =>
+  a && a.perSecond >= b.perSecond ? a : b;
 let base: Awaited<ReturnType<typeof run>> | null = null;
 let full: Awaited<ReturnType<typeof run>> | null = null;
 for (let round = 0; round < ROUNDS; round++) {
@@ -93,8 +101,12 @@ for (let round = 0; round < ROUNDS; round++) {
 const row = (r: NonNullable<typeof base>) =>
   `${r.name.padEnd(9)} ${r.perSecond.toFixed(0).padStart(8)} checks/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms`;
 if (!base || !full) throw new Error('no rounds');
-console.log(`${REQUESTS} checks per round, best of ${ROUNDS} rounds, concurrency ${CONCURRENCY}, store-memory, instant in-process providers`);
+console.log(
+  `${REQUESTS} checks per round, best of ${ROUNDS} rounds, concurrency ${CONCURRENCY}, store-memory, instant in-process providers`,
+);
 console.log(row(base));
 console.log(row(full));
-console.log(`ratio handle/baseline: throughput ${(full.perSecond / base.perSecond).toFixed(2)}x, p50 ${(full.p50 / base.p50).toFixed(2)}x, p99 ${(full.p99 / base.p99).toFixed(2)}x`);
+console.log(
+  `ratio handle/baseline: throughput ${(full.perSecond / base.perSecond).toFixed(2)}x, p50 ${(full.p50 / base.p50).toFixed(2)}x, p99 ${(full.p99 / base.p99).toFixed(2)}x`,
+);
 await service.close();

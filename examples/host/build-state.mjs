@@ -22,7 +22,8 @@ export function staleReason(root) {
       if (!existsSync(config) || !existsSync(src)) continue;
       const built = join(dir, 'dist', 'index.js');
       if (!existsSync(built)) return `${group}/${name} is not built`;
-      if (Math.max(newestIn(src), statSync(config).mtimeMs) > statSync(built).mtimeMs) return `${group}/${name} changed since its build`;
+      if (Math.max(newestIn(src), statSync(config).mtimeMs) > statSync(built).mtimeMs)
+        return `${group}/${name} changed since its build`;
     }
   }
   return null;

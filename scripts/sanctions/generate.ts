@@ -40,7 +40,8 @@ let provenance: string;
 if (values.xml) {
   const parsed = parseSdnAdvanced(readFileSync(values.xml, 'utf8'));
   if (parsed.isErr()) fail(parsed.error);
-  for (const value of parsed.value.rejected) console.warn(`generate: skipped a value that should be a TRON address and is not: ${value}`);
+  for (const value of parsed.value.rejected)
+    console.warn(`generate: skipped a value that should be a TRON address and is not: ${value}`);
   entries = parsed.value.entries;
   asOf = values['as-of'] ?? `${parsed.value.issued}T00:00:00Z`;
   provenance = values.provenance ?? `OFAC sdn_advanced.xml, DateOfIssue ${parsed.value.issued}`;
@@ -61,6 +62,8 @@ const before = new Set(OFAC_TRON_ENTRIES.map(([address]) => address));
 const after = new Set(entries.map((e) => e.address));
 const added = [...after].filter((a) => !before.has(a));
 const removed = [...before].filter((a) => !after.has(a));
-console.log(`generate: ${entries.length} TRON addresses as of ${asOf} (+${added.length} -${removed.length}) -> ${values.out}`);
+console.log(
+  `generate: ${entries.length} TRON addresses as of ${asOf} (+${added.length} -${removed.length}) -> ${values.out}`,
+);
 for (const a of removed.slice(0, 20)) console.log(`  removed ${a}`);
 if (removed.length > 20) console.log(`  … and ${removed.length - 20} more removed`);

@@ -79,7 +79,8 @@ export function parseSdnAdvanced(xml: string): Result<SdnTronList, string> {
       else if (top.name === 'FeatureType' && parent?.name === 'FeatureTypeValues' && top.attrs.ID) {
         featureTypes.set(top.attrs.ID, (featureTypes.get(top.attrs.ID) ?? '') + event.text);
       } else if (top.name === 'VersionDetail' && feature) feature.details.push(event.text.trim());
-      else if (parent?.name === 'DateOfIssue' && ['Year', 'Month', 'Day'].includes(top.name)) date[top.name] = event.text.trim();
+      else if (parent?.name === 'DateOfIssue' && ['Year', 'Month', 'Day'].includes(top.name))
+        date[top.name] = event.text.trim();
     }
   }
   if (stack.length > 0) return err(`malformed XML: <${stack.at(-1)?.name}> is not closed`);

@@ -6,6 +6,9 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 export function createService() {
   const risk = createRiskProviders({ chainalysisApiKey: process.env.CHAINALYSIS_API_KEY ?? null });
   if (risk.isErr()) throw new Error(`${risk.error.option}: ${risk.error.message}`);
-  const chain = createTronChainFactsProvider({ fullNodeUrl: 'https://api.trongrid.io', apiKey: process.env.TRON_API_KEY });
+  const chain = createTronChainFactsProvider({
+    fullNodeUrl: 'https://api.trongrid.io',
+    apiKey: process.env.TRON_API_KEY,
+  });
   return createSafetyService(createMemoryStores(), { chain, risk: risk.value });
 }

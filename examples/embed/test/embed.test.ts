@@ -36,9 +36,14 @@ describe('embedding the service in an existing server', () => {
         const result = (await check.body.json()) as { overall_state: string; request_id: string };
         assert.equal(check.statusCode, 200);
         assert.equal(check.headers['x-request-id'], result.request_id);
-        const own = name === 'express'
-          ? await request(`${server.url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":7}' })
-          : await request(`${server.url}/health`);
+        const own =
+          name === 'express'
+            ? await request(`${server.url}/orders`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: '{"id":7}',
+              })
+            : await request(`${server.url}/health`);
         assert.ok(own.statusCode < 300);
         await own.body.dump();
       } finally {

@@ -61,7 +61,8 @@ async function open(path: string | undefined, create = false): Promise<Session> 
     opened.push(stores.value);
     return { mode: 'postgres', admin: adminOf(stores.value.stores), keys: new Map(), save: async () => {} };
   }
-  if (!path) throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
+  if (!path)
+    throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
   const admin = adminOf(createMemoryStores());
   const keys = new Map<string, string>();
   let seed: SeedFile = { plans: [], organizations: [] };
@@ -122,7 +123,8 @@ const int = (name: string) => (raw: string) => {
 };
 const planRef = (raw: string) => {
   const [code, version] = raw.split('@');
-  if (!code || (version !== undefined && !/^\d+$/.test(version))) throw new Exit(64, `--plan must be CODE or CODE@VERSION, got '${raw}'`);
+  if (!code || (version !== undefined && !/^\d+$/.test(version)))
+    throw new Exit(64, `--plan must be CODE or CODE@VERSION, got '${raw}'`);
   return version === undefined ? { code } : { code, version: Number(version) };
 };
 
@@ -148,8 +150,16 @@ function entitlements(o: LimitOptions): Entitlements | null {
   if (o.rateLimit === undefined || o.concurrency === undefined || o.quota === undefined) {
     throw new Exit(64, 'custom entitlements need --rate-limit, --concurrency and --quota together');
   }
-  const networks = (o.networks ?? 'tron').split(',').map((s) => s.trim()).filter(Boolean);
-  return { rateLimitPerMinute: o.rateLimit, maxConcurrentRequests: o.concurrency, monthlyQuota: o.quota, enabledNetworks: networks };
+  const networks = (o.networks ?? 'tron')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    rateLimitPerMinute: o.rateLimit,
+    maxConcurrentRequests: o.concurrency,
+    monthlyQuota: o.quota,
+    enabledNetworks: networks,
+  };
 }
 
 const planLine = (p: Plan) =>
@@ -159,7 +169,9 @@ const orgLine = (o: Organization) =>
 
 export function buildProgram(): Command {
   const program = new Command('tron-safety-admin')
-    .description('Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)')
+    .description(
+      'Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)',
+    )
     .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
     .option('--json', 'machine-readable output')
     // With --json, runAdmin prints commander's own errors as JSON instead.
@@ -175,12 +187,24 @@ export function buildProgram(): Command {
     print(list, list.map(planLine).join('\n') || '(no plans)');
   });
   limitOptions(
-    plans.command('create').description('create a plan version (the next version of CODE unless --version)').requiredOption('--code <code>').requiredOption('--name <name>').option('--version <n>', 'explicit version', int('--version')),
+    plans
+      .command('create')
+      .description('create a plan version (the next version of CODE unless --version)')
+      .requiredOption('--code <code>')
+      .requiredOption('--name <name>')
+      .option('--version <n>', 'explicit version', int('--version')),
     true,
   ).action(async (o: LimitOptions & { code: string; name: string; version?: number }) => {
     const s = await open(seedPath(), true);
     const e = entitlements(o)!;
-    const plan = unwrap(await s.admin.createPlanVersion(OPERATOR, { code: o.code, name: o.name, ...(o.version ? { version: o.version } : {}), ...e }));
+    const plan = unwrap(
+      await s.admin.createPlanVersion(OPERATOR, {
+        code: o.code,
+        name: o.name,
+        ...(o.version ? { version: o.version } : {}),
+        ...e,
+      }),
+    );
     await s.save();
     print(plan, `created ${planLine(plan)}`);
   });
@@ -192,18 +216,37 @@ export function buildProgram(): Command {
     print(list, list.map(orgLine).join('\n') || '(no organizations)');
   });
   limitOptions(
-    orgs.command('create').description('create an organization on a plan or with custom entitlements').requiredOption('--name <name>').option('--plan <code[@version]>', 'plan (latest version when omitted)', planRef).option('--suspended', 'create suspended'),
+    orgs
+      .command('create')
+      .description('create an organization on a plan or with custom entitlements')
+      .requiredOption('--name <name>')
+      .option('--plan <code[@version]>', 'plan (latest version when omitted)', planRef)
+      .option('--suspended', 'create suspended'),
     false,
-  ).action(async (o: LimitOptions & { name: string; plan?: { code: string; version?: number }; suspended?: boolean }) => {
-    const s = await open(seedPath(), true);
-    const custom = entitlements(o);
-    if ((o.plan === undefined) === (custom === null)) throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
-    const assignment = o.plan ? { plan: o.plan.code, ...(o.plan.version ? { version: o.plan.version } : {}) } : { entitlements: custom! };
-    const view = unwrap(await s.admin.createOrganization(OPERATOR, { name: o.name, assignment, status: o.suspended ? 'suspended' : 'active' }));
-    await s.save();
-    print(view, `created ${orgLine(view.organization)}`);
-  });
-  for (const [name, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
+  ).action(
+    async (o: LimitOptions & { name: string; plan?: { code: string; version?: number }; suspended?: boolean }) => {
+      const s = await open(seedPath(), true);
+      const custom = entitlements(o);
+      if ((o.plan === undefined) === (custom === null))
+        throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
+      const assignment = o.plan
+        ? { plan: o.plan.code, ...(o.plan.version ? { version: o.plan.version } : {}) }
+        : { entitlements: custom! };
+      const view = unwrap(
+        await s.admin.createOrganization(OPERATOR, {
+          name: o.name,
+          assignment,
+          status: o.suspended ? 'suspended' : 'active',
+        }),
+      );
+      await s.save();
+      print(view, `created ${orgLine(view.organization)}`);
+    },
+  );
+  for (const [name, status] of [
+    ['suspend', 'suspended'],
+    ['activate', 'active'],
+  ] as const) {
     orgs.command(`${name} <orgId>`).action(async (id: string) => {
       const s = await open(seedPath());
       const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
@@ -211,13 +254,19 @@ export function buildProgram(): Command {
       print(view, orgLine(view.organization));
     });
   }
-  orgs.command('set-plan <orgId>').requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef).action(async (id: string, o: { plan: { code: string; version?: number } }) => {
-    const s = await open(seedPath());
-    const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
-    await s.save();
-    print(view, orgLine(view.organization));
-  });
-  limitOptions(orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'), true).action(async (id: string, o: LimitOptions) => {
+  orgs
+    .command('set-plan <orgId>')
+    .requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef)
+    .action(async (id: string, o: { plan: { code: string; version?: number } }) => {
+      const s = await open(seedPath());
+      const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
+      await s.save();
+      print(view, orgLine(view.organization));
+    });
+  limitOptions(
+    orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'),
+    true,
+  ).action(async (id: string, o: LimitOptions) => {
     const s = await open(seedPath());
     const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
     await s.save();
@@ -225,25 +274,41 @@ export function buildProgram(): Command {
   });
 
   const keys = program.command('keys').description('API keys (the full key is printed once, at create and rotate)');
-  keys.command('create <orgId>').requiredOption('--label <label>').action(async (orgId: string, o: { label: string }) => {
-    const s = await open(seedPath());
-    const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
-    s.keys.set(issued.metadata.id, issued.key);
-    await s.save();
-    print(issued, `${issued.key}\n(key id ${issued.metadata.id}, label '${issued.metadata.label}'; shown once: store it now)`);
-  });
-  keys.command('list <orgId>').description('list keys by prefix').action(async (orgId: string) => {
-    const s = await open(seedPath());
-    const list = unwrap(await s.admin.listApiKeys(OPERATOR, orgId));
-    print(list, list.map((k) => `${k.id}  ${k.prefix}…  ${k.revokedAt ? 'revoked' : 'active '}  ${k.label}`).join('\n') || '(no keys)');
-  });
-  keys.command('rotate <orgId> <keyId>').description('revoke the key and issue its replacement, atomically').action(async (orgId: string, keyId: string) => {
-    const s = await open(seedPath());
-    const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
-    s.keys.set(rotated.metadata.id, rotated.key);
-    await s.save();
-    print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
-  });
+  keys
+    .command('create <orgId>')
+    .requiredOption('--label <label>')
+    .action(async (orgId: string, o: { label: string }) => {
+      const s = await open(seedPath());
+      const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
+      s.keys.set(issued.metadata.id, issued.key);
+      await s.save();
+      print(
+        issued,
+        `${issued.key}\n(key id ${issued.metadata.id}, label '${issued.metadata.label}'; shown once: store it now)`,
+      );
+    });
+  keys
+    .command('list <orgId>')
+    .description('list keys by prefix')
+    .action(async (orgId: string) => {
+      const s = await open(seedPath());
+      const list = unwrap(await s.admin.listApiKeys(OPERATOR, orgId));
+      print(
+        list,
+        list.map((k) => `${k.id}  ${k.prefix}…  ${k.revokedAt ? 'revoked' : 'active '}  ${k.label}`).join('\n') ||
+          '(no keys)',
+      );
+    });
+  keys
+    .command('rotate <orgId> <keyId>')
+    .description('revoke the key and issue its replacement, atomically')
+    .action(async (orgId: string, keyId: string) => {
+      const s = await open(seedPath());
+      const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
+      s.keys.set(rotated.metadata.id, rotated.key);
+      await s.save();
+      print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
+    });
   keys.command('revoke <orgId> <keyId>').action(async (orgId: string, keyId: string) => {
     const s = await open(seedPath());
     const revoked = unwrap(await s.admin.revokeApiKey(OPERATOR, orgId, keyId));
@@ -253,22 +318,33 @@ export function buildProgram(): Command {
 
   program
     .command('usage <orgId>')
-    .description("the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with one of its keys from the seed file)")
+    .description(
+      "the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with one of its keys from the seed file)",
+    )
     .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
     .action(async (orgId: string, o: { url: string; days: number }) => {
       const s = await open(seedPath());
       if (s.mode === 'postgres') return printUsage(unwrap(await s.admin.usage(OPERATOR, orgId, o.days)));
-      const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find((k) => k.revokedAt === null && s.keys.get(k.id));
-      if (!active) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
+      const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find(
+        (k) => k.revokedAt === null && s.keys.get(k.id),
+      );
+      if (!active)
+        throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
       let res;
       try {
-        res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, { headers: { 'x-api-key': s.keys.get(active.id)! } });
+        res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, {
+          headers: { 'x-api-key': s.keys.get(active.id)! },
+        });
       } catch (e) {
-        throw new Exit(2, `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`);
+        throw new Exit(
+          2,
+          `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`,
+        );
       }
       const body = (await res.body.json()) as any;
-      if (res.statusCode !== 200) throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
+      if (res.statusCode !== 200)
+        throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
       printUsage(body as UsageResponse);
     });
   return program;
@@ -277,7 +353,10 @@ export function buildProgram(): Command {
 function printUsage(u: UsageResponse): void {
   const p = u.period;
   const r = u.recent;
-  print(u, `period ${p.start} .. ${p.end}: used ${p.used}, reserved ${p.reserved}, limit ${p.limit}, remaining ${p.remaining}\nlast ${r.days} days: ${r.requests} checks, ${r.billable} billable, ${r.limited_data} limited data, ${r.errors} errors`);
+  print(
+    u,
+    `period ${p.start} .. ${p.end}: used ${p.used}, reserved ${p.reserved}, limit ${p.limit}, remaining ${p.remaining}\nlast ${r.days} days: ${r.requests} checks, ${r.billable} billable, ${r.limited_data} limited data, ${r.errors} errors`,
+  );
 }
 
 export async function runAdmin(argv: string[]): Promise<number> {
@@ -304,4 +383,3 @@ export async function runAdmin(argv: string[]): Promise<number> {
     await Promise.all(opened.splice(0).map((stores) => stores.close()));
   }
 }
-

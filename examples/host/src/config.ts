@@ -95,7 +95,8 @@ class Reader {
     const raw = this.value(name);
     if (raw === undefined) return null;
     const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max) return this.fail(name, `must be an integer from ${min} to ${max}, got '${raw}'`, min);
+    if (!/^\d+$/.test(raw) || n < min || n > max)
+      return this.fail(name, `must be an integer from ${min} to ${max}, got '${raw}'`, min);
     return n;
   }
 

@@ -36,16 +36,35 @@ async function main(): Promise<void> {
       },
     },
   });
-  console.log(`  fake Chainalysis    ${vendors.entityUrl.replace(/\/api\/risk$/, '')}  (DEMO risk data: every address Low, ${DEMO_HIGH_RISK} High; not real screening)`);
+  console.log(
+    `  fake Chainalysis    ${vendors.entityUrl.replace(/\/api\/risk$/, '')}  (DEMO risk data: every address Low, ${DEMO_HIGH_RISK} High; not real screening)`,
+  );
 
   const seedDir = mkdtempSync(join(tmpdir(), 'tron-safety-demo-'));
   const seedFile = join(seedDir, 'seed.json');
   writeFileSync(
     seedFile,
     JSON.stringify({
-      plans: [{ code: 'demo', version: 1, name: 'Demo', rate_limit_per_minute: 600, max_concurrent_requests: 8, monthly_quota: 1000, enabled_networks: ['tron'] }],
+      plans: [
+        {
+          code: 'demo',
+          version: 1,
+          name: 'Demo',
+          rate_limit_per_minute: 600,
+          max_concurrent_requests: 8,
+          monthly_quota: 1000,
+          enabled_networks: ['tron'],
+        },
+      ],
       organizations: [
-        { id: DEMO_ORG, name: 'Demo merchant', status: 'active', plan: { code: 'demo', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'demo', key: DEMO_KEY, revoked: false }] },
+        {
+          id: DEMO_ORG,
+          name: 'Demo merchant',
+          status: 'active',
+          plan: { code: 'demo', version: 1 },
+          custom_entitlements: null,
+          api_keys: [{ label: 'demo', key: DEMO_KEY, revoked: false }],
+        },
       ],
     }),
   );
@@ -86,11 +105,23 @@ async function main(): Promise<void> {
     { label: 'TRX transfer', body: { tx_hash: TRON_FIXTURE_TX.trxTransferToNewAccount, network: 'tron' } },
     {
       label: 'USDT payment, expected recipient/token/amount',
-      body: { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron', expected_recipient: paid.recipient, expected_token_contract: USDT_CONTRACT, expected_amount: paid.amount },
+      body: {
+        tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+        network: 'tron',
+        expected_recipient: paid.recipient,
+        expected_token_contract: USDT_CONTRACT,
+        expected_amount: paid.amount,
+      },
     },
     {
       label: 'same USDT payment, wrong expected amount',
-      body: { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron', expected_recipient: paid.recipient, expected_token_contract: USDT_CONTRACT, expected_amount: '1000000' },
+      body: {
+        tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+        network: 'tron',
+        expected_recipient: paid.recipient,
+        expected_token_contract: USDT_CONTRACT,
+        expected_amount: '1000000',
+      },
     },
     { label: 'USDT call that ran out of energy', body: { tx_hash: node.failedUsdtTx, network: 'tron' } },
     { label: 'TRX from a DEMO high-risk sender', body: { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' } },
@@ -118,8 +149,12 @@ async function main(): Promise<void> {
   const usdt = await run('USDT transfer, no expectations', { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' });
   for (const c of cases(usdt.transfers?.[0] ?? {})) await run(c.label, c.body);
   console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
-  console.log('Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.');
-  console.log('HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n');
+  console.log(
+    'Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.',
+  );
+  console.log(
+    'HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n',
+  );
   // Listen before saying so: a Ctrl-C right after the prompt must stop the host gracefully.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -144,7 +179,11 @@ async function main(): Promise<void> {
 function table(header: string[], rows: string[][]): string {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 

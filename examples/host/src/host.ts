@@ -1,5 +1,10 @@
 import type { Server } from 'node:http';
-import { createRiskProviders, createSafetyService, createTronChainFactsProvider, type SafetyService } from '@tron-safety/core';
+import {
+  createRiskProviders,
+  createSafetyService,
+  createTronChainFactsProvider,
+  type SafetyService,
+} from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
@@ -74,7 +79,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       deadlineMs: config.requestDeadlineMs,
       idempotencyRetentionSeconds: config.idempotencyRetentionSeconds,
       apiDisabled: config.apiDisabled,
-      onError: (error, { requestId, step }) => logger.error({ request_id: requestId, step, err: error }, 'request failed inside the service'),
+      onError: (error, { requestId, step }) =>
+        logger.error({ request_id: requestId, step, err: error }, 'request failed inside the service'),
     },
   );
 
@@ -87,7 +93,10 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     }
     seeded = applied.value;
     for (const { field, stored, seed: wanted } of seeded.differences) {
-      logger.warn({ seed_field: field, stored, seed: wanted }, `seed file: ${field} differs from the stored state; the stored value is kept (change it with the admin CLI)`);
+      logger.warn(
+        { seed_field: field, stored, seed: wanted },
+        `seed file: ${field} differs from the stored state; the stored value is kept (change it with the admin CLI)`,
+      );
     }
   }
 
@@ -99,7 +108,10 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     listening = await listen(server, config.port, config.host);
   } catch (e) {
     await release();
-    return err({ field: 'PORT', message: `PORT/HOST: cannot listen on ${config.host}:${config.port} (${(e as Error).message})` });
+    return err({
+      field: 'PORT',
+      message: `PORT/HOST: cannot listen on ${config.host}:${config.port} (${(e as Error).message})`,
+    });
   }
 
   const sweeper = setInterval(() => {
@@ -110,7 +122,10 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>
     (stopping ??= (async () => {
-      logger.info({ reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs }, 'shutting down: no new connections');
+      logger.info(
+        { reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs },
+        'shutting down: no new connections',
+      );
       clearInterval(sweeper);
       const closed = stopAccepting(server);
       // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.

@@ -36,7 +36,9 @@ async function main(): Promise<number> {
       tron_full_node: originOf(config.tronFullNodeUrl),
       tron_solidity_node: originOf(config.tronSolidityUrl),
       aml: config.risk.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
-      sanctions: config.risk.chainalysisSanctionsApiKey ? 'bundled OFAC list + chainalysis sanctions api' : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
+      sanctions: config.risk.chainalysisSanctionsApiKey
+        ? 'bundled OFAC list + chainalysis sanctions api'
+        : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
       // each difference was logged as a warning
       seeded: host.seeded && { ...host.seeded, differences: host.seeded.differences.length },
       api_disabled: config.apiDisabled,

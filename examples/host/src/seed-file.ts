@@ -42,10 +42,7 @@ export const SeedOrganization = t.strict(
   },
   'SeedOrganization',
 );
-export const SeedFile = t.strict(
-  { plans: t.array(SeedPlan), organizations: t.array(SeedOrganization) },
-  'SeedFile',
-);
+export const SeedFile = t.strict({ plans: t.array(SeedPlan), organizations: t.array(SeedOrganization) }, 'SeedFile');
 export type SeedPlan = t.TypeOf<typeof SeedPlan>;
 export type SeedOrganization = t.TypeOf<typeof SeedOrganization>;
 export type SeedFile = t.TypeOf<typeof SeedFile>;
@@ -69,20 +66,27 @@ export async function loadSeedFile(path: string): Promise<Result<SeedFile, Confi
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    return err({ field: 'SAFETY_SEED_FILE', message: `SAFETY_SEED_FILE: cannot read ${path} (${(e as Error).message})` });
+    return err({
+      field: 'SAFETY_SEED_FILE',
+      message: `SAFETY_SEED_FILE: cannot read ${path} (${(e as Error).message})`,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return err({ field: 'SAFETY_SEED_FILE', message: `SAFETY_SEED_FILE: ${path} is not JSON (${(e as Error).message})` });
+    return err({
+      field: 'SAFETY_SEED_FILE',
+      message: `SAFETY_SEED_FILE: ${path} is not JSON (${(e as Error).message})`,
+    });
   }
   return decodeSeed(json);
 }
 
 /** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids and keys. */
 function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
-  const fail = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
+  const fail = (field: string, message: string) =>
+    err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
   const plans = new Set<string>();
   for (const [i, plan] of seed.plans.entries()) {
     const id = `${plan.code}@${plan.version}`;
@@ -99,7 +103,10 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
       return fail(`${at}.plan`, 'and custom_entitlements: exactly one of them must be set');
     }
     if (org.plan && !plans.has(`${org.plan.code}@${org.plan.version}`)) {
-      return fail(`${at}.plan`, `refers to plan ${org.plan.code} version ${org.plan.version}, which the seed file does not define`);
+      return fail(
+        `${at}.plan`,
+        `refers to plan ${org.plan.code} version ${org.plan.version}, which the seed file does not define`,
+      );
     }
     for (const [k, key] of org.api_keys.entries()) {
       if (keys.has(key.key)) return fail(`${at}.api_keys[${k}].key`, 'repeats a key of another entry');
@@ -166,12 +173,14 @@ export async function applySeed(
   seed: SeedFile,
   onKey: (id: string, key: string) => void = () => {},
 ): Promise<Result<SeedSummary, ConfigError>> {
-  const refuse = (field: string, message: string) => err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
+  const refuse = (field: string, message: string) =>
+    err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
   const inserted = { plans: 0, organizations: 0, keys: 0 };
   const differences: SeedDifference[] = [];
   const compare = (at: string, stored: Record<string, unknown>, wanted: Record<string, unknown>) => {
     for (const [field, value] of Object.entries(wanted)) {
-      if (JSON.stringify(stored[field]) !== JSON.stringify(value)) differences.push({ field: `${at}.${field}`, stored: stored[field], seed: value });
+      if (JSON.stringify(stored[field]) !== JSON.stringify(value))
+        differences.push({ field: `${at}.${field}`, stored: stored[field], seed: value });
     }
   };
 
@@ -181,10 +190,19 @@ export async function applySeed(
   for (const [i, plan] of seed.plans.entries()) {
     const stored = storedPlans.get(`${plan.code}@${plan.version}`);
     if (stored) {
-      compare(`plans[${i}]`, { name: stored.name, ...limitsOf(stored) }, { name: plan.name, ...limitsOf(entitlementsOf(plan)) });
+      compare(
+        `plans[${i}]`,
+        { name: stored.name, ...limitsOf(stored) },
+        { name: plan.name, ...limitsOf(entitlementsOf(plan)) },
+      );
       continue;
     }
-    const put = await admin.seed.upsertPlanVersion({ code: plan.code, version: plan.version, name: plan.name, ...entitlementsOf(plan) });
+    const put = await admin.seed.upsertPlanVersion({
+      code: plan.code,
+      version: plan.version,
+      name: plan.name,
+      ...entitlementsOf(plan),
+    });
     if (put.isErr()) return refuse(`plans[${i}]`, put.error.message);
     inserted.plans++;
   }
@@ -196,24 +214,35 @@ export async function applySeed(
     const existing = await admin.getOrganization(OPERATOR, id);
     // Only a confirmed absence inserts: any other failure could overwrite a stored organization.
     if (existing.isErr() && existing.error.code !== 'not_found') {
-      return refuse(at, `cannot read organization ${id} (${org.name}), so it is not written: ${existing.error.code}: ${existing.error.message}`);
+      return refuse(
+        at,
+        `cannot read organization ${id} (${org.name}), so it is not written: ${existing.error.code}: ${existing.error.message}`,
+      );
     }
     if (existing.isOk()) {
       const stored = existing.value.organization;
       const assignment = (a: EntitlementAssignment) =>
-        a.kind === 'plan' ? { plan: { code: a.code, version: a.version }, custom_entitlements: null } : { plan: null, custom_entitlements: limitsOf(a.entitlements) };
-      compare(at, { name: stored.name, status: stored.status, ...assignment(stored.assignment) }, {
-        name: org.name,
-        status: org.status,
-        plan: org.plan,
-        custom_entitlements: org.custom_entitlements && limitsOf(entitlementsOf(org.custom_entitlements)),
-      });
+        a.kind === 'plan'
+          ? { plan: { code: a.code, version: a.version }, custom_entitlements: null }
+          : { plan: null, custom_entitlements: limitsOf(a.entitlements) };
+      compare(
+        at,
+        { name: stored.name, status: stored.status, ...assignment(stored.assignment) },
+        {
+          name: org.name,
+          status: org.status,
+          plan: org.plan,
+          custom_entitlements: org.custom_entitlements && limitsOf(entitlementsOf(org.custom_entitlements)),
+        },
+      );
     } else {
       const put = await admin.seed.upsertOrganization({
         id,
         name: org.name,
         status: org.status,
-        assignment: org.plan ? { plan: org.plan.code, version: org.plan.version } : { entitlements: entitlementsOf(org.custom_entitlements!) },
+        assignment: org.plan
+          ? { plan: org.plan.code, version: org.plan.version }
+          : { entitlements: entitlementsOf(org.custom_entitlements!) },
       });
       if (put.isErr()) return refuse(at, put.error.message);
       inserted.organizations++;
@@ -224,7 +253,12 @@ export async function applySeed(
     for (const [k, key] of org.api_keys.entries()) {
       const keyAt = `${at}.api_keys[${k}]`;
       // A repeat of a stored key is a no-op that returns it; a key of another organization is refused.
-      const imported = await admin.seed.importApiKey({ organizationId: id, key: key.key, label: key.label, ...(key.id ? { id: key.id.toLowerCase() } : {}) });
+      const imported = await admin.seed.importApiKey({
+        organizationId: id,
+        key: key.key,
+        label: key.label,
+        ...(key.id ? { id: key.id.toLowerCase() } : {}),
+      });
       if (imported.isErr()) return refuse(keyAt, imported.error.message);
       const stored = imported.value;
       onKey(stored.id, key.key);

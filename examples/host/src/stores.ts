@@ -29,7 +29,11 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
       description: 'memory (this process only; state is lost on restart)',
       async sweep() {
         const now = new Date();
-        await Promise.all([stores.idempotency.purgeExpired(now), stores.quota.purgeExpired(now), stores.limits.purgeExpired(now)]);
+        await Promise.all([
+          stores.idempotency.purgeExpired(now),
+          stores.quota.purgeExpired(now),
+          stores.limits.purgeExpired(now),
+        ]);
       },
       close: async () => {},
     });
@@ -41,7 +45,10 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
     await stores.migrate();
   } catch (e) {
     await stores.close().catch(() => {});
-    return err({ field: 'DATABASE_URL', message: `DATABASE_URL: cannot prepare PostgreSQL at ${where} (${(e as Error).message})` });
+    return err({
+      field: 'DATABASE_URL',
+      message: `DATABASE_URL: cannot prepare PostgreSQL at ${where} (${(e as Error).message})`,
+    });
   }
   return ok({
     stores,

@@ -27,7 +27,10 @@ async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: numbe
 
 /** What a host started from this seed file would answer for `key` on GET /v1/usage. */
 async function usageStatus(seedFile: string, key: string): Promise<number> {
-  const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+  const service = createSafetyService(createMemoryStores(), {
+    chain: null,
+    risk: createRiskProviders()._unsafeUnwrap(),
+  });
   (await applySeed(service.admin, (await loadSeedFile(seedFile))._unsafeUnwrap()))._unsafeUnwrap();
   return (await service.usage({ apiKey: key })).status;
 }
@@ -36,7 +39,27 @@ describe('admin CLI (memory mode: the seed file)', () => {
   test('plans, organizations and keys end up in the seed file the host loads', async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
     const base = ['--seed-file', seed, '--json'];
-    assert.equal((await admin(t, ...base, 'plans', 'create', '--code', 'starter', '--name', 'Starter', '--rate-limit', '120', '--concurrency', '4', '--quota', '1000')).code, 0);
+    assert.equal(
+      (
+        await admin(
+          t,
+          ...base,
+          'plans',
+          'create',
+          '--code',
+          'starter',
+          '--name',
+          'Starter',
+          '--rate-limit',
+          '120',
+          '--concurrency',
+          '4',
+          '--quota',
+          '1000',
+        )
+      ).code,
+      0,
+    );
     assert.equal(statSync(seed).mode & 0o777, 0o600);
     const org = JSON.parse((await admin(t, ...base, 'orgs', 'create', '--name', 'Acme Pay', '--plan', 'starter')).out);
     const orgId: string = org.organization.id;
@@ -57,10 +80,46 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.equal((await admin(t, ...base, 'orgs', 'suspend', orgId)).code, 0);
     assert.equal(await usageStatus(seed, rotated.key), 403);
     assert.equal((await admin(t, ...base, 'orgs', 'activate', orgId)).code, 0);
-    assert.equal((await admin(t, ...base, 'plans', 'create', '--code', 'starter', '--name', 'Starter 2', '--rate-limit', '240', '--concurrency', '4', '--quota', '5')).code, 0);
+    assert.equal(
+      (
+        await admin(
+          t,
+          ...base,
+          'plans',
+          'create',
+          '--code',
+          'starter',
+          '--name',
+          'Starter 2',
+          '--rate-limit',
+          '240',
+          '--concurrency',
+          '4',
+          '--quota',
+          '5',
+        )
+      ).code,
+      0,
+    );
     const moved = JSON.parse((await admin(t, ...base, 'orgs', 'set-plan', orgId, '--plan', 'starter@2')).out);
     assert.equal(moved.plan.version, 2);
-    const custom = JSON.parse((await admin(t, ...base, 'orgs', 'set-entitlements', orgId, '--rate-limit', '5', '--concurrency', '1', '--quota', '3')).out);
+    const custom = JSON.parse(
+      (
+        await admin(
+          t,
+          ...base,
+          'orgs',
+          'set-entitlements',
+          orgId,
+          '--rate-limit',
+          '5',
+          '--concurrency',
+          '1',
+          '--quota',
+          '3',
+        )
+      ).out,
+    );
     assert.equal(custom.entitlements.monthlyQuota, 3);
     assert.equal((await admin(t, ...base, 'keys', 'revoke', orgId, rotated.metadata.id)).code, 0);
     assert.equal(await usageStatus(seed, rotated.key), 401);
@@ -71,13 +130,46 @@ describe('admin CLI (memory mode: the seed file)', () => {
     const missing = await admin(t, '--seed-file', seed, 'orgs', 'list');
     assert.equal(missing.code, 2);
     assert.match(missing.err, /does not exist/);
-    await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'x', '--rate-limit', '1', '--concurrency', '1', '--quota', '1');
-    const unknownKey = await admin(t, '--seed-file', seed, 'keys', 'revoke', '00000000-0000-4000-8000-000000000000', 'nope');
+    await admin(
+      t,
+      '--seed-file',
+      seed,
+      'orgs',
+      'create',
+      '--name',
+      'x',
+      '--rate-limit',
+      '1',
+      '--concurrency',
+      '1',
+      '--quota',
+      '1',
+    );
+    const unknownKey = await admin(
+      t,
+      '--seed-file',
+      seed,
+      'keys',
+      'revoke',
+      '00000000-0000-4000-8000-000000000000',
+      'nope',
+    );
     assert.equal(unknownKey.code, 1);
     assert.match(unknownKey.err, /not_found/);
-    const asJson = await admin(t, '--seed-file', seed, '--json', 'keys', 'revoke', '00000000-0000-4000-8000-000000000000', 'nope');
+    const asJson = await admin(
+      t,
+      '--seed-file',
+      seed,
+      '--json',
+      'keys',
+      'revoke',
+      '00000000-0000-4000-8000-000000000000',
+      'nope',
+    );
     assert.equal(asJson.code, 1);
-    assert.deepEqual(JSON.parse(asJson.err), { error: { exit_code: 1, message: unknownKey.err.replace(/^error: /, '') } });
+    assert.deepEqual(JSON.parse(asJson.err), {
+      error: { exit_code: 1, message: unknownKey.err.replace(/^error: /, '') },
+    });
     assert.equal((await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'y')).code, 64);
     assert.equal((await admin(t, '--seed-file', seed, 'frobnicate')).code, 64);
     process.env.DATABASE_URL = 'postgres://u@127.0.0.1:1/db';
@@ -91,12 +183,30 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
 
-  test('with --json every error is JSON on stderr, the command line\'s own included', async (t) => {
+  test("with --json every error is JSON on stderr, the command line's own included", async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
     const cases: [string[], number, RegExp][] = [
       [['--json', 'frobnicate'], 64, /unknown command 'frobnicate'/],
       [['--json', 'plans', 'create', '--code', 'x'], 64, /required option '--name <name>' not specified/],
-      [['--json', 'plans', 'create', '--code', 'x', '--name', 'X', '--rate-limit', 'fast', '--concurrency', '1', '--quota', '1'], 64, /--rate-limit must be a nonnegative integer/],
+      [
+        [
+          '--json',
+          'plans',
+          'create',
+          '--code',
+          'x',
+          '--name',
+          'X',
+          '--rate-limit',
+          'fast',
+          '--concurrency',
+          '1',
+          '--quota',
+          '1',
+        ],
+        64,
+        /--rate-limit must be a nonnegative integer/,
+      ],
       [['orgs', 'create', '--name', 'y', '--json'], 64, /give either --plan or custom entitlements/],
       [['orgs', 'list', '--json'], 2, /does not exist/],
     ];
@@ -111,9 +221,29 @@ describe('admin CLI (memory mode: the seed file)', () => {
 
   test('limits of 0 are accepted as the core accepts them (memory mode as on PostgreSQL): the file loads again', async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
-    const created = await admin(t, '--seed-file', seed, '--json', 'plans', 'create', '--code', 'closed', '--name', 'Closed', '--rate-limit', '0', '--concurrency', '0', '--quota', '0');
+    const created = await admin(
+      t,
+      '--seed-file',
+      seed,
+      '--json',
+      'plans',
+      'create',
+      '--code',
+      'closed',
+      '--name',
+      'Closed',
+      '--rate-limit',
+      '0',
+      '--concurrency',
+      '0',
+      '--quota',
+      '0',
+    );
     assert.equal(created.code, 0, created.err);
-    const plans = JSON.parse((await admin(t, '--seed-file', seed, '--json', 'plans', 'list')).out) as Record<string, unknown>[];
+    const plans = JSON.parse((await admin(t, '--seed-file', seed, '--json', 'plans', 'list')).out) as Record<
+      string,
+      unknown
+    >[];
     assert.deepEqual(
       plans.map((p) => [p.rateLimitPerMinute, p.maxConcurrentRequests, p.monthlyQuota]),
       [[0, 0, 0]],

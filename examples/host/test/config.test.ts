@@ -12,8 +12,23 @@ import { applySeed, decodeSeed } from '../src/seed-file.js';
 
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
 const KEY = 'tsk_live_config_test_key_000000000000000';
-const plan = { code: 'starter', version: 1, name: 'Starter', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] };
-const org = { id: ORG, name: 'Acme Pay', status: 'active', plan: { code: 'starter', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key: KEY, revoked: false }] };
+const plan = {
+  code: 'starter',
+  version: 1,
+  name: 'Starter',
+  rate_limit_per_minute: 120,
+  max_concurrent_requests: 4,
+  monthly_quota: 1000,
+  enabled_networks: ['tron'],
+};
+const org = {
+  id: ORG,
+  name: 'Acme Pay',
+  status: 'active',
+  plan: { code: 'starter', version: 1 },
+  custom_entitlements: null,
+  api_keys: [{ label: 'ci', key: KEY, revoked: false }],
+};
 
 describe('configuration from the environment', () => {
   test('defaults of the documented table', () => {
@@ -63,7 +78,7 @@ describe('configuration from the environment', () => {
     );
   });
 
-  test('values are read (the risk variables by the core\'s riskConfigFromEnv); TRON_SOLIDITY_URL follows TRON_FULLNODE_URL', () => {
+  test("values are read (the risk variables by the core's riskConfigFromEnv); TRON_SOLIDITY_URL follows TRON_FULLNODE_URL", () => {
     const config = parseConfig({
       PORT: '9000',
       TRON_FULLNODE_URL: 'http://node:8090/',
@@ -114,7 +129,9 @@ test('the README configuration table lists exactly the variables the host reads'
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   const start = readme.indexOf('\n## Configuration');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const documented = [...section.matchAll(/^\| ([A-Z][A-Z0-9_ /]*) \|/gm)].flatMap((m) => m[1]!.split('/').map((name) => name.trim()));
+  const documented = [...section.matchAll(/^\| ([A-Z][A-Z0-9_ /]*) \|/gm)].flatMap((m) =>
+    m[1]!.split('/').map((name) => name.trim()),
+  );
   assert.deepEqual(documented.sort(), [...read].sort());
 });
 
@@ -122,37 +139,83 @@ describe('seed file', () => {
   test('the documented example decodes and loads: plans, organizations, keys (a revoked key answers 401)', async () => {
     const seed = decodeSeed({
       plans: [plan],
-      organizations: [org, { ...org, id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a002', plan: null, custom_entitlements: { rate_limit_per_minute: 1, max_concurrent_requests: 1, monthly_quota: 0, enabled_networks: [] }, api_keys: [{ label: 'old', key: `${KEY}x`, revoked: true }] }],
+      organizations: [
+        org,
+        {
+          ...org,
+          id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a002',
+          plan: null,
+          custom_entitlements: {
+            rate_limit_per_minute: 1,
+            max_concurrent_requests: 1,
+            monthly_quota: 0,
+            enabled_networks: [],
+          },
+          api_keys: [{ label: 'old', key: `${KEY}x`, revoked: true }],
+        },
+      ],
     })._unsafeUnwrap();
-    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
     const counts = { plans: 1, organizations: 2, keys: 2 };
-    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { ...counts, inserted: counts, differences: [] });
+    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), {
+      ...counts,
+      inserted: counts,
+      differences: [],
+    });
     assert.equal((await service.usage({ apiKey: KEY })).status, 200);
     assert.equal((await service.usage({ apiKey: `${KEY}x` })).status, 401);
     // Loading twice is not a conflict, and inserts nothing the second time.
-    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), { ...counts, inserted: { plans: 0, organizations: 0, keys: 0 }, differences: [] });
+    assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), {
+      ...counts,
+      inserted: { plans: 0, organizations: 0, keys: 0 },
+      differences: [],
+    });
   });
 
   test('a start inserts only what is missing: changes made since (admin CLI) are kept, and each difference reported', async () => {
-    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
     const admin = service.admin;
     const operator = { kind: 'operator' } as const;
     assert.ok((await applySeed(admin, decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap())).isOk());
     // What an operator changed with the admin CLI since the last start:
-    (await admin.createPlanVersion(operator, { code: 'starter', name: 'Starter 2', rateLimitPerMinute: 60, maxConcurrentRequests: 2, monthlyQuota: 500, enabledNetworks: ['tron'] }))._unsafeUnwrap();
+    (
+      await admin.createPlanVersion(operator, {
+        code: 'starter',
+        name: 'Starter 2',
+        rateLimitPerMinute: 60,
+        maxConcurrentRequests: 2,
+        monthlyQuota: 500,
+        enabledNetworks: ['tron'],
+      })
+    )._unsafeUnwrap();
     (await admin.setOrganizationPlan(operator, ORG, { code: 'starter', version: 2 }))._unsafeUnwrap();
     (await admin.setOrganizationStatus(operator, ORG, 'suspended'))._unsafeUnwrap();
     const keyId = (await admin.listApiKeys(operator, ORG))._unsafeUnwrap()[0]!.id;
     (await admin.revokeApiKey(operator, ORG, keyId))._unsafeUnwrap();
 
-    const other = { ...org, id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a003', name: 'Other', api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: false }] };
+    const other = {
+      ...org,
+      id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a003',
+      name: 'Other',
+      api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: false }],
+    };
     const edited = decodeSeed({ plans: [{ ...plan, monthly_quota: 5 }], organizations: [org, other] })._unsafeUnwrap();
     const summary = (await applySeed(admin, edited))._unsafeUnwrap();
     assert.deepEqual(summary.inserted, { plans: 0, organizations: 1, keys: 1 });
     assert.deepEqual(summary.differences, [
       { field: 'plans[0].monthly_quota', stored: 1000, seed: 5 },
       { field: 'organizations[0].status', stored: 'suspended', seed: 'active' },
-      { field: 'organizations[0].plan', stored: { code: 'starter', version: 2 }, seed: { code: 'starter', version: 1 } },
+      {
+        field: 'organizations[0].plan',
+        stored: { code: 'starter', version: 2 },
+        seed: { code: 'starter', version: 1 },
+      },
       { field: 'organizations[0].api_keys[0].revoked', stored: true, seed: false },
     ]);
     const view = (await admin.getOrganization(operator, ORG))._unsafeUnwrap();
@@ -163,18 +226,27 @@ describe('seed file', () => {
     assert.equal((await service.usage({ apiKey: `${KEY}y` })).status, 200, 'a new entry is inserted');
 
     // The seed may tighten access: a key it marks revoked is revoked.
-    const revoking = decodeSeed({ plans: [plan], organizations: [{ ...other, api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: true }] }] })._unsafeUnwrap();
+    const revoking = decodeSeed({
+      plans: [plan],
+      organizations: [{ ...other, api_keys: [{ label: 'ci', key: `${KEY}y`, revoked: true }] }],
+    })._unsafeUnwrap();
     assert.ok((await applySeed(admin, revoking)).isOk());
     assert.equal((await service.usage({ apiKey: `${KEY}y` })).status, 401);
   });
 
   test('an organization that cannot be read (not a confirmed absence) refuses the start and is never overwritten', async () => {
-    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
     const operator = { kind: 'operator' } as const;
     const seed = decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap();
     assert.ok((await applySeed(service.admin, seed)).isOk());
     (await service.admin.setOrganizationStatus(operator, ORG, 'suspended'))._unsafeUnwrap();
-    const failing = { ...service.admin, getOrganization: async () => err({ code: 'forbidden' as const, message: 'not allowed' }) };
+    const failing = {
+      ...service.admin,
+      getOrganization: async () => err({ code: 'forbidden' as const, message: 'not allowed' }),
+    };
     const refused = (await applySeed(failing, seed))._unsafeUnwrapErr();
     assert.equal(refused.field, 'seed:organizations[0]');
     assert.match(refused.message, new RegExp(`organization ${ORG} \\(Acme Pay\\).*forbidden`));
@@ -188,16 +260,29 @@ describe('seed file', () => {
       [{ plans: [plan], organizations: [{ ...org, id: 'acme' }] }, 'seed:organizations[0].id'],
       [{ plans: [plan], organizations: [{ ...org, status: 'paused' }] }, 'seed:organizations[0].status'],
       [{ plans: [plan], organizations: [{ ...org, plan: null }] }, 'seed:organizations[0].plan'],
-      [{ plans: [plan], organizations: [{ ...org, plan: { code: 'gold', version: 1 } }] }, 'seed:organizations[0].plan'],
-      [{ plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', revoked: false }] }] }, 'seed:organizations[0].api_keys[0].key'],
+      [
+        { plans: [plan], organizations: [{ ...org, plan: { code: 'gold', version: 1 } }] },
+        'seed:organizations[0].plan',
+      ],
+      [
+        { plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', revoked: false }] }] },
+        'seed:organizations[0].api_keys[0].key',
+      ],
       [{ plans: [plan] }, 'seed:organizations'],
     ];
-    for (const [value, field] of cases) assert.equal(decodeSeed(value)._unsafeUnwrapErr().field, field, JSON.stringify(value));
+    for (const [value, field] of cases)
+      assert.equal(decodeSeed(value)._unsafeUnwrapErr().field, field, JSON.stringify(value));
   });
 
   test('a key too short to import is refused with its entry', async () => {
-    const seed = decodeSeed({ plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', key: 'short', revoked: false }] }] })._unsafeUnwrap();
-    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const seed = decodeSeed({
+      plans: [plan],
+      organizations: [{ ...org, api_keys: [{ label: 'ci', key: 'short', revoked: false }] }],
+    })._unsafeUnwrap();
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
     assert.equal((await applySeed(service.admin, seed))._unsafeUnwrapErr().field, 'seed:organizations[0].api_keys[0]');
   });
 });
@@ -211,7 +296,10 @@ describe('public routes and request logs', () => {
         done();
       },
     });
-    const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
     await applySeed(service.admin, decodeSeed({ plans: [plan], organizations: [org] })._unsafeUnwrap());
     const handler = withRequestLog(withHostRoutes(service), createLogger('info', sink));
     const get = (path: string, headers: Record<string, string> = {}) =>

@@ -10,14 +10,19 @@ import { staleReason } from '../build-state.mjs';
 // else the same demo module from source): offline, it prints the key, the table, the curl lines,
 // keeps serving, and stops cleanly on Ctrl-C.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const ENTRY = staleReason(ROOT) === null
-  ? ['examples/host/start.mjs', 'demo']
-  : ['--conditions=source', '--import', 'tsx', 'examples/host/src/demo.ts'];
+const ENTRY =
+  staleReason(ROOT) === null
+    ? ['examples/host/start.mjs', 'demo']
+    : ['--conditions=source', '--import', 'tsx', 'examples/host/src/demo.ts'];
 
 test('npm run demo: checks over HTTP on recorded data, a readable table, then serves until SIGINT', async () => {
   // The environment a user has: without the test runner's own NODE_TEST_CONTEXT.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const child = spawn(process.execPath, ENTRY, { cwd: ROOT, env: { ...env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ENTRY, {
+    cwd: ROOT,
+    env: { ...env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -44,7 +49,21 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   const made = ((await usage.body.json()) as { recent: { requests: number } }).recent.requests;
   const progress = [...out.matchAll(/^ {2}\[(\d+)\/(\d+)\] /gm)];
   assert.deepEqual([progress.length, Number(progress.at(-1)?.[2])], [made, made]);
-  const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+  const words = [
+    'zero',
+    'one',
+    'two',
+    'three',
+    'four',
+    'five',
+    'six',
+    'seven',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve',
+  ];
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   assert.match(readme, new RegExp(`runs ${words[made]} real checks`));
   child.kill('SIGINT');

@@ -19,8 +19,27 @@ function seedFile(): string {
   writeFileSync(
     path,
     JSON.stringify({
-      plans: [{ code: 'starter', version: 1, name: 'Starter', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] }],
-      organizations: [{ id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001', name: 'Acme Pay', status: 'active', plan: { code: 'starter', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key: KEY, revoked: false }] }],
+      plans: [
+        {
+          code: 'starter',
+          version: 1,
+          name: 'Starter',
+          rate_limit_per_minute: 120,
+          max_concurrent_requests: 4,
+          monthly_quota: 1000,
+          enabled_networks: ['tron'],
+        },
+      ],
+      organizations: [
+        {
+          id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001',
+          name: 'Acme Pay',
+          status: 'active',
+          plan: { code: 'starter', version: 1 },
+          custom_entitlements: null,
+          api_keys: [{ label: 'ci', key: KEY, revoked: false }],
+        },
+      ],
     }),
   );
   return path;
@@ -49,10 +68,21 @@ describe('the host in-process', () => {
   });
 
   test('/v1/status says disabled while the host drains its in-flight checks', async () => {
-    const config = parseConfig({ PORT: '0', TRON_FULLNODE_URL: node.url, SAFETY_SEED_FILE: seedFile(), SHUTDOWN_GRACE_MS: '300' })._unsafeUnwrap();
+    const config = parseConfig({
+      PORT: '0',
+      TRON_FULLNODE_URL: node.url,
+      SAFETY_SEED_FILE: seedFile(),
+      SHUTDOWN_GRACE_MS: '300',
+    })._unsafeUnwrap();
     const host = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
     const status = async () => {
-      const answer = await withHostRoutes(host.service).handle({ method: 'GET', path: '/v1/status', query: {}, headers: {}, body: new Uint8Array() });
+      const answer = await withHostRoutes(host.service).handle({
+        method: 'GET',
+        path: '/v1/status',
+        query: {},
+        headers: {},
+        body: new Uint8Array(),
+      });
       return JSON.parse(answer.body) as unknown;
     };
     assert.deepEqual(await status(), { business_access: 'enabled' });
@@ -77,6 +107,9 @@ describe('the host in-process', () => {
 });
 
 test('provider URLs are logged as their origin only (user-info, path and query may hold API keys)', () => {
-  assert.equal(originOf('https://user:pass-secret@node.example:8443/key-secret/jsonrpc?apikey=q-secret'), 'https://node.example:8443');
+  assert.equal(
+    originOf('https://user:pass-secret@node.example:8443/key-secret/jsonrpc?apikey=q-secret'),
+    'https://node.example:8443',
+  );
   assert.equal(originOf('http://127.0.0.1:8090'), 'http://127.0.0.1:8090');
 });

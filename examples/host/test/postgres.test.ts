@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, type FakeChainalysis, type FakeTronNode } from '@tron-safety/core/testing';
+import {
+  startFakeChainalysis,
+  startFakeTronNode,
+  TRON_FIXTURE_TX,
+  type FakeChainalysis,
+  type FakeTronNode,
+} from '@tron-safety/core/testing';
 import { request } from 'undici';
 // store-postgres's test support: TEST_DATABASE_URL (CI) or a throwaway cluster, a schema per caller.
 import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-safety/store-postgres/testing';
@@ -48,10 +54,15 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
     await postgres.stop();
   });
 
-  async function host(framework: 'express' | 'koa', env: Record<string, string> = {}, lines: Record<string, unknown>[] = []): Promise<RunningHost> {
+  async function host(
+    framework: 'express' | 'koa',
+    env: Record<string, string> = {},
+    lines: Record<string, unknown>[] = [],
+  ): Promise<RunningHost> {
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of String(chunk).split('\n').filter(Boolean))
+          lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
@@ -72,7 +83,22 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
   }
 
   test('admin CLI writes to the database; two hosts share it: one idempotent execution, usage counted once', async (t) => {
-    await admin(t, db.url, 'plans', 'create', '--code', 'starter', '--name', 'Starter', '--rate-limit', '120', '--concurrency', '4', '--quota', '1000');
+    await admin(
+      t,
+      db.url,
+      'plans',
+      'create',
+      '--code',
+      'starter',
+      '--name',
+      'Starter',
+      '--rate-limit',
+      '120',
+      '--concurrency',
+      '4',
+      '--quota',
+      '1000',
+    );
     const org = await admin(t, db.url, 'orgs', 'create', '--name', 'Acme Pay', '--plan', 'starter');
     const issued = await admin(t, db.url, 'keys', 'create', org.organization.id, '--label', 'ci');
 
@@ -116,15 +142,49 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
     writeFileSync(
       seedFile,
       JSON.stringify({
-        plans: [{ code: 'seeded', version: 1, name: 'Seeded', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] }],
-        organizations: [{ id: org, name: 'Seeded Org', status: 'active', plan: { code: 'seeded', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key, revoked: false }] }],
+        plans: [
+          {
+            code: 'seeded',
+            version: 1,
+            name: 'Seeded',
+            rate_limit_per_minute: 120,
+            max_concurrent_requests: 4,
+            monthly_quota: 1000,
+            enabled_networks: ['tron'],
+          },
+        ],
+        organizations: [
+          {
+            id: org,
+            name: 'Seeded Org',
+            status: 'active',
+            plan: { code: 'seeded', version: 1 },
+            custom_entitlements: null,
+            api_keys: [{ label: 'ci', key, revoked: false }],
+          },
+        ],
       }),
     );
     const first = await host('express', { SAFETY_SEED_FILE: seedFile });
     assert.deepEqual(first.seeded?.inserted, { plans: 1, organizations: 1, keys: 1 });
     await first.stop('restart');
     await admin(t, db.url, 'orgs', 'suspend', org);
-    await admin(t, db.url, 'plans', 'create', '--code', 'seeded', '--name', 'Seeded 2', '--rate-limit', '60', '--concurrency', '2', '--quota', '10');
+    await admin(
+      t,
+      db.url,
+      'plans',
+      'create',
+      '--code',
+      'seeded',
+      '--name',
+      'Seeded 2',
+      '--rate-limit',
+      '60',
+      '--concurrency',
+      '2',
+      '--quota',
+      '10',
+    );
     await admin(t, db.url, 'orgs', 'set-plan', org, '--plan', 'seeded@2');
 
     const lines: Record<string, unknown>[] = [];
@@ -140,7 +200,22 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
   });
 
   test('SIGTERM past the grace: nothing stays reserved in PostgreSQL (quota, concurrency slot, idempotency record)', async (t) => {
-    await admin(t, db.url, 'plans', 'create', '--code', 'single', '--name', 'Single', '--rate-limit', '120', '--concurrency', '1', '--quota', '1000');
+    await admin(
+      t,
+      db.url,
+      'plans',
+      'create',
+      '--code',
+      'single',
+      '--name',
+      'Single',
+      '--rate-limit',
+      '120',
+      '--concurrency',
+      '1',
+      '--quota',
+      '1000',
+    );
     const org = await admin(t, db.url, 'orgs', 'create', '--name', 'Single Slot', '--plan', 'single');
     const issued = await admin(t, db.url, 'keys', 'create', org.organization.id, '--label', 'ci');
 

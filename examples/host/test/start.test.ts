@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, type FakeChainalysis, type FakeTronNode } from '@tron-safety/core/testing';
+import {
+  startFakeChainalysis,
+  startFakeTronNode,
+  TRON_FIXTURE_TX,
+  type FakeChainalysis,
+  type FakeTronNode,
+} from '@tron-safety/core/testing';
 import { request } from 'undici';
 import { staleReason } from '../build-state.mjs';
 
@@ -17,9 +23,10 @@ import { staleReason } from '../build-state.mjs';
 // seed file, then stopped with SIGTERM.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const ENTRY = staleReason(ROOT) === null
-  ? ['examples/host/start.mjs']
-  : ['--conditions=source', '--import', 'tsx', 'examples/host/src/main.ts'];
+const ENTRY =
+  staleReason(ROOT) === null
+    ? ['examples/host/start.mjs']
+    : ['--conditions=source', '--import', 'tsx', 'examples/host/src/main.ts'];
 const KEY = 'tsk_live_start_test_key_0000000000000000';
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
 
@@ -36,8 +43,27 @@ function writeSeed(): string {
   writeFileSync(
     path,
     JSON.stringify({
-      plans: [{ code: 'starter', version: 1, name: 'Starter', rate_limit_per_minute: 120, max_concurrent_requests: 4, monthly_quota: 1000, enabled_networks: ['tron'] }],
-      organizations: [{ id: ORG, name: 'Acme Pay', status: 'active', plan: { code: 'starter', version: 1 }, custom_entitlements: null, api_keys: [{ label: 'ci', key: KEY, revoked: false }] }],
+      plans: [
+        {
+          code: 'starter',
+          version: 1,
+          name: 'Starter',
+          rate_limit_per_minute: 120,
+          max_concurrent_requests: 4,
+          monthly_quota: 1000,
+          enabled_networks: ['tron'],
+        },
+      ],
+      organizations: [
+        {
+          id: ORG,
+          name: 'Acme Pay',
+          status: 'active',
+          plan: { code: 'starter', version: 1 },
+          custom_entitlements: null,
+          api_keys: [{ label: 'ci', key: KEY, revoked: false }],
+        },
+      ],
     }),
   );
   return path;
@@ -79,7 +105,13 @@ function startHostProcess(env: Record<string, string>): Promise<Host> {
  * are then in the host's hands (a fixed sleep could send SIGTERM before a loaded machine got there).
  */
 async function untilAsked(node: FakeTronNode, from: number, txs: string[]) {
-  const asked = () => new Set(node.calls.slice(from).filter((c) => c.path === 'gettransactionbyid').map((c) => String((c.body as { value?: unknown }).value).toLowerCase()));
+  const asked = () =>
+    new Set(
+      node.calls
+        .slice(from)
+        .filter((c) => c.path === 'gettransactionbyid')
+        .map((c) => String((c.body as { value?: unknown }).value).toLowerCase()),
+    );
   const deadline = Date.now() + 30_000;
   while (!txs.every((tx) => asked().has(tx.toLowerCase()))) {
     if (Date.now() > deadline) throw new Error(`the node was never asked for all of ${txs.join(', ')}`);
@@ -141,7 +173,10 @@ describe('the host started as a user starts it', () => {
       removeFault();
     }
     const stopped = host.lines.find((l) => l.msg === 'stopped');
-    assert.deepEqual({ in_flight: stopped?.in_flight, reserved: stopped?.reserved_after_drain }, { in_flight: 0, reserved: 0 });
+    assert.deepEqual(
+      { in_flight: stopped?.in_flight, reserved: stopped?.reserved_after_drain },
+      { in_flight: 0, reserved: 0 },
+    );
     const requests = host.lines.filter((l) => l.msg === 'request');
     assert.ok(requests.length >= 6);
     for (const line of requests) assert.match(String(line.request_id), /\S/);
@@ -175,11 +210,16 @@ describe('the host started as a user starts it', () => {
 
   test('the start-up log shows provider URLs as their origin only (keys in user-info, path or query stay out)', async () => {
     const secretUrl = 'http://user:pw-secret@127.0.0.1:9/key-secret/?apikey=q-secret';
-    const host = await startHostProcess(env({ TRON_FULLNODE_URL: secretUrl, TRON_SOLIDITY_URL: `${secretUrl}solidity` }));
+    const host = await startHostProcess(
+      env({ TRON_FULLNODE_URL: secretUrl, TRON_SOLIDITY_URL: `${secretUrl}solidity` }),
+    );
     host.child.kill('SIGTERM');
     assert.equal(await host.exited, 0);
     const listening = host.lines.find((l) => String(l.msg).startsWith('listening'));
-    assert.deepEqual([listening?.tron_full_node, listening?.tron_solidity_node], ['http://127.0.0.1:9', 'http://127.0.0.1:9']);
+    assert.deepEqual(
+      [listening?.tron_full_node, listening?.tron_solidity_node],
+      ['http://127.0.0.1:9', 'http://127.0.0.1:9'],
+    );
     assert.doesNotMatch(JSON.stringify(host.lines), /secret/);
   });
 

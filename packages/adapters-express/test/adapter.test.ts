@@ -40,12 +40,16 @@ describe('express adapter', () => {
     const opts = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: raw };
     const kept = (await (await request(`${afterJsonRaw}/v1/transaction/check`, opts)).body.json()) as { body: string };
     assert.equal(kept.body, raw);
-    const reserialized = (await (await request(`${afterJson}/v1/transaction/check`, opts)).body.json()) as { body: string };
+    const reserialized = (await (await request(`${afterJson}/v1/transaction/check`, opts)).body.json()) as {
+      body: string;
+    };
     assert.equal(reserialized.body, '{"b":2}');
     const big = await request(`${afterJson}/v1/transaction/check`, { ...opts, body: `{"a":"${'x'.repeat(5000)}"}` });
     assert.equal(big.statusCode, 422);
     await big.body.dump();
-    const plain = (await (await request(`${afterJson}/v1/transaction/check`, { method: 'POST', body: 'not json' })).body.json()) as { body: string };
+    const plain = (await (
+      await request(`${afterJson}/v1/transaction/check`, { method: 'POST', body: 'not json' })
+    ).body.json()) as { body: string };
     assert.equal(plain.body, 'not json');
   });
 });

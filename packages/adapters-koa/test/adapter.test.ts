@@ -21,7 +21,8 @@ runAdapterConformance('koa', (handler) => {
   app.use(safetyMiddleware(handler));
   app.use(parser);
   app.use((ctx) => {
-    if (ctx.method === 'POST' && ctx.path === '/mine') ctx.body = { host: true, got: (ctx.request as { body?: unknown }).body };
+    if (ctx.method === 'POST' && ctx.path === '/mine')
+      ctx.body = { host: true, got: (ctx.request as { body?: unknown }).body };
   });
   return listen(app);
 });
@@ -31,7 +32,9 @@ describe('koa adapter', () => {
   before(async () => {
     const app = new Koa();
     app.use(parser);
-    app.use(safetyMiddleware(echoHandler(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' })));
+    app.use(
+      safetyMiddleware(echoHandler(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' })),
+    );
     afterParser = await listen(app);
   });
   after(() => afterParser.close());

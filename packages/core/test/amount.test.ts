@@ -35,12 +35,18 @@ test('property: a decimal string within the precision parses and formats back to
 
 test('property: a nonzero digit beyond the precision is excess_precision, trailing zeros are not', () => {
   fc.assert(
-    fc.property(digits(20), decimals, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 12 }), (whole, d, last, zeros) => {
-      const fraction = '0'.repeat(d);
-      assert.ok(parseAmount(`${whole}.${fraction}${'0'.repeat(zeros)}`, d).isOk());
-      const excess = parseAmount(`${whole}.${fraction}${last}${'0'.repeat(zeros)}`, d);
-      return excess.isErr() && excess.error.kind === 'excess_precision';
-    }),
+    fc.property(
+      digits(20),
+      decimals,
+      fc.integer({ min: 1, max: 9 }),
+      fc.integer({ min: 1, max: 12 }),
+      (whole, d, last, zeros) => {
+        const fraction = '0'.repeat(d);
+        assert.ok(parseAmount(`${whole}.${fraction}${'0'.repeat(zeros)}`, d).isOk());
+        const excess = parseAmount(`${whole}.${fraction}${last}${'0'.repeat(zeros)}`, d);
+        return excess.isErr() && excess.error.kind === 'excess_precision';
+      },
+    ),
     RUNS,
   );
 });
@@ -60,7 +66,11 @@ test('amount examples', () => {
   ];
   for (const [text, d, raw] of parsed) assert.equal(parseAmount(text, d)._unsafeUnwrap(), raw, `${text} @ ${d}`);
 
-  for (const [text, d] of [['1.505', 2], ['5.1', 0], ['0.0000001', 6]] as const) {
+  for (const [text, d] of [
+    ['1.505', 2],
+    ['5.1', 0],
+    ['0.0000001', 6],
+  ] as const) {
     assert.deepEqual(parseAmount(text, d)._unsafeUnwrapErr(), { kind: 'excess_precision', decimals: d }, text);
   }
   for (const text of ['', '1e5', '-1', '+1', ' 1', '1.', '.5', '1,5', '0x1', 'NaN', '1'.repeat(321)]) {

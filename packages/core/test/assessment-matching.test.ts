@@ -23,11 +23,17 @@ describe('matching rules', () => {
     assert.equal(r.recipient, bob);
     assert.equal(r.amount, '5');
     assert.equal(r.overall_state, 'REVIEW');
-    assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), 'codes(r).includes(\'EXPECTED_AMOUNT_MISMATCH\')');
+    assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), "codes(r).includes('EXPECTED_AMOUNT_MISMATCH')");
   });
 
   describe('rule 2: selection = first full match, else most matches, ties by index', () => {
-    const cases: { name: string; transfers: Transfer[]; primary: number | null; exp: Expectations; selected: number | null }[] = [
+    const cases: {
+      name: string;
+      transfers: Transfer[];
+      primary: number | null;
+      exp: Expectations;
+      selected: number | null;
+    }[] = [
       {
         name: 'no expectations: the primary transfer',
         transfers: [trx(0, alice, carol, 1n), usdt(1, alice, bob, 1n)],
@@ -100,7 +106,11 @@ describe('matching rules', () => {
       { name: 'only the recipient expected, both to bob', exp: expecting({ recipient: bob }), ambiguous: true },
       { name: 'the amount tells them apart', exp: expecting({ recipient: bob, amount: '2' }), ambiguous: false },
     ];
-    const transfers = [usdt(0, alice, bob, 1_000_000n), usdt(1, alice, bob, 1_000_000n), usdt(2, alice, bob, 2_000_000n)];
+    const transfers = [
+      usdt(0, alice, bob, 1_000_000n),
+      usdt(1, alice, bob, 1_000_000n),
+      usdt(2, alice, bob, 2_000_000n),
+    ];
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts({ transfers, primaryTransfer: null }), expectations: c.exp });
@@ -111,7 +121,10 @@ describe('matching rules', () => {
     }
     test('a full match beside an undecided twin (unknown decimals): ambiguity unknown, never CLEAR', () => {
       // Transfer 1 may be 100 units to bob too: whether two transfers satisfy everything is unknown.
-      const twin = [usdt(0, alice, bob, 100_000_000n), usdt(1, alice, bob, 100_000_000n, { tokenContract: fakeUsdt, decimals: null })];
+      const twin = [
+        usdt(0, alice, bob, 100_000_000n),
+        usdt(1, alice, bob, 100_000_000n, { tokenContract: fakeUsdt, decimals: null }),
+      ];
       for (const exp of [expecting({ recipient: bob, amount: '100' }), expecting({ amount: '100' })]) {
         const r = check({ facts: facts({ transfers: twin, primaryTransfer: null }), expectations: exp });
         assert.equal(r.recipient_match, exp.recipient === null ? null : true);
@@ -122,7 +135,10 @@ describe('matching rules', () => {
       }
       // A twin the expectations rule out (another recipient) leaves the match decided.
       const ruledOut = [twin[0]!, usdt(1, alice, carol, 100_000_000n, { tokenContract: fakeUsdt, decimals: null })];
-      const r = check({ facts: facts({ transfers: ruledOut, primaryTransfer: null }), expectations: expecting({ recipient: bob, amount: '100' }) });
+      const r = check({
+        facts: facts({ transfers: ruledOut, primaryTransfer: null }),
+        expectations: expecting({ recipient: bob, amount: '100' }),
+      });
       assert.equal(r.overall_state, 'CLEAR');
     });
   });
@@ -158,38 +174,42 @@ describe('matching rules', () => {
   });
 
   describe('rule 5: supplied but unavailable data gives null, partial coverage, EXPECTED_DATA_UNAVAILABLE', () => {
-    const cases: { name: string; facts: Parameters<typeof facts>[0]; exp: Expectations; fields: (boolean | null)[] }[] = [
-      {
-        name: 'unknown decimals never prove an amount mismatch',
-        facts: { transfers: [usdt(0, alice, bob, 123n, { decimals: null })] },
-        exp: expecting({ recipient: bob, amount: '1' }),
-        fields: [true, null, null],
-      },
-      {
-        name: 'truncated list without a full match: the misses are not proven',
-        facts: { transfers: [usdt(0, alice, carol, 1_000_000n)], transfersTruncated: true },
-        exp: expecting({ recipient: bob, amount: '1' }),
-        fields: [null, null, true],
-      },
-      {
-        name: 'facts missing (internal transactions unreadable) and no transfer to the recipient',
-        facts: { transfers: [], missing: ['internal transactions'] },
-        exp: expecting({ recipient: bob }),
-        fields: [null, null, null],
-      },
-      {
-        name: 'another transfer with unknown decimals may be the payment',
-        facts: { transfers: [usdt(0, alice, bob, 1_000_000n), usdt(1, carol, bob, 2n, { decimals: null })], primaryTransfer: null },
-        exp: expecting({ recipient: bob, amount: '2' }),
-        fields: [true, null, null],
-      },
-      {
-        name: 'TRC20 transfer whose contract is unreadable',
-        facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] },
-        exp: expecting({ tokenContract: USDT }),
-        fields: [null, null, null],
-      },
-    ];
+    const cases: { name: string; facts: Parameters<typeof facts>[0]; exp: Expectations; fields: (boolean | null)[] }[] =
+      [
+        {
+          name: 'unknown decimals never prove an amount mismatch',
+          facts: { transfers: [usdt(0, alice, bob, 123n, { decimals: null })] },
+          exp: expecting({ recipient: bob, amount: '1' }),
+          fields: [true, null, null],
+        },
+        {
+          name: 'truncated list without a full match: the misses are not proven',
+          facts: { transfers: [usdt(0, alice, carol, 1_000_000n)], transfersTruncated: true },
+          exp: expecting({ recipient: bob, amount: '1' }),
+          fields: [null, null, true],
+        },
+        {
+          name: 'facts missing (internal transactions unreadable) and no transfer to the recipient',
+          facts: { transfers: [], missing: ['internal transactions'] },
+          exp: expecting({ recipient: bob }),
+          fields: [null, null, null],
+        },
+        {
+          name: 'another transfer with unknown decimals may be the payment',
+          facts: {
+            transfers: [usdt(0, alice, bob, 1_000_000n), usdt(1, carol, bob, 2n, { decimals: null })],
+            primaryTransfer: null,
+          },
+          exp: expecting({ recipient: bob, amount: '2' }),
+          fields: [true, null, null],
+        },
+        {
+          name: 'TRC20 transfer whose contract is unreadable',
+          facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] },
+          exp: expecting({ tokenContract: USDT }),
+          fields: [null, null, null],
+        },
+      ];
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts(c.facts), expectations: c.exp });
@@ -201,17 +221,25 @@ describe('matching rules', () => {
     }
     test('an undecided transfer that another comparison rules out hides nothing', () => {
       const transfers = [usdt(0, alice, bob, 1_000_000n), usdt(1, alice, carol, 2n, { decimals: null })];
-      const r = check({ facts: facts({ transfers, primaryTransfer: null }), expectations: expecting({ recipient: bob, amount: '2' }) });
+      const r = check({
+        facts: facts({ transfers, primaryTransfer: null }),
+        expectations: expecting({ recipient: bob, amount: '2' }),
+      });
       assert.deepEqual(matchFields(r), [true, null, false]);
       assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), codes(r).join());
     });
     test('a complete list without any transfer proves the mismatch', () => {
       const r = check({
-        facts: facts({ transfers: [], primaryTransfer: null, category: 'voting', transactionType: 'VoteWitnessContract' }),
+        facts: facts({
+          transfers: [],
+          primaryTransfer: null,
+          category: 'voting',
+          transactionType: 'VoteWitnessContract',
+        }),
         expectations: expecting({ recipient: bob, amount: '1' }),
       });
       assert.deepEqual(matchFields(r), [false, null, false]);
-      assert.ok(!codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), '!codes(r).includes(\'EXPECTED_DATA_UNAVAILABLE\')');
+      assert.ok(!codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), "!codes(r).includes('EXPECTED_DATA_UNAVAILABLE')");
     });
   });
 
@@ -241,7 +269,10 @@ describe('matching rules', () => {
     ];
     for (const c of cases) {
       test(c.name, () => {
-        const r = check({ facts: facts({ transfers: [c.transfer] }), expectations: expecting({ tokenContract: USDT }) });
+        const r = check({
+          facts: facts({ transfers: [c.transfer] }),
+          expectations: expecting({ tokenContract: USDT }),
+        });
         assert.equal(r.token_match, c.match);
         assert.equal(codes(r).includes('EXPECTED_TOKEN_MISMATCH'), c.match === false);
       });
@@ -249,15 +280,36 @@ describe('matching rules', () => {
   });
 
   describe('rule 8: amounts compare in raw units via the asset decimals, no tolerance; excess precision is 422', () => {
-    const cases: { name: string; transfer: Transfer; amount: string; exp?: Partial<Expectations>; result: boolean | null | 'rejected' }[] = [
+    const cases: {
+      name: string;
+      transfer: Transfer;
+      amount: string;
+      exp?: Partial<Expectations>;
+      result: boolean | null | 'rejected';
+    }[] = [
       { name: 'USDT exact', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.677389', result: true },
-      { name: 'trailing zeros are fine', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.67738900', result: true },
+      {
+        name: 'trailing zeros are fine',
+        transfer: usdt(0, alice, bob, 41_677_389n),
+        amount: '41.67738900',
+        result: true,
+      },
       { name: 'one raw unit short', transfer: usdt(0, alice, bob, 41_677_388n), amount: '41.677389', result: false },
-      { name: 'USDT 7th decimal', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.6773891', result: 'rejected' },
+      {
+        name: 'USDT 7th decimal',
+        transfer: usdt(0, alice, bob, 41_677_389n),
+        amount: '41.6773891',
+        result: 'rejected',
+      },
       { name: 'TRX has 6 decimals', transfer: trx(0, alice, bob, 1_000_001n), amount: '1.000001', result: true },
       { name: 'TRX 7th decimal', transfer: trx(0, alice, bob, 1n), amount: '0.0000001', result: 'rejected' },
       { name: 'TRC10 with precision 0', transfer: trc10(0, alice, bob, 15n, 0), amount: '15', result: true },
-      { name: 'TRC10 with precision 0, a fraction', transfer: trc10(0, alice, bob, 15n, 0), amount: '1.5', result: 'rejected' },
+      {
+        name: 'TRC10 with precision 0, a fraction',
+        transfer: trc10(0, alice, bob, 15n, 0),
+        amount: '1.5',
+        result: 'rejected',
+      },
       {
         name: '18 decimals',
         transfer: usdt(0, alice, bob, 1_000_000_000_000_000_001n, { decimals: 18 }),
@@ -293,39 +345,81 @@ describe('matching rules', () => {
     test('the expected token decimals decide the 422, even when another transfer is selected', () => {
       const transfers = [trx(0, alice, bob, 1n), usdt(1, alice, carol, 1n)];
       const result = assess(
-        input({ facts: facts({ transfers }), expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '0.0000001' }) }),
+        input({
+          facts: facts({ transfers }),
+          expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '0.0000001' }),
+        }),
       );
       assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
     });
-    test('decimals that differ from the official token\'s pinned ones: a contradiction, never a match or a 422', () => {
+    test("decimals that differ from the official token's pinned ones: a contradiction, never a match or a 422", () => {
       // A node answered decimals() = 0 for USDT: 41.677389 USDT would read as 41677389 units.
       const lying = [usdt(0, alice, bob, 41_677_389n, { decimals: 0 })];
-      const official = signals({ token: { status: 'answered', authenticity: 'official', asOf: new Date('2026-11-01T00:00:00.000Z'), officialDecimals: 6 } });
+      const official = signals({
+        token: {
+          status: 'answered',
+          authenticity: 'official',
+          asOf: new Date('2026-11-01T00:00:00.000Z'),
+          officialDecimals: 6,
+        },
+      });
       for (const amount of ['41677389', '41.677389']) {
-        const result = assess(input({ facts: facts({ transfers: lying }), signals: official, expectations: expecting({ recipient: bob, tokenContract: USDT, amount }) }));
+        const result = assess(
+          input({
+            facts: facts({ transfers: lying }),
+            signals: official,
+            expectations: expecting({ recipient: bob, tokenContract: USDT, amount }),
+          }),
+        );
         assert.ok(result.isOk(), `${amount}: no 422 from a contradicted reading`);
         assert.equal(result.value.overall_state, 'LIMITED_DATA');
         assert.ok(codes(result.value).includes('TX_FACTS_DISAGREE'), codes(result.value).join());
         assert.notEqual(result.value.amount_match, true);
       }
-      const honest = check({ facts: facts({ transfers: [usdt(0, alice, bob, 41_677_389n)] }), signals: official, expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '41.677389' }) });
+      const honest = check({
+        facts: facts({ transfers: [usdt(0, alice, bob, 41_677_389n)] }),
+        signals: official,
+        expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '41.677389' }),
+      });
       assert.equal(honest.overall_state, 'CLEAR', 'agreeing decimals change nothing');
     });
     test('a pending contract call not yet in a block: its transfers are unknown, so no mismatch is proven', () => {
-      const pending = { state: 'pending' as const, blockNumber: null, confirmations: 0, finalized: false, transfers: [], primaryTransfer: null };
-      const call = check({ facts: facts(pending), expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '5' }) });
+      const pending = {
+        state: 'pending' as const,
+        blockNumber: null,
+        confirmations: 0,
+        finalized: false,
+        transfers: [],
+        primaryTransfer: null,
+      };
+      const call = check({
+        facts: facts(pending),
+        expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '5' }),
+      });
       assert.deepEqual(matchFields(call), [null, null, null]);
       assert.ok(codes(call).includes('EXPECTED_DATA_UNAVAILABLE'), codes(call).join());
       assert.ok(codes(call).includes('TX_PENDING_CONFIRMATIONS'), codes(call).join());
       // A plain TRX transfer's body says it all: its mismatch stands while pending.
       const trxPending = check({
-        facts: facts({ ...pending, transactionType: 'TransferContract', category: 'trx_transfer', transfers: [trx(0, alice, carol, 5_000_000n)], primaryTransfer: 0 }),
+        facts: facts({
+          ...pending,
+          transactionType: 'TransferContract',
+          category: 'trx_transfer',
+          transfers: [trx(0, alice, carol, 5_000_000n)],
+          primaryTransfer: 0,
+        }),
         expectations: expecting({ recipient: bob }),
       });
       assert.equal(trxPending.recipient_match, false);
     });
-    describe('without an expected token, a 422 needs certainty that the amount is in the selected transfer\'s asset', () => {
-      const cases: { name: string; transfers: Transfer[]; exp: Partial<Expectations>; extra?: Parameters<typeof facts>[0]; amountMatch: boolean | null }[] = [
+    describe("without an expected token, a 422 needs certainty that the amount is in the selected transfer's asset", () => {
+      const cases: {
+        name: string;
+        transfers: Transfer[];
+        exp: Partial<Expectations>;
+        extra?: Parameters<typeof facts>[0];
+        amountMatch: boolean | null;
+      }[] = [
         {
           name: 'a best-effort pick (another recipient) is a mismatch, not a 422',
           transfers: [trx(0, alice, bob, 1n), usdt(1, alice, carol, 1n, { decimals: 18 })],
@@ -355,7 +449,12 @@ describe('matching rules', () => {
       ];
       for (const c of cases) {
         test(c.name, () => {
-          const result = assess(input({ facts: facts({ transfers: c.transfers, primaryTransfer: null, ...c.extra }), expectations: expecting(c.exp) }));
+          const result = assess(
+            input({
+              facts: facts({ transfers: c.transfers, primaryTransfer: null, ...c.extra }),
+              expectations: expecting(c.exp),
+            }),
+          );
           assert.ok(result.isOk(), 'no 422');
           assert.equal(result.value.amount_match, c.amountMatch);
           assert.notEqual(result.value.overall_state, 'CLEAR');
@@ -363,14 +462,24 @@ describe('matching rules', () => {
       }
       test('the payment in every other respect, on a complete list: 422', () => {
         const transfers = [trx(0, alice, carol, 1n), usdt(1, alice, bob, 1n, { decimals: 18 })];
-        const result = assess(input({ facts: facts({ transfers, primaryTransfer: null }), expectations: expecting({ recipient: carol, amount: '1.1234567' }) }));
+        const result = assess(
+          input({
+            facts: facts({ transfers, primaryTransfer: null }),
+            expectations: expecting({ recipient: carol, amount: '1.1234567' }),
+          }),
+        );
         assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
       });
     });
   });
 
   describe('rule 9: each mismatch adds its reason and sets its field false', () => {
-    const cases: { name: string; exp: Partial<Expectations>; field: 'recipient_match' | 'token_match' | 'amount_match'; code: string }[] = [
+    const cases: {
+      name: string;
+      exp: Partial<Expectations>;
+      field: 'recipient_match' | 'token_match' | 'amount_match';
+      code: string;
+    }[] = [
       { name: 'recipient', exp: { recipient: carol }, field: 'recipient_match', code: 'EXPECTED_RECIPIENT_MISMATCH' },
       { name: 'token', exp: { tokenContract: fakeUsdt }, field: 'token_match', code: 'EXPECTED_TOKEN_MISMATCH' },
       { name: 'amount', exp: { amount: '41.67738' }, field: 'amount_match', code: 'EXPECTED_AMOUNT_MISMATCH' },
@@ -386,7 +495,11 @@ describe('matching rules', () => {
     }
     test('all three at once', () => {
       const r = check({ expectations: expecting({ recipient: carol, tokenContract: fakeUsdt, amount: '1' }) });
-      for (const code of ['EXPECTED_RECIPIENT_MISMATCH', 'EXPECTED_TOKEN_MISMATCH', 'EXPECTED_AMOUNT_MISMATCH'] as const) {
+      for (const code of [
+        'EXPECTED_RECIPIENT_MISMATCH',
+        'EXPECTED_TOKEN_MISMATCH',
+        'EXPECTED_AMOUNT_MISMATCH',
+      ] as const) {
         assert.ok(codes(r).includes(code), code);
       }
     });

@@ -19,16 +19,25 @@ import { ADDR, TX_HASH } from './assessment-support.js';
 /** A fixed seed per property (so they see different inputs): CI runs are reproducible. */
 const runs = (property: number) => ({ seed: 20261122 + property, numRuns: 300 });
 const people = [ADDR.alice, ADDR.bob, ADDR.carol];
-const time = fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true });
+const time = fc.date({
+  min: new Date('2026-01-01T00:00:00Z'),
+  max: new Date('2026-12-31T00:00:00Z'),
+  noInvalidDate: true,
+});
 const address = fc.constantFrom(...people);
 const rawAmount = fc.constantFrom(0n, 1n, 1_000_000n, 1_500_000n, 10n ** 18n, 15n);
 
 /** Mostly the clean value, sometimes another: a fair share of generated checks is close to CLEAR. */
-const mostly = <T,>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>) =>
+const mostly = <T>(usual: fc.Arbitrary<T>, other: fc.Arbitrary<T>) =>
   fc.oneof({ arbitrary: usual, weight: 15 }, { arbitrary: other, weight: 1 });
 
 const transferBody = fc.oneof(
-  fc.record({ assetType: fc.constant('trx' as const), tokenContract: fc.constant(null), tokenId: fc.constant(null), decimals: fc.constant(6) }),
+  fc.record({
+    assetType: fc.constant('trx' as const),
+    tokenContract: fc.constant(null),
+    tokenId: fc.constant(null),
+    decimals: fc.constant(6),
+  }),
   fc.record({
     assetType: fc.constant('trc10' as const),
     tokenContract: fc.constant(null),
@@ -51,27 +60,31 @@ const transfer = fc.record({
 });
 
 const transfers = fc.array(transfer, { maxLength: 4 }).map((items) =>
-  items.map(
-    ({ body, sender, recipient, rawAmount }, index): Transfer => ({
-      index,
-      source: body.assetType === 'trc20' ? 'log' : 'contract',
-      sender,
-      recipient,
-      tokenSymbol: body.assetType === 'trx' ? 'TRX' : 'TOK',
-      tokenName: null,
-      rawAmount,
-      ...body,
-    }),
-  ),
+  items.map(({ body, sender, recipient, rawAmount }, index): Transfer => ({
+    index,
+    source: body.assetType === 'trc20' ? 'log' : 'contract',
+    sender,
+    recipient,
+    tokenSymbol: body.assetType === 'trx' ? 'TRX' : 'TOK',
+    tokenName: null,
+    rawAmount,
+    ...body,
+  })),
 );
 
 const facts: fc.Arbitrary<ChainFacts> = fc
   .record({
-    state: mostly(fc.constant('confirmed' as const), fc.constantFrom('pending', 'failed', 'not_found', 'unknown' as const)),
+    state: mostly(
+      fc.constant('confirmed' as const),
+      fc.constantFrom('pending', 'failed', 'not_found', 'unknown' as const),
+    ),
     confirmations: mostly(fc.integer({ min: 19, max: 40 }), fc.option(fc.integer({ min: 0, max: 18 }))),
     finalized: mostly(fc.constant(true), fc.constant(false)),
     verified: mostly(fc.constant(true), fc.constant(false)),
-    disagreements: mostly(fc.constant<Disagreement[]>([]), fc.constant<Disagreement[]>([{ code: 'nodes_disagree', detail: 'x' }])),
+    disagreements: mostly(
+      fc.constant<Disagreement[]>([]),
+      fc.constant<Disagreement[]>([{ code: 'nodes_disagree', detail: 'x' }]),
+    ),
     missing: mostly(fc.constant<string[]>([]), fc.constant<string[]>(['tx info'])),
     transfers,
     transfersTruncated: mostly(fc.constant(false), fc.constant(true)),
@@ -115,7 +128,11 @@ const signals: fc.Arbitrary<RiskSignals> = fc.record({
       arbitrary: fc.record({
         status: fc.constant('answered' as const),
         level: mostly(fc.constant('low' as const), fc.constantFrom('moderate', 'high', 'severe' as const)),
-        exposures: fc.boolean().map((b): Exposure[] => (b ? [{ category: 'exchange', exposureType: 'direct', hops: 1, percent: '2.5' }] : [])),
+        exposures: fc
+          .boolean()
+          .map((b): Exposure[] =>
+            b ? [{ category: 'exchange', exposureType: 'direct', hops: 1, percent: '2.5' }] : [],
+          ),
         asOf: time,
       }),
       weight: 8,
@@ -135,7 +152,7 @@ const signals: fc.Arbitrary<RiskSignals> = fc.record({
   ),
 });
 
-const optional = <T,>(value: fc.Arbitrary<T>) =>
+const optional = <T>(value: fc.Arbitrary<T>) =>
   fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: value, weight: 1 });
 const expectations: fc.Arbitrary<Expectations> = fc.record({
   recipient: optional(address),
@@ -158,7 +175,10 @@ function response(input: AssessmentInput): TransactionCheckResponse | null {
   if (result.isErr()) {
     assert.equal(result.error.code, 'invalid_expected_amount');
     assert.notEqual(input.expectations.amount, null, '422 only for a supplied amount');
-    assert.ok(input.facts.state !== 'not_found' && input.facts.transfers.some((t) => t.decimals !== null), 'only once decimals are known');
+    assert.ok(
+      input.facts.state !== 'not_found' && input.facts.transfers.some((t) => t.decimals !== null),
+      'only once decimals are known',
+    );
     return null;
   }
   return result.value;
@@ -187,12 +207,20 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
   const couldAlsoBeThePayment = (t: Transfer) =>
     t !== selected &&
     (e.recipient === null || t.recipient === null || t.recipient === e.recipient) &&
-    (e.tokenContract === null || t.tokenContract === e.tokenContract || (t.assetType === 'trc20' && t.tokenContract === null)) &&
-    (e.amount === null || t.decimals === null || parseAmount(e.amount, t.decimals).map((raw) => raw === t.rawAmount).unwrapOr(false));
+    (e.tokenContract === null ||
+      t.tokenContract === e.tokenContract ||
+      (t.assetType === 'trc20' && t.tokenContract === null)) &&
+    (e.amount === null ||
+      t.decimals === null ||
+      parseAmount(e.amount, t.decimals)
+        .map((raw) => raw === t.rawAmount)
+        .unwrapOr(false));
   return (
     !(expecting && f.transfers.some(couldAlsoBeThePayment)) &&
     f.owner !== null &&
-    f.transfers.every((t) => t.sender !== null && t.recipient !== null && (t.assetType !== 'trc20' || t.tokenContract !== null)) &&
+    f.transfers.every(
+      (t) => t.sender !== null && t.recipient !== null && (t.assetType !== 'trc20' || t.tokenContract !== null),
+    ) &&
     (selected === null || selected.decimals !== null) &&
     f.state === 'confirmed' &&
     f.finalized &&
@@ -218,7 +246,11 @@ describe('assessment properties', () => {
     fc.assert(
       fc.property(inputs, (input) => {
         const r = response(input);
-        if (r !== null) assert.ok(isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r)))), 'isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r))))');
+        if (r !== null)
+          assert.ok(
+            isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r)))),
+            'isRight(ResponseCodec.decode(JSON.parse(JSON.stringify(r))))',
+          );
       }),
       runs(1),
     );
@@ -236,8 +268,14 @@ describe('assessment properties', () => {
         assert.equal(new Set(codes).size, codes.length);
         for (const item of r.reasons) assert.deepEqual(item, { code: item.code, ...REASONS[item.code] });
         const ranks = r.reasons.map((x) => severity.indexOf(x.severity));
-        assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b));
-        assert.ok(codes.some((code) => stateCodes.includes(code)), codes.join());
+        assert.deepEqual(
+          ranks,
+          [...ranks].sort((a, b) => a - b),
+        );
+        assert.ok(
+          codes.some((code) => stateCodes.includes(code)),
+          codes.join(),
+        );
       }),
       runs(2),
     );
@@ -274,8 +312,15 @@ describe('assessment properties', () => {
         const r = response(input);
         if (r === null) return;
         const codes = r.reasons.map((x) => x.code);
-        assert.ok(codes.some((code) => explaining[r.overall_state]!.includes(code)), `${r.overall_state}: ${codes.join()}`);
-        if (r.overall_state === 'CLEAR') assert.ok(codes.every((x) => REASONS[x].severity === 'info'), codes.join());
+        assert.ok(
+          codes.some((code) => explaining[r.overall_state]!.includes(code)),
+          `${r.overall_state}: ${codes.join()}`,
+        );
+        if (r.overall_state === 'CLEAR')
+          assert.ok(
+            codes.every((x) => REASONS[x].severity === 'info'),
+            codes.join(),
+          );
       }),
       runs(3),
     );
@@ -314,7 +359,8 @@ describe('assessment properties', () => {
       fc.property(inputs, (input) => {
         const r = response(input);
         if (r === null || input.facts.state === 'not_found') return;
-        const highAml = input.signals.aml?.status === 'answered' && ['high', 'severe'].includes(input.signals.aml.level);
+        const highAml =
+          input.signals.aml?.status === 'answered' && ['high', 'severe'].includes(input.signals.aml.level);
         const fake = input.signals.token?.status === 'answered' && input.signals.token.authenticity === 'fake';
         const contradictory = input.facts.disagreements.length > 0;
         if (r.sanctions_hit === true) return;
@@ -331,7 +377,16 @@ describe('assessment properties', () => {
       fc.property(notFound, (input) => {
         const r = response(input)!;
         assert.deepEqual(
-          [r.confirmations, r.decimals, r.amount, r.sender, r.recipient, r.token_contract, r.token_symbol, r.sanctions_hit],
+          [
+            r.confirmations,
+            r.decimals,
+            r.amount,
+            r.sender,
+            r.recipient,
+            r.token_contract,
+            r.token_symbol,
+            r.sanctions_hit,
+          ],
           [null, null, null, null, null, null, null, null],
         );
         assert.deepEqual(
@@ -340,7 +395,10 @@ describe('assessment properties', () => {
         );
         assert.deepEqual(r.transfers, []);
         assert.equal(r.overall_state, 'LIMITED_DATA');
-        assert.ok(r.reasons.some((x) => x.code === 'TX_NOT_FOUND'), 'r.reasons.some((x) => x.code === \'TX_NOT_FOUND\')');
+        assert.ok(
+          r.reasons.some((x) => x.code === 'TX_NOT_FOUND'),
+          "r.reasons.some((x) => x.code === 'TX_NOT_FOUND')",
+        );
       }),
       runs(7),
     );
@@ -380,11 +438,11 @@ describe('assessment properties', () => {
         if (r.transaction_state === 'not_found') return;
         if (input.signals.aml === null || input.signals.aml.status === 'unavailable') {
           assert.equal(r.aml_risk_level, 'unknown');
-          assert.ok(codes.includes('AML_UNAVAILABLE'), 'codes.includes(\'AML_UNAVAILABLE\')');
+          assert.ok(codes.includes('AML_UNAVAILABLE'), "codes.includes('AML_UNAVAILABLE')");
         }
         if (input.signals.sanctions?.status !== 'answered') {
           assert.equal(r.sanctions_hit, null);
-          assert.ok(codes.includes('SANCTIONS_UNAVAILABLE'), 'codes.includes(\'SANCTIONS_UNAVAILABLE\')');
+          assert.ok(codes.includes('SANCTIONS_UNAVAILABLE'), "codes.includes('SANCTIONS_UNAVAILABLE')");
         }
       }),
       runs(9),

@@ -8,7 +8,14 @@ import { reasonPriority, TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
-import type { AmlAnswer, AmlLevel, RiskSignals, SanctionsAnswer, TokenAuthenticityAnswer, Unavailable } from '../src/risk/signals.js';
+import type {
+  AmlAnswer,
+  AmlLevel,
+  RiskSignals,
+  SanctionsAnswer,
+  TokenAuthenticityAnswer,
+  Unavailable,
+} from '../src/risk/signals.js';
 import { ADDR, check, codes, expecting, facts, signals, trc10, trx, usdt } from './assessment-support.js';
 
 const { alice, bob, carol, usdt: USDT } = ADDR;
@@ -18,7 +25,12 @@ const hit: SanctionsAnswer = {
   hits: [{ address: alice, source: 'ofac', name: 'X' }],
   asOf: new Date('2026-11-20T00:00:00Z'),
 };
-const aml = (level: AmlLevel): AmlAnswer => ({ status: 'answered', level, exposures: [], asOf: new Date('2026-11-21T11:50:00Z') });
+const aml = (level: AmlLevel): AmlAnswer => ({
+  status: 'answered',
+  level,
+  exposures: [],
+  asOf: new Date('2026-11-21T11:50:00Z'),
+});
 const token = (authenticity: 'official' | 'fake' | 'unknown'): TokenAuthenticityAnswer => ({
   status: 'answered',
   authenticity,
@@ -35,7 +47,11 @@ describe('response rules', () => {
       {},
       { facts: facts({ state: 'not_found' }) },
       {
-        facts: facts({ state: 'failed', disagreements: [{ code: 'nodes_disagree', detail: '' }], transfersTruncated: true }),
+        facts: facts({
+          state: 'failed',
+          disagreements: [{ code: 'nodes_disagree', detail: '' }],
+          transfersTruncated: true,
+        }),
         signals: signals({ sanctions: hit, aml: aml('severe'), token: token('fake') }),
         expectations: expecting({ recipient: ADDR.carol, tokenContract: ADDR.fakeUsdt, amount: '1' }),
       },
@@ -53,7 +69,16 @@ describe('response rules', () => {
       signals: signals({ sanctions: hit, aml: aml('severe'), token: token('fake') }),
       expectations: expecting({ recipient: bob, amount: '1' }),
     });
-    for (const field of ['confirmations', 'decimals', 'amount', 'sender', 'recipient', 'token_contract', 'token_symbol', 'sanctions_hit'] as const) {
+    for (const field of [
+      'confirmations',
+      'decimals',
+      'amount',
+      'sender',
+      'recipient',
+      'token_contract',
+      'token_symbol',
+      'sanctions_hit',
+    ] as const) {
       assert.equal(r[field], null, field);
     }
     assert.equal(r.aml_risk_level, 'unknown');
@@ -74,19 +99,26 @@ describe('response rules', () => {
 
   describe('failed: TX_REVERTED is present; transfers may be empty, amount and match fields may be null', () => {
     const cases: { name: string; facts: Partial<ChainFacts>; signals?: Partial<RiskSignals>; state: string }[] = [
-      { name: 'final, nothing moved', facts: { state: 'failed', transfers: [], primaryTransfer: null }, state: 'REVIEW' },
+      {
+        name: 'final, nothing moved',
+        facts: { state: 'failed', transfers: [], primaryTransfer: null },
+        state: 'REVIEW',
+      },
       { name: 'not yet final', facts: { state: 'failed', confirmations: 3, finalized: false }, state: 'REVIEW' },
       { name: 'with a sanctions hit', facts: { state: 'failed' }, signals: { sanctions: hit }, state: 'HIGH_RISK' },
     ];
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts(c.facts), signals: signals(c.signals) });
-        assert.ok(codes(r).includes('TX_REVERTED'), 'codes(r).includes(\'TX_REVERTED\')');
+        assert.ok(codes(r).includes('TX_REVERTED'), "codes(r).includes('TX_REVERTED')");
         assert.equal(r.overall_state, c.state);
       });
     }
     test('final failure with otherwise full evidence has complete coverage', () => {
-      const r = check({ facts: facts({ state: 'failed', transfers: [], primaryTransfer: null }), signals: signals({ token: null }) });
+      const r = check({
+        facts: facts({ state: 'failed', transfers: [], primaryTransfer: null }),
+        signals: signals({ token: null }),
+      });
       assert.equal(r.coverage, 'complete');
       assert.equal(r.amount, null);
     });
@@ -102,15 +134,15 @@ describe('response rules', () => {
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts(c.facts) });
-        assert.ok(codes(r).includes('TX_PENDING_CONFIRMATIONS'), 'codes(r).includes(\'TX_PENDING_CONFIRMATIONS\')');
-        assert.ok(!codes(r).includes('TX_FINALIZED'), '!codes(r).includes(\'TX_FINALIZED\')');
+        assert.ok(codes(r).includes('TX_PENDING_CONFIRMATIONS'), "codes(r).includes('TX_PENDING_CONFIRMATIONS')");
+        assert.ok(!codes(r).includes('TX_FINALIZED'), "!codes(r).includes('TX_FINALIZED')");
         assert.equal(r.overall_state, 'REVIEW');
         assert.equal(r.coverage, 'partial');
       });
     }
     test('19 confirmations and finalized is final', () => {
       const r = check({ facts: facts({ confirmations: 19 }) });
-      assert.ok(codes(r).includes('TX_FINALIZED'), 'codes(r).includes(\'TX_FINALIZED\')');
+      assert.ok(codes(r).includes('TX_FINALIZED'), "codes(r).includes('TX_FINALIZED')");
       assert.equal(r.overall_state, 'CLEAR');
     });
   });
@@ -119,21 +151,24 @@ describe('response rules', () => {
     test('AML unavailable', () => {
       const r = check({ signals: signals({ aml: unavailable }) });
       assert.equal(r.aml_risk_level, 'unknown');
-      assert.ok(codes(r).includes('AML_UNAVAILABLE'), 'codes(r).includes(\'AML_UNAVAILABLE\')');
+      assert.ok(codes(r).includes('AML_UNAVAILABLE'), "codes(r).includes('AML_UNAVAILABLE')");
       assert.equal(r.overall_state, 'LIMITED_DATA');
       assert.equal(r.coverage, 'partial');
     });
     test('AML unsupported asset', () => {
       const r = check({ signals: signals({ aml: { status: 'unsupported_asset' } }) });
       assert.equal(r.aml_risk_level, 'unknown');
-      assert.ok(codes(r).includes('AML_UNSUPPORTED_ASSET'), 'codes(r).includes(\'AML_UNSUPPORTED_ASSET\')');
+      assert.ok(codes(r).includes('AML_UNSUPPORTED_ASSET'), "codes(r).includes('AML_UNSUPPORTED_ASSET')");
       assert.equal(r.overall_state, 'LIMITED_DATA');
     });
-    for (const [name, answer] of [['unavailable', unavailable], ['missing for a found transaction', null]] as const) {
+    for (const [name, answer] of [
+      ['unavailable', unavailable],
+      ['missing for a found transaction', null],
+    ] as const) {
       test(`sanctions ${name}`, () => {
         const r = check({ signals: signals({ sanctions: answer }) });
         assert.equal(r.sanctions_hit, null);
-        assert.ok(codes(r).includes('SANCTIONS_UNAVAILABLE'), 'codes(r).includes(\'SANCTIONS_UNAVAILABLE\')');
+        assert.ok(codes(r).includes('SANCTIONS_UNAVAILABLE'), "codes(r).includes('SANCTIONS_UNAVAILABLE')");
         assert.equal(r.overall_state, 'LIMITED_DATA');
         assert.equal(r.coverage, 'partial');
       });
@@ -145,7 +180,7 @@ describe('response rules', () => {
         expectations: expecting({ recipient: ADDR.carol, tokenContract: ADDR.fakeUsdt }),
       });
       assert.ok(codes(r).includes('AML_UNAVAILABLE') && codes(r).includes('SANCTIONS_UNAVAILABLE'), codes(r).join());
-      assert.ok(codes(r).includes('TX_REVERTED'), 'codes(r).includes(\'TX_REVERTED\')');
+      assert.ok(codes(r).includes('TX_REVERTED'), "codes(r).includes('TX_REVERTED')");
     });
   });
 
@@ -170,14 +205,14 @@ describe('response rules', () => {
     test('truncated', () => {
       const r = check({ facts: facts({ transfersTruncated: true }) });
       assert.equal(r.transfers_truncated, true);
-      assert.ok(codes(r).includes('TRANSFERS_TRUNCATED'), 'codes(r).includes(\'TRANSFERS_TRUNCATED\')');
+      assert.ok(codes(r).includes('TRANSFERS_TRUNCATED'), "codes(r).includes('TRANSFERS_TRUNCATED')");
       assert.equal(r.overall_state, 'REVIEW');
       assert.equal(r.coverage, 'partial');
     });
     test('ambiguous', () => {
       const transfers = [usdt(0, alice, bob, 1n), usdt(1, alice, bob, 1n)];
       const r = check({ facts: facts({ transfers }), expectations: expecting({ recipient: bob }) });
-      assert.ok(codes(r).includes('AMBIGUOUS_TRANSFER'), 'codes(r).includes(\'AMBIGUOUS_TRANSFER\')');
+      assert.ok(codes(r).includes('AMBIGUOUS_TRANSFER'), "codes(r).includes('AMBIGUOUS_TRANSFER')");
       assert.equal(r.overall_state, 'REVIEW');
     });
   });
@@ -185,22 +220,77 @@ describe('response rules', () => {
 
 describe('overall state precedence', () => {
   const disagree = { disagreements: [{ code: 'nodes_disagree' as const, detail: 'x' }] };
-  const cases: { name: string; facts?: Partial<ChainFacts>; signals?: Partial<RiskSignals>; state: string; explains: string }[] = [
+  const cases: {
+    name: string;
+    facts?: Partial<ChainFacts>;
+    signals?: Partial<RiskSignals>;
+    state: string;
+    explains: string;
+  }[] = [
     { name: 'clean and final', state: 'CLEAR', explains: 'TX_FINALIZED' },
-    { name: 'sanctions hit beats contradiction', facts: disagree, signals: { sanctions: hit }, state: 'HIGH_RISK', explains: 'SANCTIONS_HIT' },
-    { name: 'contradiction beats severe AML', facts: disagree, signals: { aml: aml('severe') }, state: 'LIMITED_DATA', explains: 'TX_FACTS_DISAGREE' },
-    { name: 'contradiction beats a fake token', facts: disagree, signals: { token: token('fake') }, state: 'LIMITED_DATA', explains: 'TX_FACTS_DISAGREE' },
-    { name: 'high AML with partial coverage', signals: { aml: aml('high'), sanctions: unavailable }, state: 'HIGH_RISK', explains: 'AML_HIGH' },
+    {
+      name: 'sanctions hit beats contradiction',
+      facts: disagree,
+      signals: { sanctions: hit },
+      state: 'HIGH_RISK',
+      explains: 'SANCTIONS_HIT',
+    },
+    {
+      name: 'contradiction beats severe AML',
+      facts: disagree,
+      signals: { aml: aml('severe') },
+      state: 'LIMITED_DATA',
+      explains: 'TX_FACTS_DISAGREE',
+    },
+    {
+      name: 'contradiction beats a fake token',
+      facts: disagree,
+      signals: { token: token('fake') },
+      state: 'LIMITED_DATA',
+      explains: 'TX_FACTS_DISAGREE',
+    },
+    {
+      name: 'high AML with partial coverage',
+      signals: { aml: aml('high'), sanctions: unavailable },
+      state: 'HIGH_RISK',
+      explains: 'AML_HIGH',
+    },
     { name: 'severe AML', signals: { aml: aml('severe') }, state: 'HIGH_RISK', explains: 'AML_HIGH' },
-    { name: 'fake token with unavailable AML', signals: { token: token('fake'), aml: unavailable }, state: 'HIGH_RISK', explains: 'TOKEN_FAKE' },
+    {
+      name: 'fake token with unavailable AML',
+      signals: { token: token('fake'), aml: unavailable },
+      state: 'HIGH_RISK',
+      explains: 'TOKEN_FAKE',
+    },
     { name: 'unknown token', signals: { token: token('unknown') }, state: 'LIMITED_DATA', explains: 'TOKEN_UNKNOWN' },
-    { name: 'token answer missing for a TRC20 transfer', signals: { token: null }, state: 'LIMITED_DATA', explains: 'TOKEN_AUTH_UNAVAILABLE' },
+    {
+      name: 'token answer missing for a TRC20 transfer',
+      signals: { token: null },
+      state: 'LIMITED_DATA',
+      explains: 'TOKEN_AUTH_UNAVAILABLE',
+    },
     { name: 'unverified facts', facts: { verified: false }, state: 'LIMITED_DATA', explains: 'TX_FACTS_PARTIAL' },
-    { name: 'missing facts', facts: { missing: ['solidity node'] }, state: 'LIMITED_DATA', explains: 'TX_FACTS_PARTIAL' },
+    {
+      name: 'missing facts',
+      facts: { missing: ['solidity node'] },
+      state: 'LIMITED_DATA',
+      explains: 'TX_FACTS_PARTIAL',
+    },
     { name: 'unknown state', facts: { state: 'unknown' }, state: 'LIMITED_DATA', explains: 'TX_FACTS_PARTIAL' },
-    { name: 'missing evidence beats pending', facts: { state: 'pending', finalized: false }, signals: { aml: unavailable }, state: 'LIMITED_DATA', explains: 'AML_UNAVAILABLE' },
+    {
+      name: 'missing evidence beats pending',
+      facts: { state: 'pending', finalized: false },
+      signals: { aml: unavailable },
+      state: 'LIMITED_DATA',
+      explains: 'AML_UNAVAILABLE',
+    },
     { name: 'moderate AML', signals: { aml: aml('moderate') }, state: 'REVIEW', explains: 'AML_ELEVATED' },
-    { name: 'AML answer missing for a found transaction', signals: { aml: null }, state: 'LIMITED_DATA', explains: 'AML_UNAVAILABLE' },
+    {
+      name: 'AML answer missing for a found transaction',
+      signals: { aml: null },
+      state: 'LIMITED_DATA',
+      explains: 'AML_UNAVAILABLE',
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -221,11 +311,17 @@ describe('coverage table', () => {
     assert.equal(check({ signals: signals({ token: token('fake') }) }).coverage, 'complete');
   });
   test('a TRX payment with no token answer: not applicable, unknown, coverage unaffected', () => {
-    const r = check({ facts: facts({ transfers: [trx(0, alice, bob, 5_000_000n)] }), signals: signals({ token: null }) });
+    const r = check({
+      facts: facts({ transfers: [trx(0, alice, bob, 5_000_000n)] }),
+      signals: signals({ token: null }),
+    });
     assert.equal(r.token_authenticity, 'unknown');
     assert.equal(r.coverage, 'complete');
     assert.equal(r.overall_state, 'CLEAR');
-    assert.ok(!codes(r).some((code) => REASONS[code].category === 'token'), '!codes(r).some((code) => REASONS[code].category === \'token\')');
+    assert.ok(
+      !codes(r).some((code) => REASONS[code].category === 'token'),
+      "!codes(r).some((code) => REASONS[code].category === 'token')",
+    );
   });
   const partial: { name: string; facts?: Partial<ChainFacts>; signals?: Partial<RiskSignals> }[] = [
     { name: 'unverified', facts: { verified: false } },
@@ -241,12 +337,27 @@ describe('coverage table', () => {
   ];
   // The provider should list these as missing; the assessment does not rely on it.
   const unreadable: { name: string; facts: Partial<ChainFacts> }[] = [
-    { name: 'the subject transfer has no readable recipient', facts: { transfers: [usdt(0, alice, bob, 1n, { recipient: null })] } },
-    { name: 'another transfer has no readable sender', facts: { transfers: [usdt(0, alice, bob, 1n), usdt(1, carol, bob, 1n, { sender: null })] } },
-    { name: 'the subject transfer has unknown decimals', facts: { transfers: [usdt(0, alice, bob, 1n, { decimals: null })] } },
+    {
+      name: 'the subject transfer has no readable recipient',
+      facts: { transfers: [usdt(0, alice, bob, 1n, { recipient: null })] },
+    },
+    {
+      name: 'another transfer has no readable sender',
+      facts: { transfers: [usdt(0, alice, bob, 1n), usdt(1, carol, bob, 1n, { sender: null })] },
+    },
+    {
+      name: 'the subject transfer has unknown decimals',
+      facts: { transfers: [usdt(0, alice, bob, 1n, { decimals: null })] },
+    },
     { name: 'the signer is unknown', facts: { owner: null } },
-    { name: 'a TRC20 transfer without its contract', facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] } },
-    { name: 'a TRC10 transfer without its token id', facts: { transfers: [trc10(0, alice, bob, 1n, 6), { ...trc10(1, alice, bob, 1n, 6), tokenId: null }] } },
+    {
+      name: 'a TRC20 transfer without its contract',
+      facts: { transfers: [usdt(0, alice, bob, 1n, { tokenContract: null })] },
+    },
+    {
+      name: 'a TRC10 transfer without its token id',
+      facts: { transfers: [trc10(0, alice, bob, 1n, 6), { ...trc10(1, alice, bob, 1n, 6), tokenId: null }] },
+    },
   ];
   for (const c of [...partial, ...unreadable]) {
     test(`partial: ${c.name}`, () => {
@@ -258,7 +369,10 @@ describe('coverage table', () => {
   test('unreadable transfers with nothing listed missing are TX_FACTS_PARTIAL, not verified', () => {
     for (const c of unreadable) {
       const r = check({ facts: facts(c.facts) });
-      assert.ok(codes(r).includes('TX_FACTS_PARTIAL') && !codes(r).includes('TX_FACTS_VERIFIED'), `${c.name}: ${codes(r).join()}`);
+      assert.ok(
+        codes(r).includes('TX_FACTS_PARTIAL') && !codes(r).includes('TX_FACTS_VERIFIED'),
+        `${c.name}: ${codes(r).join()}`,
+      );
       assert.equal(r.overall_state, 'LIMITED_DATA', c.name);
     }
   });
@@ -270,12 +384,25 @@ describe('reasons', () => {
   });
   test('docs/assessment.md shows the priority table the code uses', () => {
     const docs = readFileSync(new URL('../../../docs/assessment.md', import.meta.url), 'utf8');
-    const rows = [...docs.matchAll(/^\| (\d+) \| ([A-Z_]+) \| (\w+) \|$/gm)].map(([, n, code, severity]) => [Number(n), code, severity]);
+    const rows = [...docs.matchAll(/^\| (\d+) \| ([A-Z_]+) \| (\w+) \|$/gm)].map(([, n, code, severity]) => [
+      Number(n),
+      code,
+      severity,
+    ]);
     const ordered = (Object.keys(REASONS) as ReasonCode[]).sort(reasonPriority);
-    assert.deepEqual(rows, ordered.map((code, i) => [i + 1, code, REASONS[code].severity]));
+    assert.deepEqual(
+      rows,
+      ordered.map((code, i) => [i + 1, code, REASONS[code].severity]),
+    );
   });
   test('a clean check: the five info codes in the documented order', () => {
-    assert.deepEqual(codes(check()), ['TX_FINALIZED', 'TX_FACTS_VERIFIED', 'SANCTIONS_CLEAR', 'AML_LOW', 'TOKEN_OFFICIAL']);
+    assert.deepEqual(codes(check()), [
+      'TX_FINALIZED',
+      'TX_FACTS_VERIFIED',
+      'SANCTIONS_CLEAR',
+      'AML_LOW',
+      'TOKEN_OFFICIAL',
+    ]);
   });
   test('ordered by severity, the state explanation and the transaction state always kept', () => {
     const r = check({
@@ -288,16 +415,26 @@ describe('reasons', () => {
     assert.ok(codes(r).includes('TOKEN_UNKNOWN'), 'explains LIMITED_DATA');
     assert.ok(codes(r).includes('TX_PENDING_CONFIRMATIONS'), 'the transaction state');
     const severities = r.reasons.map((x) => ['critical', 'high', 'warning', 'info'].indexOf(x.severity));
-    assert.deepEqual(severities, [...severities].sort((a, b) => a - b));
+    assert.deepEqual(
+      severities,
+      [...severities].sort((a, b) => a - b),
+    );
   });
   test('category and severity come from the reason table', () => {
     const r = check({ signals: signals({ aml: aml('high'), token: token('fake') }) });
     for (const item of r.reasons) assert.deepEqual(item, { code: item.code, ...REASONS[item.code] });
   });
   test('TX_FACTS_VERIFIED only with verified facts, no disagreement and nothing missing', () => {
-    assert.ok(codes(check()).includes('TX_FACTS_VERIFIED'), 'codes(check()).includes(\'TX_FACTS_VERIFIED\')');
-    for (const f of [{ verified: false }, { missing: ['x'] }, { disagreements: [{ code: 'other' as const, detail: '' }] }]) {
-      assert.ok(!codes(check({ facts: facts(f) })).includes('TX_FACTS_VERIFIED'), '!codes(check({ facts: facts(f) })).includes(\'TX_FACTS_VERIFIED\')');
+    assert.ok(codes(check()).includes('TX_FACTS_VERIFIED'), "codes(check()).includes('TX_FACTS_VERIFIED')");
+    for (const f of [
+      { verified: false },
+      { missing: ['x'] },
+      { disagreements: [{ code: 'other' as const, detail: '' }] },
+    ]) {
+      assert.ok(
+        !codes(check({ facts: facts(f) })).includes('TX_FACTS_VERIFIED'),
+        "!codes(check({ facts: facts(f) })).includes('TX_FACTS_VERIFIED')",
+      );
     }
   });
 });
@@ -308,7 +445,12 @@ describe('response fields', () => {
     const r = check({
       facts: facts({ transfers, primaryTransfer: 0 }),
       signals: signals({
-        aml: { status: 'answered', level: 'low', exposures: [{ category: 'exchange', exposureType: 'indirect', hops: 2, percent: '12.5' }], asOf: new Date('2026-11-21T11:00:00Z') },
+        aml: {
+          status: 'answered',
+          level: 'low',
+          exposures: [{ category: 'exchange', exposureType: 'indirect', hops: 2, percent: '12.5' }],
+          asOf: new Date('2026-11-21T11:00:00Z'),
+        },
       }),
       expectations: expecting({ recipient: bob }),
     });
@@ -317,7 +459,10 @@ describe('response fields', () => {
       [alice, bob, USDT, 'USDT', 6, '2.5'],
     );
     assert.deepEqual(r.key_exposure, [{ category: 'exchange', exposure_type: 'indirect', hops: 2, percent: '12.5' }]);
-    assert.deepEqual(r.transfers.map((t) => t.amount), ['1', '2.5']);
+    assert.deepEqual(
+      r.transfers.map((t) => t.amount),
+      ['1', '2.5'],
+    );
     assert.equal(r.request_id, 'req-1');
     decodes(r);
   });
@@ -328,7 +473,10 @@ describe('response fields', () => {
     assert.equal(r.decimals, null);
   });
   test('no selected transfer: top-level transfer fields are null', () => {
-    const r = check({ facts: facts({ transfers: [usdt(0, alice, bob, 1n), usdt(1, bob, alice, 1n)], primaryTransfer: null }), signals: signals({ token: null }) });
+    const r = check({
+      facts: facts({ transfers: [usdt(0, alice, bob, 1n), usdt(1, bob, alice, 1n)], primaryTransfer: null }),
+      signals: signals({ token: null }),
+    });
     assert.deepEqual([r.sender, r.recipient, r.token_contract, r.amount], [null, null, null, null]);
     assert.equal(r.token_authenticity, 'unknown');
     // Tokens move and nobody established their authenticity: not a clean result.
@@ -336,7 +484,10 @@ describe('response fields', () => {
     assert.equal(r.overall_state, 'LIMITED_DATA');
   });
   test('no selected transfer and only TRX moving: token authenticity not applicable', () => {
-    const r = check({ facts: facts({ transfers: [trx(0, alice, bob, 1n), trx(1, bob, alice, 1n)], primaryTransfer: null }), signals: signals({ token: null }) });
+    const r = check({
+      facts: facts({ transfers: [trx(0, alice, bob, 1n), trx(1, bob, alice, 1n)], primaryTransfer: null }),
+      signals: signals({ token: null }),
+    });
     assert.equal(r.overall_state, 'CLEAR');
   });
 });
@@ -353,13 +504,19 @@ describe('freshness', () => {
     });
   });
   test('unavailable answers give no time; the chain observation still counts', () => {
-    const r = check({ signals: signals({ sanctions: unavailable, aml: unavailable, token: unavailable }), facts: facts({ tokenDataAt: null }) });
+    const r = check({
+      signals: signals({ sanctions: unavailable, aml: unavailable, token: unavailable }),
+      facts: facts({ tokenDataAt: null }),
+    });
     assert.equal(r.freshness.risk_data_at, null);
     assert.equal(r.freshness.token_data_at, null);
     assert.equal(r.freshness.max_source_age_seconds, 1);
   });
   test('a source time after checked_at gives age 0, never negative', () => {
-    const r = check({ facts: facts({ observedAt: new Date('2026-11-21T12:00:05Z'), tokenDataAt: null }), signals: signals({ sanctions: unavailable, aml: unavailable, token: null }) });
+    const r = check({
+      facts: facts({ observedAt: new Date('2026-11-21T12:00:05Z'), tokenDataAt: null }),
+      signals: signals({ sanctions: unavailable, aml: unavailable, token: null }),
+    });
     assert.equal(r.freshness.max_source_age_seconds, 0);
   });
 });

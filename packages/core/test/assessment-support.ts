@@ -19,7 +19,13 @@ export const TX_HASH = '0130dfde9d5bd6b44f5b3a8ab5d3c5f2f5e6b7b3c0d3a4e5f6071829
 export const CHECKED_AT = new Date('2026-11-21T12:00:00.000Z');
 const OBSERVED_AT = new Date('2026-11-21T11:59:59.000Z');
 
-export function usdt(index: number, sender: string, recipient: string, rawAmount: bigint, extra: Partial<Transfer> = {}): Transfer {
+export function usdt(
+  index: number,
+  sender: string,
+  recipient: string,
+  rawAmount: bigint,
+  extra: Partial<Transfer> = {},
+): Transfer {
   return {
     index,
     assetType: 'trc20',
@@ -52,7 +58,13 @@ export function trx(index: number, sender: string, recipient: string, rawAmount:
   };
 }
 
-export function trc10(index: number, sender: string, recipient: string, rawAmount: bigint, decimals: number | null): Transfer {
+export function trc10(
+  index: number,
+  sender: string,
+  recipient: string,
+  rawAmount: bigint,
+  decimals: number | null,
+): Transfer {
   return {
     index,
     assetType: 'trc10',

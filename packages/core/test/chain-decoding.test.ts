@@ -77,7 +77,8 @@ describe('ContractType categories', () => {
   });
 
   test('unknown and future names are other', () => {
-    for (const name of ['FancyNewContract', '', 'constructor', 'toString', '__proto__']) assert.equal(categoryOf(name), 'other');
+    for (const name of ['FancyNewContract', '', 'constructor', 'toString', '__proto__'])
+      assert.equal(categoryOf(name), 'other');
   });
 
   const owner = base58ToHexAddress('TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre')!;
@@ -86,7 +87,9 @@ describe('ContractType categories', () => {
       contractType: name as keyof typeof CONTRACT_TYPES,
       parameter: { owner_address: owner },
       blockNumber: 70_100_000 + i,
-      ...(name === 'TriggerSmartContract' || name === 'CreateSmartContract' ? { info: { receipt: { result: 'SUCCESS' } } } : {}),
+      ...(name === 'TriggerSmartContract' || name === 'CreateSmartContract'
+        ? { info: { receipt: { result: 'SUCCESS' } } }
+        : {}),
     });
 
   test('a transaction of every type verifies against its raw bytes (type number, type_url, owner)', () => {
@@ -116,7 +119,9 @@ describe('ContractType categories', () => {
       const sample = REFERENCE_TABLE.filter(([, , category]) => !seen.has(category) && seen.add(category));
       const built = sample.map(([, name], i) => build(name, i));
       for (const b of built) node.addTransaction(b);
-      const answers = await Promise.all(built.map((b) => provider.getTransactionFacts(b.txID, { signal: AbortSignal.timeout(5000) })));
+      const answers = await Promise.all(
+        built.map((b) => provider.getTransactionFacts(b.txID, { signal: AbortSignal.timeout(5000) })),
+      );
       for (const [i, r] of answers.entries()) {
         const [, name, category] = sample[i]!;
         assert.ok(r.isOk(), name);
@@ -147,11 +152,27 @@ describe('ABI decoding', () => {
     assert.equal(decodeAbiString(encodeAbiString('Ωmega ✓')), 'Ωmega ✓');
     assert.equal(decodeAbiString(Buffer.from('MKR').toString('hex').padEnd(64, '0')), 'MKR');
     assert.equal(decodeAbiString('00'.repeat(32)), null);
-    assert.equal(decodeAbiString(`${Buffer.from('MK').toString('hex')}00ff${'0'.repeat(56)}`), null, 'junk after the zero padding');
+    assert.equal(
+      decodeAbiString(`${Buffer.from('MK').toString('hex')}00ff${'0'.repeat(56)}`),
+      null,
+      'junk after the zero padding',
+    );
     assert.equal(decodeAbiString(encodeUint256(64n) + encodeUint256(4n)), null, 'offset past the end');
-    assert.equal(decodeAbiString(encodeUint256(32n) + encodeUint256(1000n) + '00'.repeat(32)), null, 'length past the end');
-    assert.equal(decodeAbiString(encodeUint256(32n) + encodeUint256(2n) + 'fffe'.padEnd(64, '0')), null, 'invalid UTF-8');
-    assert.equal(decodeAbiString(encodeUint256(32n) + encodeUint256(2n) + '0a0d'.padEnd(64, '0')), null, 'control characters');
+    assert.equal(
+      decodeAbiString(encodeUint256(32n) + encodeUint256(1000n) + '00'.repeat(32)),
+      null,
+      'length past the end',
+    );
+    assert.equal(
+      decodeAbiString(encodeUint256(32n) + encodeUint256(2n) + 'fffe'.padEnd(64, '0')),
+      null,
+      'invalid UTF-8',
+    );
+    assert.equal(
+      decodeAbiString(encodeUint256(32n) + encodeUint256(2n) + '0a0d'.padEnd(64, '0')),
+      null,
+      'control characters',
+    );
     assert.equal(decodeAbiString(''), null);
   });
 
@@ -200,10 +221,17 @@ describe('ABI decoding', () => {
     assert.deepEqual(decodeCallAccounts(`23b872dd${w(a)}${w(b)}${one}`), [a, b], 'transferFrom: from and to');
     assert.deepEqual(decodeCallAccounts(`095ea7b3${w(b)}${one}`), [b]);
     assert.deepEqual(decodeCallAccounts(`42842e0e${w(a)}${w(b)}${one}`), [a, b], 'ERC-721 safeTransferFrom');
-    assert.deepEqual(decodeCallAccounts(`b88d4fde${w(a)}${w(b)}${one}${encodeUint256(128n)}${encodeUint256(0n)}`), [a, b]);
+    assert.deepEqual(decodeCallAccounts(`b88d4fde${w(a)}${w(b)}${one}${encodeUint256(128n)}${encodeUint256(0n)}`), [
+      a,
+      b,
+    ]);
     assert.deepEqual(decodeCallAccounts(`f242432a${w(a)}${w(b)}${one}${one}`), [a, b], 'ERC-1155 safeTransferFrom');
     assert.deepEqual(decodeCallAccounts(`a22cb465${w(b)}${one}`), [b], 'setApprovalForAll: the operator');
-    assert.deepEqual(decodeCallAccounts(`a22cb465${'ff'.repeat(12)}${b}`), [b], 'dirty high bytes: the low 20 bytes, as a masking contract reads them');
+    assert.deepEqual(
+      decodeCallAccounts(`a22cb465${'ff'.repeat(12)}${b}`),
+      [b],
+      'dirty high bytes: the low 20 bytes, as a masking contract reads them',
+    );
     assert.deepEqual(decodeCallAccounts(`23b872dd${w(a)}`), [], 'a missing argument word');
     assert.deepEqual(decodeCallAccounts(`deadbeef${w(a)}`), []);
   });
@@ -217,10 +245,19 @@ describe('ABI decoding', () => {
       from: from.slice(24),
       to: to.slice(24),
     });
-    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, `ff${to.slice(2)}`, encodeUint256(5n)], '').kind, 'malformed');
-    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, from, to, encodeUint256(5n), encodeUint256(6n)], '').kind, 'malformed');
+    assert.equal(
+      readTransferLog([TRANSFER_EVENT_TOPIC, from, `ff${to.slice(2)}`, encodeUint256(5n)], '').kind,
+      'malformed',
+    );
+    assert.equal(
+      readTransferLog([TRANSFER_EVENT_TOPIC, from, to, encodeUint256(5n), encodeUint256(6n)], '').kind,
+      'malformed',
+    );
     assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC], from + to + encodeUint256(5n)).kind, 'malformed');
-    assert.equal(readTransferLog([TRANSFER_EVENT_TOPIC, `ff${from.slice(2)}`, to], encodeUint256(5n)).kind, 'malformed');
+    assert.equal(
+      readTransferLog([TRANSFER_EVENT_TOPIC, `ff${from.slice(2)}`, to], encodeUint256(5n)).kind,
+      'malformed',
+    );
     assert.equal(readTransferLog(['00'.repeat(32)], '').kind, 'other');
   });
 });

@@ -22,10 +22,14 @@ const post = async (path: string, body: unknown) => {
 
 describe('java-tron answers', () => {
   test('gettransactionbyid keeps only java-tron fields of the v1 record', async () => {
-    const body = JSON.parse((await post('/wallet/gettransactionbyid', { value: TRON_FIXTURE_TX.unfreezeBalanceV1 })).text);
+    const body = JSON.parse(
+      (await post('/wallet/gettransactionbyid', { value: TRON_FIXTURE_TX.unfreezeBalanceV1 })).text,
+    );
     assert.deepEqual(Object.keys(body).sort(), ['raw_data', 'raw_data_hex', 'ret', 'signature', 'txID']);
     assert.deepEqual(body.ret, [{ contractRet: 'SUCCESS' }], 'no v1 fee in ret');
-    assert.deepEqual(body.raw_data.contract[0].parameter.value, { owner_address: '416e3b44b96104b26f84057974a1f0c9880f7c9b13' });
+    assert.deepEqual(body.raw_data.contract[0].parameter.value, {
+      owner_address: '416e3b44b96104b26f84057974a1f0c9880f7c9b13',
+    });
     assert.equal(createHash('sha256').update(Buffer.from(body.raw_data_hex, 'hex')).digest('hex'), body.txID);
   });
 
@@ -44,9 +48,25 @@ describe('java-tron answers', () => {
 
   test('triggerconstantcontract: USDT metadata; an unknown contract is CONTRACT_VALIDATE_ERROR', async () => {
     const usdt = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c';
-    const decimals = JSON.parse((await post('/wallet/triggerconstantcontract', { owner_address: usdt, contract_address: usdt, function_selector: 'decimals()' })).text);
+    const decimals = JSON.parse(
+      (
+        await post('/wallet/triggerconstantcontract', {
+          owner_address: usdt,
+          contract_address: usdt,
+          function_selector: 'decimals()',
+        })
+      ).text,
+    );
     assert.equal(BigInt(`0x${decimals.constant_result[0]}`), 6n);
-    const missing = JSON.parse((await post('/wallet/triggerconstantcontract', { owner_address: usdt, contract_address: `41${'00'.repeat(20)}`, function_selector: 'decimals()' })).text);
+    const missing = JSON.parse(
+      (
+        await post('/wallet/triggerconstantcontract', {
+          owner_address: usdt,
+          contract_address: `41${'00'.repeat(20)}`,
+          function_selector: 'decimals()',
+        })
+      ).text,
+    );
     assert.equal(missing.result.code, 'CONTRACT_VALIDATE_ERROR');
   });
 });
@@ -58,17 +78,33 @@ describe('scenarios', () => {
     return r.value;
   };
   const cases: [FakeTronScenario, string, (f: Awaited<ReturnType<typeof run>>) => void][] = [
-    [{ kind: 'pending', confirmations: 3 }, TRON_FIXTURE_TX.usdtTransfer, (f) => {
-      assert.equal(f.state, 'pending');
-      assert.equal(f.confirmations, 3);
-    }],
+    [
+      { kind: 'pending', confirmations: 3 },
+      TRON_FIXTURE_TX.usdtTransfer,
+      (f) => {
+        assert.equal(f.state, 'pending');
+        assert.equal(f.confirmations, 3);
+      },
+    ],
     [{ kind: 'not_found' }, TRON_FIXTURE_TX.trxTransfer, (f) => assert.equal(f.state, 'not_found')],
-    [{ kind: 'nodes_disagree' }, TRON_FIXTURE_TX.trxTransferToNewAccount, (f) => assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree'))],
-    [{ kind: 'tampered_raw_data_hex' }, TRON_FIXTURE_TX.trc10Transfer, (f) => {
-      assert.equal(f.verified, false);
-      assert.ok(f.disagreements.some((d) => d.code === 'tx_id_mismatch'));
-    }],
-    [{ kind: 'tampered_log' }, TRON_FIXTURE_TX.blockUsdtTransfer, (f) => assert.ok(f.disagreements.some((d) => d.code === 'log_mismatch'))],
+    [
+      { kind: 'nodes_disagree' },
+      TRON_FIXTURE_TX.trxTransferToNewAccount,
+      (f) => assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree')),
+    ],
+    [
+      { kind: 'tampered_raw_data_hex' },
+      TRON_FIXTURE_TX.trc10Transfer,
+      (f) => {
+        assert.equal(f.verified, false);
+        assert.ok(f.disagreements.some((d) => d.code === 'tx_id_mismatch'));
+      },
+    ],
+    [
+      { kind: 'tampered_log' },
+      TRON_FIXTURE_TX.blockUsdtTransfer,
+      (f) => assert.ok(f.disagreements.some((d) => d.code === 'log_mismatch')),
+    ],
   ];
   for (const [scenario, hash, check] of cases) {
     test(scenario.kind, async () => {

@@ -30,7 +30,8 @@ after(async () => {
 
 const run = (signal: AbortSignal = AbortSignal.timeout(5000), p = provider) => p.getTransactionFacts(TX, { signal });
 const usesTimeout = (fault: FakeTronFault) => fault.kind === 'hang';
-const countOf = (node_: 'full' | 'solidity', path: string) => node.calls.filter((c) => c.node === node_ && c.path === path).length;
+const countOf = (node_: 'full' | 'solidity', path: string) =>
+  node.calls.filter((c) => c.node === node_ && c.path === path).length;
 
 describe('transient faults are retried', () => {
   const transient: [string, FakeTronFault][] = [
@@ -80,7 +81,10 @@ describe('persistent faults on one node: facts with unknown state and missing en
       const f = r.value;
       assert.equal(f.state, 'unknown');
       assert.equal(f.finalized, false);
-      assert.ok(f.missing.some((m) => m.includes('solidity node gettransactioninfobyid') && m.includes(expected)), f.missing.join('; '));
+      assert.ok(
+        f.missing.some((m) => m.includes('solidity node gettransactioninfobyid') && m.includes(expected)),
+        f.missing.join('; '),
+      );
       assert.equal(f.verified, true, 'the body still verifies');
       assert.equal(f.category, 'trc20_transfer');
     });
@@ -175,7 +179,11 @@ describe('time budget', () => {
   });
 
   test('a retry starts only when a whole attempt fits before the call deadline', async () => {
-    const client = new TronNodeClient({ fullNodeUrl: node.url, timeoutMs: 150, retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const client = new TronNodeClient({
+      fullNodeUrl: node.url,
+      timeoutMs: 150,
+      retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
     try {
       node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'hang' } });
       const short = await client.getNowBlock('full', AbortSignal.timeout(5000), performance.now() + 250);
@@ -193,16 +201,27 @@ describe('time budget', () => {
   test('metadata slower than the budget: facts with decimals unknown, not aborted', async () => {
     // The shared metadata read may take 2 × 5000 ms; this check's budget ends at 2000 ms (the
     // lookups get 1000 ms of it: room for a loaded CI machine, which must not turn them into timeouts).
-    const hurried = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 5000, budgetMs: 2000, retry: { attempts: 1 } });
+    const hurried = createTronChainFactsProvider({
+      fullNodeUrl: node.url,
+      timeoutMs: 5000,
+      budgetMs: 2000,
+      retry: { attempts: 1 },
+    });
     try {
       node.fault({ path: 'triggerconstantcontract', fault: { kind: 'hang' } });
       const started = performance.now();
       const r = await hurried.getTransactionFacts(TX, { signal: AbortSignal.timeout(15_000) });
-      assert.ok(performance.now() - started < 5000, 'the check stopped waiting at its own budget, not at the metadata read');
+      assert.ok(
+        performance.now() - started < 5000,
+        'the check stopped waiting at its own budget, not at the metadata read',
+      );
       assert.ok(r.isOk());
       assert.equal(r.value.state, 'confirmed');
       assert.equal(r.value.transfers[0]!.decimals, null);
-      assert.ok(r.value.missing.some((m) => m.includes('token metadata')), r.value.missing.join('; '));
+      assert.ok(
+        r.value.missing.some((m) => m.includes('token metadata')),
+        r.value.missing.join('; '),
+      );
     } finally {
       await hurried.close();
     }
@@ -214,10 +233,16 @@ describe('time budget', () => {
       node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'hang' } });
       const started = performance.now();
       const deadlineAt = Date.now() + 1600;
-      const r = await p.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, { signal: AbortSignal.timeout(15_000), deadlineAt });
+      const r = await p.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, {
+        signal: AbortSignal.timeout(15_000),
+        deadlineAt,
+      });
       assert.ok(r.isOk(), JSON.stringify(r.isErr() && r.error));
       assert.equal(r.value.state, 'unknown');
-      assert.ok(r.value.missing.some((m) => m.includes('full node getnowblock: timeout')), r.value.missing.join('; '));
+      assert.ok(
+        r.value.missing.some((m) => m.includes('full node getnowblock: timeout')),
+        r.value.missing.join('; '),
+      );
       assert.ok(performance.now() - started < 5000, 'the lookups got half of the 1600 ms left, not an 8 s attempt');
     } finally {
       await p.close();
@@ -237,7 +262,11 @@ describe('no data at all', () => {
     const gone = await startFakeTronNode();
     const url = gone.url;
     await gone.close();
-    const p = createTronChainFactsProvider({ fullNodeUrl: url, timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+    const p = createTronChainFactsProvider({
+      fullNodeUrl: url,
+      timeoutMs: 100,
+      retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
     try {
       const r = await p.getTransactionFacts(TX, { signal: AbortSignal.timeout(2000) });
       assert.ok(r.isErr());
@@ -267,7 +296,10 @@ describe('no data at all', () => {
       const r = await run(AbortSignal.timeout(250), cold);
       assert.ok(r.isErr(), 'no facts once the deadline fired');
       assert.equal(r.error.kind, 'aborted');
-      assert.ok(node.calls.some((c) => c.path === 'triggerconstantcontract'), 'the first round answered, metadata was being read');
+      assert.ok(
+        node.calls.some((c) => c.path === 'triggerconstantcontract'),
+        'the first round answered, metadata was being read',
+      );
     } finally {
       await cold.close();
     }

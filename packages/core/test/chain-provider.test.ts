@@ -29,10 +29,15 @@ async function facts(hash: string, p: TronChainFactsProvider = provider): Promis
 }
 
 /** What one node answers now for a hash (to restore an override in `finally`). */
-async function snapshot(hash: string, n: 'full' | 'solidity' = 'full'): Promise<{ transaction: Record<string, unknown>; info: Record<string, unknown> }> {
+async function snapshot(
+  hash: string,
+  n: 'full' | 'solidity' = 'full',
+): Promise<{ transaction: Record<string, unknown>; info: Record<string, unknown> }> {
   const base = `${node.url}/${n === 'full' ? 'wallet' : 'walletsolidity'}`;
   const get = async (path: string) =>
-    (await (await fetch(`${base}/${path}`, { method: 'POST', body: JSON.stringify({ value: hash }) })).json()) as Record<string, unknown>;
+    (await (
+      await fetch(`${base}/${path}`, { method: 'POST', body: JSON.stringify({ value: hash }) })
+    ).json()) as Record<string, unknown>;
   return { transaction: await get('gettransactionbyid'), info: await get('gettransactioninfobyid') };
 }
 
@@ -43,7 +48,11 @@ const amountOf = (f: ChainFacts, i = f.primaryTransfer ?? 0) => {
 
 before(async () => {
   node = await startFakeTronNode();
-  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 2000, retry: { baseDelayMs: 2, maxDelayMs: 5 } });
+  provider = createTronChainFactsProvider({
+    fullNodeUrl: node.url,
+    timeoutMs: 2000,
+    retry: { baseDelayMs: 2, maxDelayMs: 5 },
+  });
 });
 after(async () => {
   await provider.close();
@@ -266,7 +275,7 @@ describe('state and finality', () => {
       parameter: {
         owner_address: hex(TL24),
         contract_address: hex(USDT_CONTRACT),
-        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(5n).toString(16).padStart(64, '0')}`,
+        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${5n.toString(16).padStart(64, '0')}`,
       },
       blockNumber: 70_000_008,
       info: { receipt: { energy_usage_total: 13_000 }, log: [transferLog(USDT_CONTRACT, TL24, TXVJ, 5n)] },
@@ -286,7 +295,8 @@ describe('state and finality', () => {
     });
     node.addTransaction(built);
     const { blockNumber: _omitted, ...noBlock } = built.info!;
-    for (const n of ['full', 'solidity'] as const) node.setTransaction(built.txID, n, { transaction: built.transaction, info: noBlock });
+    for (const n of ['full', 'solidity'] as const)
+      node.setTransaction(built.txID, n, { transaction: built.transaction, info: noBlock });
     const f = await facts(built.txID);
     assert.equal(f.blockNumber, null);
     assert.equal(f.confirmations, null);
@@ -302,7 +312,8 @@ describe('state and finality', () => {
     });
     node.addTransaction(built);
     const { blockTimeStamp: _omitted, ...noTime } = built.info!;
-    for (const n of ['full', 'solidity'] as const) node.setTransaction(built.txID, n, { transaction: built.transaction, info: noTime });
+    for (const n of ['full', 'solidity'] as const)
+      node.setTransaction(built.txID, n, { transaction: built.transaction, info: noTime });
     const f = await facts(built.txID);
     assert.equal(f.blockTime, null);
     assert.equal(f.state, 'confirmed', 'the state does not need the time');
@@ -321,7 +332,10 @@ describe('state and finality', () => {
     const f = await facts(built.txID);
     assert.equal(f.confirmations, null);
     assert.equal(f.state, 'unknown');
-    assert.ok(f.missing.some((m) => m.includes('below the tx block 71723600')), f.missing.join('; '));
+    assert.ok(
+      f.missing.some((m) => m.includes('below the tx block 71723600')),
+      f.missing.join('; '),
+    );
   });
 
   test('not found: neither node knows the hash', async () => {
@@ -344,9 +358,18 @@ describe('state and finality', () => {
 describe('disagreements and tampering', () => {
   let original: { transaction: Record<string, unknown>; info: Record<string, unknown> };
   before(async () => {
-    const p = await fetch(`${node.url}/wallet/gettransactionbyid`, { method: 'POST', body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }) });
-    const i = await fetch(`${node.url}/wallet/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }) });
-    original = { transaction: (await p.json()) as Record<string, unknown>, info: (await i.json()) as Record<string, unknown> };
+    const p = await fetch(`${node.url}/wallet/gettransactionbyid`, {
+      method: 'POST',
+      body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }),
+    });
+    const i = await fetch(`${node.url}/wallet/gettransactioninfobyid`, {
+      method: 'POST',
+      body: JSON.stringify({ value: TRON_FIXTURE_TX.usdtTransfer }),
+    });
+    original = {
+      transaction: (await p.json()) as Record<string, unknown>,
+      info: (await i.json()) as Record<string, unknown>,
+    };
   });
   const fresh = () => structuredClone(original);
 
@@ -400,7 +423,9 @@ describe('disagreements and tampering', () => {
     node.setTransaction(built.txID, 'solidity', { transaction: built.transaction, info: built.info });
     const f = await facts(built.txID);
     assert.deepEqual(f.disagreements, []);
-    assert.deepEqual(f.missing, ["the solidity node's tx info is in block 71723480, above its own solidified head 71723475"]);
+    assert.deepEqual(f.missing, [
+      "the solidity node's tx info is in block 71723480, above its own solidified head 71723475",
+    ]);
     assert.equal(f.state, 'unknown');
   });
 
@@ -411,9 +436,14 @@ describe('disagreements and tampering', () => {
       blockNumber: 70_000_015,
     });
     node.addTransaction(built);
-    node.setTransaction(built.txID, 'solidity', { info: { ...built.info, blockTimeStamp: (built.info!.blockTimeStamp as number) + 3000 } });
+    node.setTransaction(built.txID, 'solidity', {
+      info: { ...built.info, blockTimeStamp: (built.info!.blockTimeStamp as number) + 3000 },
+    });
     const f = await facts(built.txID);
-    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('blockTimeStamp')), JSON.stringify(f.disagreements));
+    assert.ok(
+      f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail.includes('blockTimeStamp')),
+      JSON.stringify(f.disagreements),
+    );
   });
 
   test("a tampered solidity body is a disagreement even when the full node's body is used", async () => {
@@ -425,7 +455,10 @@ describe('disagreements and tampering', () => {
       const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
       assert.equal(f.verified, false);
       const d = f.disagreements.find((x) => x.code === 'raw_data_mismatch');
-      assert.ok(d && d.detail.startsWith("solidity node's transaction") && d.detail.includes('owner_address'), JSON.stringify(f.disagreements));
+      assert.ok(
+        d && d.detail.startsWith("solidity node's transaction") && d.detail.includes('owner_address'),
+        JSON.stringify(f.disagreements),
+      );
       assert.equal(f.owner, TL24);
     } finally {
       node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, 'solidity', { transaction: original.transaction });
@@ -441,7 +474,11 @@ describe('disagreements and tampering', () => {
     node.addTransaction(built);
     node.setTransaction(built.txID, 'full', { info: null });
     const f = await facts(built.txID);
-    assert.ok(f.disagreements.some((d) => d.code === 'nodes_disagree' && d.detail === 'the solidity node has the tx info, the full node does not'));
+    assert.ok(
+      f.disagreements.some(
+        (d) => d.code === 'nodes_disagree' && d.detail === 'the solidity node has the tx info, the full node does not',
+      ),
+    );
   });
 
   test('a solidified block without the transaction on the solidity node', async () => {
@@ -503,7 +540,8 @@ describe('disagreements and tampering', () => {
     const value = raw.contract[0]!.parameter.value;
     value.data = String(value.data).replace('027bf24d', '3b9aca00');
     value.owner_address = hex(TXVJ);
-    for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info });
+    for (const n of ['full', 'solidity'] as const)
+      node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info });
     try {
       const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
       assert.equal(f.verified, false);
@@ -516,7 +554,10 @@ describe('disagreements and tampering', () => {
   });
 
   /** Serves a copy of `hash`'s body with its JSON (not its bytes) changed, on both nodes; restores after. */
-  async function withTamperedJson(hash: string, tamper: (contract: Record<string, unknown>, value: Record<string, unknown>) => void): Promise<ChainFacts> {
+  async function withTamperedJson(
+    hash: string,
+    tamper: (contract: Record<string, unknown>, value: Record<string, unknown>) => void,
+  ): Promise<ChainFacts> {
     const before = { full: await snapshot(hash, 'full'), solidity: await snapshot(hash, 'solidity') };
     const transaction = structuredClone(before.full.transaction);
     const contract = (transaction.raw_data as { contract: Record<string, unknown>[] }).contract[0]!;
@@ -525,7 +566,8 @@ describe('disagreements and tampering', () => {
     try {
       return await facts(hash);
     } finally {
-      for (const n of ['full', 'solidity'] as const) node.setTransaction(hash, n, { transaction: before[n].transaction });
+      for (const n of ['full', 'solidity'] as const)
+        node.setTransaction(hash, n, { transaction: before[n].transaction });
     }
   }
   const mismatchIn = (f: ChainFacts, field: string) => {
@@ -543,9 +585,12 @@ describe('disagreements and tampering', () => {
   });
 
   test('tampered JSON contract_address (USDT call): raw_data_mismatch', async () => {
-    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
-      value.contract_address = hex(TXVJ);
-    }), 'contract_address');
+    mismatchIn(
+      await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
+        value.contract_address = hex(TXVJ);
+      }),
+      'contract_address',
+    );
   });
 
   test('tampered JSON contract type: raw_data_mismatch on the type number and type_url', async () => {
@@ -557,30 +602,42 @@ describe('disagreements and tampering', () => {
   });
 
   test('tampered JSON parameter type_url: raw_data_mismatch', async () => {
-    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (contract) => {
-      (contract.parameter as Record<string, unknown>).type_url = 'type.googleapis.com/protocol.TransferContract';
-    }), 'type_url');
+    mismatchIn(
+      await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (contract) => {
+        (contract.parameter as Record<string, unknown>).type_url = 'type.googleapis.com/protocol.TransferContract';
+      }),
+      'type_url',
+    );
   });
 
   test('tampered JSON call_value: raw_data_mismatch', async () => {
-    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
-      value.call_value = 5_000_000;
-    }), 'call_value');
+    mismatchIn(
+      await withTamperedJson(TRON_FIXTURE_TX.usdtTransfer, (_, value) => {
+        value.call_value = 5_000_000;
+      }),
+      'call_value',
+    );
   });
 
   test('tampered JSON vote address and resource receiver: raw_data_mismatch', async () => {
-    mismatchIn(await withTamperedJson(TRON_FIXTURE_TX.voteWitness, (_, value) => {
-      (value.votes as { vote_address: string }[])[0]!.vote_address = hex(TXVJ);
-    }), 'votes.vote_address');
+    mismatchIn(
+      await withTamperedJson(TRON_FIXTURE_TX.voteWitness, (_, value) => {
+        (value.votes as { vote_address: string }[])[0]!.vote_address = hex(TXVJ);
+      }),
+      'votes.vote_address',
+    );
     const delegate = buildTronTransaction({
       contractType: 'DelegateResourceContract',
       parameter: { owner_address: hex(TL24), balance: 1_000_000, receiver_address: hex(TXVJ) },
       blockNumber: 70_000_014,
     });
     node.addTransaction(delegate);
-    mismatchIn(await withTamperedJson(delegate.txID, (_, value) => {
-      value.receiver_address = hex(USDT_CONTRACT);
-    }), 'receiver_address');
+    mismatchIn(
+      await withTamperedJson(delegate.txID, (_, value) => {
+        value.receiver_address = hex(USDT_CONTRACT);
+      }),
+      'receiver_address',
+    );
   });
 
   test('txID of another transaction', async () => {
@@ -608,7 +665,7 @@ describe('disagreements and tampering', () => {
 
   test('the log, not the call data, gives the amount; a log from another contract is not the token called', async () => {
     const fake = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
-    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(100_000_000n).toString(16).padStart(64, '0')}`;
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${100_000_000n.toString(16).padStart(64, '0')}`;
     const feeOnTransfer = buildTronTransaction({
       contractType: 'TriggerSmartContract',
       parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data },
@@ -641,7 +698,8 @@ describe('disagreements and tampering', () => {
       parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 },
       blockNumber: 70_000_047,
     });
-    const raw = (built.transaction as { raw_data: Record<string, unknown> & { contract: Record<string, unknown>[] } }).raw_data;
+    const raw = (built.transaction as { raw_data: Record<string, unknown> & { contract: Record<string, unknown>[] } })
+      .raw_data;
     const p2 = { owner_address: hex(TL24), to_address: hex(second), amount: 5_000_000_000 };
     const rawDataHex = encodeRawData({
       ref_block_bytes: raw.ref_block_bytes as string,
@@ -649,25 +707,45 @@ describe('disagreements and tampering', () => {
       expiration: raw.expiration as number,
       timestamp: raw.timestamp as number,
       contract: [
-        { typeNumber: 1, typeName: 'TransferContract', parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 } },
+        {
+          typeNumber: 1,
+          typeName: 'TransferContract',
+          parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), amount: 1_000_000 },
+        },
         { typeNumber: 1, typeName: 'TransferContract', parameter: p2 },
       ],
     });
     const txID = createHash('sha256').update(Buffer.from(rawDataHex, 'hex')).digest('hex');
-    const secondJson = { parameter: { value: p2, type_url: 'type.googleapis.com/protocol.TransferContract' }, type: 'TransferContract' };
+    const secondJson = {
+      parameter: { value: p2, type_url: 'type.googleapis.com/protocol.TransferContract' },
+      type: 'TransferContract',
+    };
     node.addTransaction({
-      transaction: { ...built.transaction, txID, raw_data: { ...raw, contract: [...raw.contract, secondJson] }, raw_data_hex: rawDataHex },
+      transaction: {
+        ...built.transaction,
+        txID,
+        raw_data: { ...raw, contract: [...raw.contract, secondJson] },
+        raw_data_hex: rawDataHex,
+      },
       info: { ...built.info, id: txID },
     });
     const f = await facts(txID);
     assert.equal(f.verified, false);
-    assert.ok(f.disagreements.some((d) => d.detail.includes('2 contracts in one transaction')), JSON.stringify(f.disagreements));
+    assert.ok(
+      f.disagreements.some((d) => d.detail.includes('2 contracts in one transaction')),
+      JSON.stringify(f.disagreements),
+    );
   });
 
   test('a body and an info that contradict each other', async () => {
     const { transaction, info } = fresh();
-    const contradicting = { ...info, receipt: { ...(info.receipt as object), result: 'REVERT' }, contract_address: hex(TXVJ) };
-    for (const n of ['full', 'solidity'] as const) node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info: contradicting });
+    const contradicting = {
+      ...info,
+      receipt: { ...(info.receipt as object), result: 'REVERT' },
+      contract_address: hex(TXVJ),
+    };
+    for (const n of ['full', 'solidity'] as const)
+      node.setTransaction(TRON_FIXTURE_TX.usdtTransfer, n, { transaction, info: contradicting });
     try {
       const f = await facts(TRON_FIXTURE_TX.usdtTransfer);
       assert.equal(f.state, 'failed', 'any failure evidence wins');
@@ -704,10 +782,35 @@ describe('transfers', () => {
       info: {
         receipt: { result: 'SUCCESS' },
         internal_transactions: [
-          { hash: '01', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 2_500_000 }], note: '63616c6c' },
-          { hash: '02', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 9 }], note: '63616c6c', rejected: true },
-          { hash: '03', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{ callValue: 42, tokenId: '1005065' }], note: '63616c6c' },
-          { hash: '04', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{}], note: '63616c6c' },
+          {
+            hash: '01',
+            caller_address: hex(USDT_CONTRACT),
+            transferTo_address: hex(TXVJ),
+            callValueInfo: [{ callValue: 2_500_000 }],
+            note: '63616c6c',
+          },
+          {
+            hash: '02',
+            caller_address: hex(USDT_CONTRACT),
+            transferTo_address: hex(TXVJ),
+            callValueInfo: [{ callValue: 9 }],
+            note: '63616c6c',
+            rejected: true,
+          },
+          {
+            hash: '03',
+            caller_address: hex(USDT_CONTRACT),
+            transferTo_address: hex(TL24),
+            callValueInfo: [{ callValue: 42, tokenId: '1005065' }],
+            note: '63616c6c',
+          },
+          {
+            hash: '04',
+            caller_address: hex(USDT_CONTRACT),
+            transferTo_address: hex(TL24),
+            callValueInfo: [{}],
+            note: '63616c6c',
+          },
         ],
       },
     });
@@ -727,7 +830,7 @@ describe('transfers', () => {
 
   test('fee-on-transfer: two Transfer logs of the called token, the primary transfer is the one to the payee', async () => {
     const feeCollector = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
-    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(100n).toString(16).padStart(64, '0')}`;
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${100n.toString(16).padStart(64, '0')}`;
     const built = buildTronTransaction({
       contractType: 'TriggerSmartContract',
       parameter: { owner_address: hex(TL24), contract_address: hex(USDT_CONTRACT), data },
@@ -753,13 +856,23 @@ describe('transfers', () => {
       blockNumber: 70_000_016,
       info: {
         receipt: { result: 'SUCCESS' },
-        internal_transactions: [{ hash: '01', caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 3, tokenId: 'abc' }] }],
+        internal_transactions: [
+          {
+            hash: '01',
+            caller_address: hex(USDT_CONTRACT),
+            transferTo_address: hex(TXVJ),
+            callValueInfo: [{ callValue: 3, tokenId: 'abc' }],
+          },
+        ],
       },
     });
     node.addTransaction(built);
     const f = await facts(built.txID);
     assert.deepEqual(f.transfers, []);
-    assert.ok(f.missing.some((m) => m.includes('internal transaction 0: token id "abc"')), f.missing.join('; '));
+    assert.ok(
+      f.missing.some((m) => m.includes('internal transaction 0: token id "abc"')),
+      f.missing.join('; '),
+    );
   });
 
   test('a transfer whose party cannot be read is kept and reported missing (it cannot be screened)', async () => {
@@ -769,7 +882,9 @@ describe('transfers', () => {
       blockNumber: 70_000_012,
       info: {
         receipt: { result: 'SUCCESS' },
-        internal_transactions: [{ hash: '01', transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 3 }], note: '63616c6c' }],
+        internal_transactions: [
+          { hash: '01', transferTo_address: hex(TXVJ), callValueInfo: [{ callValue: 3 }], note: '63616c6c' },
+        ],
       },
     });
     node.addTransaction(built);
@@ -792,7 +907,10 @@ describe('transfers', () => {
     const byDefault = await facts(built.txID);
     assert.equal(byDefault.transfers.length, 100);
     assert.equal(byDefault.transfersTruncated, true);
-    assert.deepEqual(byDefault.transfers.map((t) => t.index), Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      byDefault.transfers.map((t) => t.index),
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     assert.equal(byDefault.transfers[99]!.rawAmount, 100n);
     const small = createTronChainFactsProvider({ fullNodeUrl: node.url, maxTransfers: 5 });
     try {
@@ -814,7 +932,7 @@ describe('token metadata', () => {
       parameter: {
         owner_address: hex(TL24),
         contract_address: hex(contract),
-        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(1234n).toString(16).padStart(64, '0')}`,
+        data: `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${1234n.toString(16).padStart(64, '0')}`,
       },
       blockNumber,
       info: { receipt: { result: 'SUCCESS' }, log: [transferLog(contract, TL24, TXVJ, 1234n)] },
@@ -852,7 +970,11 @@ describe('token metadata', () => {
     node.setToken(d, { decimals: 'revert', symbol: 'revert', name: 'revert' });
     const txId = tokenTx(d, 70_000_025);
     let now = 0;
-    const brief = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 60_000, tokenCacheClock: () => now });
+    const brief = createTronChainFactsProvider({
+      fullNodeUrl: node.url,
+      tokenNegativeCacheMs: 60_000,
+      tokenCacheClock: () => now,
+    });
     try {
       assert.equal((await facts(txId, brief)).transfers[0]!.decimals, null);
       node.setToken(d, { decimals: 8, symbol: 'LATE', name: 'Late Token' });
@@ -872,8 +994,14 @@ describe('token metadata', () => {
     node.setToken(n, { decimals: 6, symbol: 'NONAME', name: 'revert' });
     const txId = tokenTx(n, 70_000_026);
     let now = 0;
-    const p = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenNegativeCacheMs: 60_000, tokenCacheMs: 3_600_000, tokenCacheClock: () => now });
-    const reads = () => node.calls.filter((c) => c.path === 'triggerconstantcontract' && JSON.stringify(c.body).includes(hex(n))).length;
+    const p = createTronChainFactsProvider({
+      fullNodeUrl: node.url,
+      tokenNegativeCacheMs: 60_000,
+      tokenCacheMs: 3_600_000,
+      tokenCacheClock: () => now,
+    });
+    const reads = () =>
+      node.calls.filter((c) => c.path === 'triggerconstantcontract' && JSON.stringify(c.body).includes(hex(n))).length;
     try {
       const first = await facts(txId, p);
       assert.equal(first.transfers[0]!.decimals, 6);
@@ -913,7 +1041,12 @@ describe('token metadata', () => {
   test('TRC10 asset unknown to the node: decimals null', async () => {
     const built = buildTronTransaction({
       contractType: 'TransferAssetContract',
-      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1000001').toString('hex'), amount: 10 },
+      parameter: {
+        owner_address: hex(TL24),
+        to_address: hex(TXVJ),
+        asset_name: Buffer.from('1000001').toString('hex'),
+        amount: 10,
+      },
       blockNumber: 70_000_023,
     });
     node.addTransaction(built);
@@ -926,19 +1059,33 @@ describe('token metadata', () => {
   test('TRC10 precision beyond any asset (a lying node): decimals null and the metadata missing, never a wrong amount', async () => {
     const built = buildTronTransaction({
       contractType: 'TransferAssetContract',
-      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1000002').toString('hex'), amount: 8_888_880_000 },
+      parameter: {
+        owner_address: hex(TL24),
+        to_address: hex(TXVJ),
+        asset_name: Buffer.from('1000002').toString('hex'),
+        amount: 8_888_880_000,
+      },
       blockNumber: 70_000_024,
     });
     node.addTransaction(built);
-    node.setAsset('1000002', { id: '1000002', name: Buffer.from('Big').toString('hex'), abbr: Buffer.from('BIG').toString('hex'), precision: 20_000_000 });
+    node.setAsset('1000002', {
+      id: '1000002',
+      name: Buffer.from('Big').toString('hex'),
+      abbr: Buffer.from('BIG').toString('hex'),
+      precision: 20_000_000,
+    });
     const f = await facts(built.txID);
     assert.equal(f.transfers[0]!.decimals, null, 'so no amount is formatted from it');
-    assert.ok(f.missing.some((m) => m.includes('token metadata')), f.missing.join('; '));
+    assert.ok(
+      f.missing.some((m) => m.includes('token metadata')),
+      f.missing.join('; '),
+    );
   });
 
   test('the metadata cache is bounded (LRU of tokenCacheSize tokens)', async () => {
     const tiny = createTronChainFactsProvider({ fullNodeUrl: node.url, tokenCacheSize: 1 });
-    const symbolCalls = () => node.calls.filter((c) => (c.body as { function_selector?: string }).function_selector === 'symbol()').length;
+    const symbolCalls = () =>
+      node.calls.filter((c) => (c.body as { function_selector?: string }).function_selector === 'symbol()').length;
     try {
       node.clearCalls();
       await facts(TRON_FIXTURE_TX.usdtTransfer, tiny); // USDT cached
@@ -955,7 +1102,12 @@ describe('token metadata', () => {
     try {
       node.clearCalls();
       await Promise.all([facts(TRON_FIXTURE_TX.usdtTransfer, fresh), facts(TRON_FIXTURE_TX.blockUsdtTransfer, fresh)]);
-      const decimalsCalls = () => node.calls.filter((c) => c.path === 'triggerconstantcontract' && (c.body as { function_selector?: string }).function_selector === 'decimals()').length;
+      const decimalsCalls = () =>
+        node.calls.filter(
+          (c) =>
+            c.path === 'triggerconstantcontract' &&
+            (c.body as { function_selector?: string }).function_selector === 'decimals()',
+        ).length;
       assert.equal(decimalsCalls(), 1);
       await facts(TRON_FIXTURE_TX.usdtTransfer, fresh);
       assert.equal(decimalsCalls(), 1);
@@ -969,14 +1121,24 @@ describe('counterparties', () => {
   const b58 = (h: string) => hexToBase58Address(h)!;
 
   test('votes: the voted witness; staking and withdraw: nobody besides the owner', async () => {
-    assert.deepEqual((await facts(TRON_FIXTURE_TX.voteWitness)).counterparties, [b58('414ce8225c8ea6c8e1e0a483132211610c765fc6df')]);
-    for (const hash of [TRON_FIXTURE_TX.freezeBalanceV2, TRON_FIXTURE_TX.unfreezeBalanceV1, TRON_FIXTURE_TX.withdrawBalance]) {
+    assert.deepEqual((await facts(TRON_FIXTURE_TX.voteWitness)).counterparties, [
+      b58('414ce8225c8ea6c8e1e0a483132211610c765fc6df'),
+    ]);
+    for (const hash of [
+      TRON_FIXTURE_TX.freezeBalanceV2,
+      TRON_FIXTURE_TX.unfreezeBalanceV1,
+      TRON_FIXTURE_TX.withdrawBalance,
+    ]) {
       assert.deepEqual((await facts(hash)).counterparties, [], hash);
     }
   });
 
   test('transfers: the called contract beside the token transfer parties; a TRX transfer names only its parties', async () => {
-    assert.deepEqual((await facts(TRON_FIXTURE_TX.usdtTransfer)).counterparties, [USDT_CONTRACT], 'TXVj… is the transfer recipient already');
+    assert.deepEqual(
+      (await facts(TRON_FIXTURE_TX.usdtTransfer)).counterparties,
+      [USDT_CONTRACT],
+      'TXVj… is the transfer recipient already',
+    );
     assert.deepEqual((await facts(TRON_FIXTURE_TX.trxTransfer)).counterparties, []);
     const failed = await facts(node.failedUsdtTx);
     assert.deepEqual(failed.transfers, []);
@@ -1003,7 +1165,10 @@ describe('counterparties', () => {
   });
 
   test('resource delegation: the receiver, from the signed bytes; the owner is never listed', async () => {
-    for (const [contractType, blockNumber] of [['DelegateResourceContract', 70_000_031], ['UnDelegateResourceContract', 70_000_032]] as const) {
+    for (const [contractType, blockNumber] of [
+      ['DelegateResourceContract', 70_000_031],
+      ['UnDelegateResourceContract', 70_000_032],
+    ] as const) {
       const built = buildTronTransaction({
         contractType,
         parameter: { owner_address: hex(TL24), balance: 1_000_000, receiver_address: hex(TXVJ) },
@@ -1038,9 +1203,17 @@ describe('counterparties', () => {
 
   describe('accounts named without a fungible transfer', () => {
     const acct = (byte: string) => b58(`41${byte.repeat(20)}`);
-    const [NFT, NFT2, A, B, C, D, E] = ['21', '22', '31', '32', '33', '34', '35'].map(acct) as [string, string, string, string, string, string, string];
+    const [NFT, NFT2, A, B, C, D, E] = ['21', '22', '31', '32', '33', '34', '35'].map(acct) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const word = (a: string) => hex(a).slice(2).padStart(64, '0');
-    const id7 = (7n).toString(16).padStart(64, '0');
+    const id7 = 7n.toString(16).padStart(64, '0');
     const call = (data: string, blockNumber: number, info: Record<string, unknown> = {}) => {
       const built = buildTronTransaction({
         contractType: 'TriggerSmartContract',
@@ -1061,7 +1234,7 @@ describe('counterparties', () => {
       const cases: [string, string, string[]][] = [
         ['safeTransferFrom(A, B, 7)', `42842e0e${word(A)}${word(B)}${id7}`, [NFT, A, B]],
         ['transferFrom(A, owner, 7)', `23b872dd${word(A)}${word(TL24)}${id7}`, [NFT, A]],
-        ['setApprovalForAll(A, true)', `a22cb465${word(A)}${(1n).toString(16).padStart(64, '0')}`, [NFT, A]],
+        ['setApprovalForAll(A, true)', `a22cb465${word(A)}${1n.toString(16).padStart(64, '0')}`, [NFT, A]],
       ];
       for (const [i, [name, data, expected]] of cases.entries()) {
         const f = await facts(call(data, 70_000_040 + i));
@@ -1072,7 +1245,11 @@ describe('counterparties', () => {
     });
 
     test('an ERC-721 Transfer log (four topics): its parties and emitter are counterparties, not a transfer; other logs: their emitter', async () => {
-      const otherLog = { address: hex(E).slice(2), topics: ['8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'], data: '' };
+      const otherLog = {
+        address: hex(E).slice(2),
+        topics: ['8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'],
+        data: '',
+      };
       const f = await facts(call('deadbeef', 70_000_043, { log: [nftLog(NFT2, C, D), otherLog] }));
       assert.equal(f.state, 'confirmed');
       assert.deepEqual(f.missing, []);
@@ -1081,7 +1258,12 @@ describe('counterparties', () => {
     });
 
     test('internal transactions: a value-less one names caller and callee; a rejected one too, moving nothing; a valued one is a transfer', async () => {
-      const internal = (to: string, extra: Record<string, unknown>) => ({ hash: 'ab'.repeat(32), caller_address: hex(NFT2), transferTo_address: hex(to), ...extra });
+      const internal = (to: string, extra: Record<string, unknown>) => ({
+        hash: 'ab'.repeat(32),
+        caller_address: hex(NFT2),
+        transferTo_address: hex(to),
+        ...extra,
+      });
       const f = await facts(
         call('deadbeef', 70_000_044, {
           internal_transactions: [
@@ -1095,12 +1277,16 @@ describe('counterparties', () => {
         f.transfers.map((t) => [t.source, t.sender, t.recipient, t.rawAmount]),
         [['internal', NFT2, C, 5n]],
       );
-      assert.deepEqual(f.counterparties, [NFT, A, B], 'the caller NFT2 and C are transfer parties already; B was called, though rejected');
+      assert.deepEqual(
+        f.counterparties,
+        [NFT, A, B],
+        'the caller NFT2 and C are transfer parties already; B was called, though rejected',
+      );
     });
   });
 
   test('a token transfer call without its Transfer event (a "fake deposit"): its effect is missing, never a complete empty list', async () => {
-    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${(1000n).toString(16).padStart(64, '0')}`;
+    const data = `a9059cbb${'0'.repeat(24)}${hex(TXVJ).slice(2)}${1000n.toString(16).padStart(64, '0')}`;
     const built = buildTronTransaction({
       contractType: 'TriggerSmartContract',
       parameter: { owner_address: hex(TL24), contract_address: hex(b58(`41${'51'.repeat(20)}`)), data },
@@ -1111,7 +1297,10 @@ describe('counterparties', () => {
     const f = await facts(built.txID);
     assert.equal(f.state, 'confirmed');
     assert.deepEqual(f.transfers, []);
-    assert.ok(f.missing.some((m) => m.includes('no matching Transfer event')), f.missing.join('; '));
+    assert.ok(
+      f.missing.some((m) => m.includes('no matching Transfer event')),
+      f.missing.join('; '),
+    );
     // Not yet executed (broadcast, no tx info): nothing could have been emitted, nothing is missing.
     const pending = buildTronTransaction({
       contractType: 'TriggerSmartContract',
@@ -1127,13 +1316,21 @@ describe('counterparties', () => {
   test('types that move value without listed transfers (a deployment with call value): the list is marked incomplete', async () => {
     const built = buildTronTransaction({
       contractType: 'ParticipateAssetIssueContract',
-      parameter: { owner_address: hex(TL24), to_address: hex(TXVJ), asset_name: Buffer.from('1002000').toString('hex'), amount: 5 },
+      parameter: {
+        owner_address: hex(TL24),
+        to_address: hex(TXVJ),
+        asset_name: Buffer.from('1002000').toString('hex'),
+        amount: 5,
+      },
       blockNumber: 70_000_047,
     });
     node.addTransaction(built);
     const f = await facts(built.txID);
     assert.deepEqual(f.transfers, []);
-    assert.ok(f.missing.some((m) => m.includes('ParticipateAssetIssueContract moves')), f.missing.join('; '));
+    assert.ok(
+      f.missing.some((m) => m.includes('ParticipateAssetIssueContract moves')),
+      f.missing.join('; '),
+    );
   });
 
   test('AccountPermissionUpdateContract: the owner, witness and active keys, from the signed bytes; a JSON key that differs is a mismatch', async () => {
@@ -1163,7 +1360,9 @@ describe('counterparties', () => {
     assert.deepEqual(f.counterparties, [W, K1, K2]);
 
     // The node's JSON shows another active key than the signed bytes.
-    const json = structuredClone(built.transaction) as { raw_data: { contract: { parameter: { value: { actives: { keys: { address: string }[] }[] } } }[] } };
+    const json = structuredClone(built.transaction) as {
+      raw_data: { contract: { parameter: { value: { actives: { keys: { address: string }[] }[] } } }[] };
+    };
     json.raw_data.contract[0]!.parameter.value.actives[1]!.keys[0]!.address = hex(TXVJ);
     node.setTransaction(built.txID, 'full', { transaction: json });
     node.setTransaction(built.txID, 'solidity', { transaction: json });
@@ -1196,10 +1395,14 @@ describe('calls', () => {
     try {
       await facts(TRON_FIXTURE_TX.usdtTransfer, p);
       const first = slow.calls.slice(0, 6);
-      assert.deepEqual(
-        first.map((c) => `${c.node}:${c.path}`).sort(),
-        ['full:getnowblock', 'full:gettransactionbyid', 'full:gettransactioninfobyid', 'solidity:getnowblock', 'solidity:gettransactionbyid', 'solidity:gettransactioninfobyid'],
-      );
+      assert.deepEqual(first.map((c) => `${c.node}:${c.path}`).sort(), [
+        'full:getnowblock',
+        'full:gettransactionbyid',
+        'full:gettransactioninfobyid',
+        'solidity:getnowblock',
+        'solidity:gettransactionbyid',
+        'solidity:gettransactioninfobyid',
+      ]);
       const lastStart = Math.max(...first.map((c) => c.startedAt));
       const firstEnd = Math.min(...first.map((c) => c.finishedAt ?? Infinity));
       assert.ok(lastStart < firstEnd, 'every lookup started before any finished');

@@ -40,7 +40,12 @@ function table(marker: string): string[][] {
   let i = start;
   while (!spec[i]!.startsWith('|')) i++;
   const rows: string[][] = [];
-  for (; spec[i]?.startsWith('|'); i++) rows.push(spec[i]!.split('|').slice(1, -1).map((cell) => cell.trim().replaceAll('`', '')));
+  for (; spec[i]?.startsWith('|'); i++)
+    rows.push(
+      spec[i]!.split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replaceAll('`', '')),
+    );
   return rows.slice(2);
 }
 
@@ -49,13 +54,18 @@ const valuesIn = (cell: string) => cell.split(',').map((v) => v.trim());
 
 /** Field order, nullability and integer/boolean types of an object codec against a spec table. */
 function assertFields(codec: t.InterfaceType<t.Props>, rows: string[][], nullableColumn: number | null) {
-  assert.deepEqual(Object.keys(codec.props), rows.map(([field]) => field), codec.name);
+  assert.deepEqual(
+    Object.keys(codec.props),
+    rows.map(([field]) => field),
+    codec.name,
+  );
   for (const row of rows) {
     const [field, type] = row as [string, string];
     const prop = codec.props[field]!;
     const nullable = nullableColumn === null ? type.endsWith('or null') : row[nullableColumn] === 'yes';
     assert.equal(prop.is(null), nullable, `${codec.name}.${field} nullable`);
-    if (type.startsWith('integer')) assert.ok(prop.is(3) && !prop.is(1.5) && !prop.is('3'), `${codec.name}.${field} integer`);
+    if (type.startsWith('integer'))
+      assert.ok(prop.is(3) && !prop.is(1.5) && !prop.is('3'), `${codec.name}.${field} integer`);
     if (type === 'boolean') assert.ok(prop.is(true) && !prop.is('true'), `${codec.name}.${field} boolean`);
     if (type.startsWith('array')) assert.ok(!prop.is({}), `${codec.name}.${field} array`);
   }
@@ -72,15 +82,25 @@ test('response models have the spec fields in order, with their nullability and 
   assertFields(UsageRecentResponse, table('UsageRecentResponse (all required)'), null);
   assertFields(ErrorResponse, table('### ErrorResponse'), null);
   assert.deepEqual(Object.keys(UsagePlanResponse.props), ['code', 'version', 'name']);
-  assert.deepEqual(Object.keys(UsageLimitsResponse.props), ['rate_limit_per_minute', 'max_concurrent_requests', 'enabled_networks']);
+  assert.deepEqual(Object.keys(UsageLimitsResponse.props), [
+    'rate_limit_per_minute',
+    'max_concurrent_requests',
+    'enabled_networks',
+  ]);
   assert.deepEqual(Object.keys(ErrorDetail.props), ['code', 'message', 'retryable']);
 });
 
 test('the request has the spec fields; only tx_hash and network are required', () => {
   const rows = table('### TransactionCheckRequest');
   const [required, optional] = TransactionCheckRequest.type.types;
-  assert.deepEqual([...Object.keys(required.props), ...Object.keys(optional.props)], rows.map(([field]) => field));
-  assert.deepEqual(Object.keys(required.props), rows.filter((row) => row[2] === 'yes').map(([field]) => field));
+  assert.deepEqual(
+    [...Object.keys(required.props), ...Object.keys(optional.props)],
+    rows.map(([field]) => field),
+  );
+  assert.deepEqual(
+    Object.keys(required.props),
+    rows.filter((row) => row[2] === 'yes').map(([field]) => field),
+  );
 });
 
 test('enums have exactly the values of the spec', () => {
@@ -94,15 +114,24 @@ test('enums have exactly the values of the spec', () => {
     ['overall_state', OverallState],
   ];
   for (const [field, codec] of enums) assert.deepEqual(keysOf(codec), valuesIn(values[field]!), field);
-  assert.deepEqual(keysOf(TransactionState), table('### transaction_state values').map(([state]) => state));
-  assert.deepEqual(keysOf(OverallState), table('### overall_state values').map(([state]) => state));
+  assert.deepEqual(
+    keysOf(TransactionState),
+    table('### transaction_state values').map(([state]) => state),
+  );
+  assert.deepEqual(
+    keysOf(OverallState),
+    table('### overall_state values').map(([state]) => state),
+  );
   const reasonRows = Object.fromEntries(table('### ReasonResponse').map(([field, , cell]) => [field, cell!]));
   assert.deepEqual(keysOf(ReasonCategory), valuesIn(reasonRows.category!));
   assert.deepEqual(keysOf(Severity), valuesIn(reasonRows.severity!));
 });
 
 test('reason codes are the spec codes, each with a category and a severity', () => {
-  assert.deepEqual(Object.keys(REASONS), table('### Reason codes').map(([code]) => code));
+  assert.deepEqual(
+    Object.keys(REASONS),
+    table('### Reason codes').map(([code]) => code),
+  );
   for (const code of Object.keys(REASONS) as (keyof typeof REASONS)[]) {
     const { category, severity } = reason(code);
     assert.ok(ReasonCategory.is(category) && Severity.is(severity), code);

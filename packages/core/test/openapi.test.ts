@@ -39,7 +39,15 @@ test('all 27 response fields are required; request and usage objects as the spec
   const response = schemas.TransactionCheckResponse!;
   assert.equal(Object.keys(response.properties).length, 27);
   assert.deepEqual(response.required, Object.keys(response.properties));
-  for (const name of ['TransferResponse', 'ExposureResponse', 'FreshnessResponse', 'ReasonResponse', 'UsageResponse', 'ErrorResponse', 'ErrorDetail']) {
+  for (const name of [
+    'TransferResponse',
+    'ExposureResponse',
+    'FreshnessResponse',
+    'ReasonResponse',
+    'UsageResponse',
+    'ErrorResponse',
+    'ErrorDetail',
+  ]) {
     assert.deepEqual(schemas[name]!.required, Object.keys(schemas[name]!.properties), name);
   }
   const request = schemas.TransactionCheckRequest!;
@@ -59,24 +67,49 @@ test('operations, error statuses, parameters, headers and security', () => {
     [check, ['Idempotency-Key', 'X-Request-ID']],
     [usage, ['days', 'X-Request-ID']],
   ] as const) {
-    assert.deepEqual(operation.parameters.map((p: Doc) => p.name), expected);
+    assert.deepEqual(
+      operation.parameters.map((p: Doc) => p.name),
+      expected,
+    );
     for (const [status, response] of Object.entries(operation.responses as Record<string, Doc>)) {
       assert.ok(response.headers['X-Request-ID'], `${status} has X-Request-ID`);
-      if (status !== '200') assert.deepEqual(response.content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' });
+      if (status !== '200')
+        assert.deepEqual(response.content['application/json'].schema, { $ref: '#/components/schemas/ErrorResponse' });
     }
   }
   assert.deepEqual(usage.parameters[0].schema, { type: 'integer', minimum: 1, maximum: 90, default: 30 });
   const check200 = Object.keys(check.responses['200'].headers);
-  for (const header of ['Idempotent-Replayed', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset', 'RateLimit-Policy', 'RateLimit']) {
+  for (const header of [
+    'Idempotent-Replayed',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'X-Quota-Limit',
+    'X-Quota-Remaining',
+    'X-Quota-Reset',
+    'RateLimit-Policy',
+    'RateLimit',
+  ]) {
     assert.ok(check200.includes(header), header);
   }
   for (const status of ['409', '429', '503']) assert.ok(check.responses[status].headers['Retry-After'], status);
-  for (const code of ['malformed_tx_hash', 'invalid_network', 'invalid_tron_address', 'invalid_expected_amount', 'invalid_idempotency_key', 'payload_too_large', 'validation_error']) {
+  for (const code of [
+    'malformed_tx_hash',
+    'invalid_network',
+    'invalid_tron_address',
+    'invalid_expected_amount',
+    'invalid_idempotency_key',
+    'payload_too_large',
+    'validation_error',
+  ]) {
     assert.match(check.responses['422'].description, new RegExp(`\`${code}\``));
   }
   assert.doesNotMatch(usage.responses['422'].description, /malformed_tx_hash/);
   for (const status of ['401', '403', '409', '422', '429', '500', '503', '504']) {
-    assert.ok(check.responses[status].headers['Idempotent-Replayed'], `check ${status}: finalized errors are replayed too`);
+    assert.ok(
+      check.responses[status].headers['Idempotent-Replayed'],
+      `check ${status}: finalized errors are replayed too`,
+    );
   }
   for (const status of ['401', '403', '422', '500', '504']) {
     assert.equal(check.responses[status].headers['Retry-After'], undefined, `check ${status} has no Retry-After`);
@@ -105,10 +138,13 @@ test('every status, code and header the runtime answers is documented on its ope
   ];
   for (const error of errors) {
     const { status, code, headers } = describeError(error);
-    const documented = Object.entries(operations).filter(([, op]) => op.responses[status]?.description.includes(`\`${code}\``));
+    const documented = Object.entries(operations).filter(([, op]) =>
+      op.responses[status]?.description.includes(`\`${code}\``),
+    );
     assert.ok(documented.length > 0, `${status} ${code} is documented`);
     for (const [name, op] of documented) {
-      for (const header of Object.keys(headers)) assert.ok(op.responses[status].headers[header], `${name} ${status} ${code}: ${header}`);
+      for (const header of Object.keys(headers))
+        assert.ok(op.responses[status].headers[header], `${name} ${status} ${code}: ${header}`);
     }
   }
   const now = new Date('2026-11-21T12:00:00Z');
@@ -124,7 +160,10 @@ test('every status, code and header the runtime answers is documented on its ope
 const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
 addFormats(ajv);
 // The document's own schemas, addressed as $defs of one schema so that its $refs resolve.
-ajv.addSchema({ $id: 'https://tron-safety.invalid/openapi.json', $defs: JSON.parse(JSON.stringify(schemas).replaceAll('#/components/schemas/', '#/$defs/')) });
+ajv.addSchema({
+  $id: 'https://tron-safety.invalid/openapi.json',
+  $defs: JSON.parse(JSON.stringify(schemas).replaceAll('#/components/schemas/', '#/$defs/')),
+});
 const validator = (name: string) => ajv.getSchema(`https://tron-safety.invalid/openapi.json#/$defs/${name}`)!;
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -218,7 +257,18 @@ test('sample responses validate against the document and the codecs', () => {
   }
   const notFound = {
     ...checkResponse(),
-    ...Object.fromEntries(['confirmations', 'decimals', 'amount', 'sender', 'recipient', 'token_contract', 'token_symbol', 'sanctions_hit'].map((k) => [k, null])),
+    ...Object.fromEntries(
+      [
+        'confirmations',
+        'decimals',
+        'amount',
+        'sender',
+        'recipient',
+        'token_contract',
+        'token_symbol',
+        'sanctions_hit',
+      ].map((k) => [k, null]),
+    ),
     transaction_state: 'not_found',
     transfers: [],
     key_exposure: [],
@@ -274,7 +324,16 @@ test('request bodies: the schema and the codec agree', () => {
   const hash = 'a'.repeat(64);
   const bodies: [Sample, boolean][] = [
     [{ tx_hash: hash, network: 'tron' }, true],
-    [{ tx_hash: hash, network: 'tron', expected_recipient: USDT, expected_token_contract: null, expected_amount: '1.50' }, true],
+    [
+      {
+        tx_hash: hash,
+        network: 'tron',
+        expected_recipient: USDT,
+        expected_token_contract: null,
+        expected_amount: '1.50',
+      },
+      true,
+    ],
     [{ tx_hash: hash, network: 'tron', extra: 1 }, false],
     [{ tx_hash: hash, network: 'eth' }, false],
     [{ tx_hash: hash.slice(1), network: 'tron' }, false],
@@ -326,7 +385,10 @@ test('responses the service builds validate against the document, with documente
       ['usage 422', usage({ days: '0' }), 422],
       ['usage 401', usage({}, 'nope'), 401],
     ];
-    const operations: Record<string, Doc> = { POST: doc.paths['/v1/transaction/check'].post, GET: doc.paths['/v1/usage'].get };
+    const operations: Record<string, Doc> = {
+      POST: doc.paths['/v1/transaction/check'].post,
+      GET: doc.paths['/v1/usage'].get,
+    };
     for (const [name, request, status] of cases) {
       const response = await service.handle(request);
       assert.equal(response.status, status, `${name}: ${response.body}`);

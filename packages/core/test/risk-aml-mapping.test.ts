@@ -10,7 +10,12 @@ import { fixturePath } from '../src/testing/fixtures.js';
 
 describe('vendor scales → our levels (the interface fits TRM and AMLBot as well as Chainalysis)', () => {
   test('Chainalysis risk', () => {
-    assert.deepEqual(['Severe', 'High', 'Medium', 'Low'].map(levelFromChainalysis), ['severe', 'high', 'moderate', 'low']);
+    assert.deepEqual(['Severe', 'High', 'Medium', 'Low'].map(levelFromChainalysis), [
+      'severe',
+      'high',
+      'moderate',
+      'low',
+    ]);
     assert.equal(levelFromChainalysis('Unknown'), null);
     assert.equal(levelFromChainalysis('severe'), null, 'the vendor capitalizes; anything else is not trusted');
   });
@@ -24,15 +29,18 @@ describe('vendor scales → our levels (the interface fits TRM and AMLBot as wel
   });
 
   test('AMLBot-style percentage scores: ≥75 severe, ≥50 high, ≥25 moderate, else low; bands tunable', () => {
-    assert.deepEqual([100, 75, 74.99, 50, 25, 24.9, 0].map((s) => levelFromPercentScore(s)), [
-      'severe', 'severe', 'high', 'high', 'moderate', 'low', 'low',
-    ]);
+    assert.deepEqual(
+      [100, 75, 74.99, 50, 25, 24.9, 0].map((s) => levelFromPercentScore(s)),
+      ['severe', 'severe', 'high', 'high', 'moderate', 'low', 'low'],
+    );
     for (const bad of [null, -1, 101, Number.NaN]) assert.equal(levelFromPercentScore(bad), null);
     assert.equal(levelFromPercentScore(60, { severe: 90, high: 70, moderate: 40 }), 'moderate');
   });
 
   test('the recorded Alfa-bot (AMLBot-style) TRON report maps to severe with its sources of funds as shares', () => {
-    const report = JSON.parse(readFileSync(fixturePath('vendors/alfabot-wellwallet-aml-report-recheck.json'), 'utf8')) as {
+    const report = JSON.parse(
+      readFileSync(fixturePath('vendors/alfabot-wellwallet-aml-report-recheck.json'), 'utf8'),
+    ) as {
       data: { aml_score: number; params: { types_of_funding: Record<string, number> } };
     };
     const level = levelFromPercentScore(report.data.aml_score);
@@ -49,7 +57,10 @@ describe('vendor scales → our levels (the interface fits TRM and AMLBot as wel
       })),
       asOf: new Date(0),
     };
-    assert.ok(answer.status === 'answered' && answer.exposures.some((e) => e.category === 'OFSI Sanctions' && e.percent === '5.51'));
+    assert.ok(
+      answer.status === 'answered' &&
+        answer.exposures.some((e) => e.category === 'OFSI Sanctions' && e.percent === '5.51'),
+    );
   });
 });
 
@@ -86,7 +97,10 @@ describe('combining counterparties and the not-configured provider', () => {
   });
 
   test('a failed counterparty makes low/moderate unavailable, but a high or severe finding stands', () => {
-    assert.deepEqual(combineAmlAnswers([at('low', 1), down]), { status: 'unavailable', reason: 'rate limited (HTTP 429)' });
+    assert.deepEqual(combineAmlAnswers([at('low', 1), down]), {
+      status: 'unavailable',
+      reason: 'rate limited (HTTP 429)',
+    });
     assert.equal(combineAmlAnswers([at('moderate', 1), down]).status, 'unavailable');
     assert.equal((combineAmlAnswers([down, at('high', 1)]) as { level: string }).level, 'high');
     assert.equal(combineAmlAnswers([down]).status, 'unavailable');
@@ -96,9 +110,12 @@ describe('combining counterparties and the not-configured provider', () => {
   test('no AML vendor configured: always unavailable, never low', async () => {
     const p = createNotConfiguredAmlProvider();
     assert.equal(p.supportsAsset({ kind: 'trx' }), true);
-    assert.deepEqual(await p.assessAddress('TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', { signal: new AbortController().signal }), {
-      status: 'unavailable',
-      reason: 'AML vendor not configured',
-    });
+    assert.deepEqual(
+      await p.assessAddress('TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', { signal: new AbortController().signal }),
+      {
+        status: 'unavailable',
+        reason: 'AML vendor not configured',
+      },
+    );
   });
 });

@@ -6,7 +6,12 @@ import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanc
 import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
-import { startFakeChainalysis, type FakeChainalysis, type FakeFault, type FakeIdentification } from '../src/testing/fake-vendors.js';
+import {
+  startFakeChainalysis,
+  type FakeChainalysis,
+  type FakeFault,
+  type FakeIdentification,
+} from '../src/testing/fake-vendors.js';
 import { fixturePath } from '../src/testing/fixtures.js';
 
 const ADDR = {
@@ -53,8 +58,16 @@ after(() => fake.close());
 
 const aml = (options: { timeoutMs?: number; ttlMs?: number; now?: () => number; apiKey?: string } = {}) =>
   createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 3000, ...options });
-const sanctionsApi = (options: { timeoutMs?: number; ttlMs?: number; now?: () => number; maxAddresses?: number } = {}) =>
-  createChainalysisSanctionsProvider({ baseUrl: fake.sanctionsUrl, apiKey: KEY, ttlMs: 0, timeoutMs: 3000, ...options });
+const sanctionsApi = (
+  options: { timeoutMs?: number; ttlMs?: number; now?: () => number; maxAddresses?: number } = {},
+) =>
+  createChainalysisSanctionsProvider({
+    baseUrl: fake.sanctionsUrl,
+    apiKey: KEY,
+    ttlMs: 0,
+    timeoutMs: 3000,
+    ...options,
+  });
 
 describe('Chainalysis Entity API adapter', () => {
   test('every risk level maps: Severe/High/Medium/Low → severe/high/moderate/low', async () => {
@@ -75,9 +88,15 @@ describe('Chainalysis Entity API adapter', () => {
       { category: 'no kyc exchange', exposureType: 'indirect', hops: INDIRECT_EXPOSURE_HOPS, percent: '25' },
     ]);
     const high = answered(await p.assessAddress(ADDR.high, ctx()));
-    assert.deepEqual(high.exposures, [{ category: 'darknet market', exposureType: 'indirect', hops: 2, percent: '12.5' }]);
+    assert.deepEqual(high.exposures, [
+      { category: 'darknet market', exposureType: 'indirect', hops: 2, percent: '12.5' },
+    ]);
     const medium = answered(await p.assessAddress(ADDR.medium, ctx()));
-    assert.deepEqual(medium.exposures, [{ category: 'gambling', exposureType: 'direct', hops: 1, percent: null }], 'zero total: no share');
+    assert.deepEqual(
+      medium.exposures,
+      [{ category: 'gambling', exposureType: 'direct', hops: 1, percent: null }],
+      'zero total: no share',
+    );
     assert.deepEqual(answered(await p.assessAddress(ADDR.low, ctx())).exposures, []);
   });
 
@@ -114,7 +133,7 @@ describe('Chainalysis Entity API adapter', () => {
         reason: 'Chainalysis Entity API: assessment PENDING',
       });
       fake.setFault('entity', ADDR.severe, { kind: 'incomplete', status: 'ERROR' });
-      assert.match((await aml().assessAddress(ADDR.severe, ctx()) as { reason: string }).reason, /assessment ERROR/);
+      assert.match(((await aml().assessAddress(ADDR.severe, ctx())) as { reason: string }).reason, /assessment ERROR/);
     } finally {
       fake.setFault('entity', ADDR.severe, null);
     }
@@ -134,18 +153,37 @@ describe('Chainalysis Entity API adapter', () => {
       risk: 'Low',
       triggers: [
         { category: 'gambling', percentage: 3, ruleTriggered: { risk: 'Medium', exposureType: 'indirect' as const } },
-        { category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Severe', exposureType: 'direct' as const, direction: 'received' } },
+        {
+          category: 'sanctions',
+          percentage: 100,
+          ruleTriggered: { risk: 'Severe', exposureType: 'direct' as const, direction: 'received' },
+        },
         { category: 'exchange', percentage: 40, ruleTriggered: null },
       ],
     };
     fake.setEntity(ADDR.clean, selfContradicting);
     try {
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe');
-      fake.setEntity(ADDR.clean, { risk: 'Medium', triggers: [{ category: 'gambling', percentage: 1, ruleTriggered: { risk: 'Low', exposureType: 'direct' } }] });
-      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'moderate', 'a lower rule does not lower the answer');
+      fake.setEntity(ADDR.clean, {
+        risk: 'Medium',
+        triggers: [{ category: 'gambling', percentage: 1, ruleTriggered: { risk: 'Low', exposureType: 'direct' } }],
+      });
+      assert.equal(
+        answered(await aml().assessAddress(ADDR.clean, ctx())).level,
+        'moderate',
+        'a lower rule does not lower the answer',
+      );
       // A rule level we cannot read could be anything: no answer rather than the top-level Low.
-      fake.setEntity(ADDR.clean, { risk: 'Low', triggers: [{ category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Critical', exposureType: 'direct' } }] });
-      assert.deepEqual(await aml().assessAddress(ADDR.clean, ctx()), { status: 'unavailable', reason: 'Chainalysis Entity API: unknown risk "Critical"' });
+      fake.setEntity(ADDR.clean, {
+        risk: 'Low',
+        triggers: [
+          { category: 'sanctions', percentage: 100, ruleTriggered: { risk: 'Critical', exposureType: 'direct' } },
+        ],
+      });
+      assert.deepEqual(await aml().assessAddress(ADDR.clean, ctx()), {
+        status: 'unavailable',
+        reason: 'Chainalysis Entity API: unknown risk "Critical"',
+      });
     } finally {
       fake.setEntity(ADDR.clean, { risk: 'Low' });
     }
@@ -153,14 +191,27 @@ describe('Chainalysis Entity API adapter', () => {
 
   test('a sanctioned entity or direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
     try {
-      fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
+      fake.setEntity(ADDR.clean, {
+        risk: 'Low',
+        exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }],
+      });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'high');
-      fake.setEntity(ADDR.clean, { risk: 'Severe', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }] });
+      fake.setEntity(ADDR.clean, {
+        risk: 'Severe',
+        exposures: [{ category: 'sanctions', value: 1200, exposureType: 'direct' }],
+      });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'severe', 'never lowered');
-      fake.setEntity(ADDR.clean, { risk: 'Low', exposures: [{ category: 'sanctions', value: 1200, exposureType: 'indirect' }] });
+      fake.setEntity(ADDR.clean, {
+        risk: 'Low',
+        exposures: [{ category: 'sanctions', value: 1200, exposureType: 'indirect' }],
+      });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');
       fake.setEntity(ADDR.clean, { risk: 'Low', cluster: { name: 'Garantex', category: 'sanctions' } });
-      assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'high', 'an address of a sanctioned entity');
+      assert.equal(
+        answered(await aml().assessAddress(ADDR.clean, ctx())).level,
+        'high',
+        'an address of a sanctioned entity',
+      );
       fake.setEntity(ADDR.clean, { risk: 'Low', cluster: { name: 'Binance', category: 'exchange' } });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');
     } finally {
@@ -200,12 +251,19 @@ describe('Chainalysis Entity API adapter', () => {
     try {
       const started = Date.now();
       const neverFires = new AbortController().signal;
-      const answer = await aml({ timeoutMs: 5000 }).assessAddress(ADDR.medium, { signal: neverFires, deadlineAt: started + 1_000 });
+      const answer = await aml({ timeoutMs: 5000 }).assessAddress(ADDR.medium, {
+        signal: neverFires,
+        deadlineAt: started + 1_000,
+      });
       assert.deepEqual(answer, { status: 'unavailable', reason: 'check deadline reached' });
       assert.ok(Date.now() - started < 1_000, 'answered before the deadline (the default margin is 500 ms)');
       const calls = fake.calls.length;
-      const late = await createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, ttlMs: 0, deadlineMarginMs: 300 })
-        .assessAddress(ADDR.low, { signal: neverFires, deadlineAt: Date.now() + 250 });
+      const late = await createChainalysisAmlProvider({
+        baseUrl: fake.entityUrl,
+        apiKey: KEY,
+        ttlMs: 0,
+        deadlineMarginMs: 300,
+      }).assessAddress(ADDR.low, { signal: neverFires, deadlineAt: Date.now() + 250 });
       assert.deepEqual(late, { status: 'unavailable', reason: 'check deadline reached' });
       assert.equal(fake.calls.length, calls, 'inside the margin already: the vendor is not called');
     } finally {
@@ -237,7 +295,9 @@ describe('Chainalysis Entity API adapter', () => {
     const p = aml({ ttlMs: 60_000 });
     fake.setFault('entity', ADDR.medium, { kind: 'delay', ms: 50 });
     const before = fake.calls.length;
-    const answers: AmlAnswer[] = await Promise.all(Array.from({ length: 5 }, () => p.assessAddress(ADDR.medium, ctx())));
+    const answers: AmlAnswer[] = await Promise.all(
+      Array.from({ length: 5 }, () => p.assessAddress(ADDR.medium, ctx())),
+    );
     fake.setFault('entity', ADDR.medium, null);
     assert.equal(fake.calls.length - before, 1);
     for (const a of answers) assert.equal(answered(a).level, 'moderate');
@@ -266,7 +326,11 @@ describe('Chainalysis Entity API adapter', () => {
     assert.equal(p.supportsAsset({ kind: 'trc20', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), true);
     assert.equal(p.supportsAsset({ kind: 'trc20', contract: ADDR.clean }), false);
     assert.equal(p.supportsAsset({ kind: 'trc10', tokenId: '1002000' }), false);
-    const onlyTrx = createChainalysisAmlProvider({ baseUrl: fake.entityUrl, apiKey: KEY, supportedAssets: [{ kind: 'trx' }] });
+    const onlyTrx = createChainalysisAmlProvider({
+      baseUrl: fake.entityUrl,
+      apiKey: KEY,
+      supportedAssets: [{ kind: 'trx' }],
+    });
     assert.equal(onlyTrx.supportsAsset({ kind: 'trc20', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }), false);
   });
 });
@@ -331,7 +395,11 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
         ...Array.from({ length: 4 }, () => api.screen([ADDR.listed], ctx())),
       ]);
       assert.deepEqual(quitter, { status: 'unavailable', reason: 'check deadline reached' });
-      for (const a of patient) assert.deepEqual(answered(a).hits.map((h) => h.address), [ADDR.listed]);
+      for (const a of patient)
+        assert.deepEqual(
+          answered(a).hits.map((h) => h.address),
+          [ADDR.listed],
+        );
       assert.equal(fake.calls.length - before, 1, 'one shared call');
     } finally {
       fake.setFault('sanctions', ADDR.listed, null);
@@ -343,7 +411,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     const before = fake.calls.length;
     const capped = await sanctionsApi({ maxAddresses: 3 }).screen(many, ctx());
     assert.deepEqual(
-      fake.calls.slice(before).map((c) => c.address).sort(),
+      fake.calls
+        .slice(before)
+        .map((c) => c.address)
+        .sort(),
       many.slice(0, 3).sort(),
       'the first three, in the order given',
     );
@@ -352,8 +423,16 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
       reason: 'Chainalysis sanctions API: 2 of 5 addresses beyond the per-check cap of 3 not screened',
     });
     const hit = answered(await sanctionsApi({ maxAddresses: 1 }).screen([ADDR.listed, ...many], ctx()));
-    assert.deepEqual(hit.hits.map((h) => h.address), [ADDR.listed], 'a hit among those screened stands');
-    assert.deepEqual(answered(await sanctionsApi({ maxAddresses: 5 }).screen(many, ctx())).hits, [], 'at the cap: answered');
+    assert.deepEqual(
+      hit.hits.map((h) => h.address),
+      [ADDR.listed],
+      'a hit among those screened stands',
+    );
+    assert.deepEqual(
+      answered(await sanctionsApi({ maxAddresses: 5 }).screen(many, ctx())).hits,
+      [],
+      'at the cap: answered',
+    );
     assert.throws(() => sanctionsApi({ maxAddresses: 0 }), /maxAddresses/);
   });
 
@@ -362,9 +441,17 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     try {
       const before = fake.calls.length;
       const addresses = [...Object.values(ADDR), 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'];
-      const api = createChainalysisSanctionsProvider({ baseUrl: fake.sanctionsUrl, apiKey: KEY, ttlMs: 0, maxConcurrent: 2 });
+      const api = createChainalysisSanctionsProvider({
+        baseUrl: fake.sanctionsUrl,
+        apiKey: KEY,
+        ttlMs: 0,
+        maxConcurrent: 2,
+      });
       const answer = answered(await api.screen(addresses, ctx()));
-      assert.deepEqual(answer.hits.map((h) => h.address), [ADDR.listed]);
+      assert.deepEqual(
+        answer.hits.map((h) => h.address),
+        [ADDR.listed],
+      );
       assert.equal(fake.calls.length - before, addresses.length);
     } finally {
       fake.setFault('sanctions', '*', null);
@@ -390,7 +477,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
         const clean: SanctionsAnswer = await combined.screen([ADDR.clean], ctx());
         assert.equal(clean.status, 'unavailable', 'no hit + a failed source is not clean');
         const hit = answered(await combined.screen([ADDR.clean, ADDR.listed], ctx()));
-        assert.deepEqual(hit.hits.map((h) => h.address), [ADDR.listed]);
+        assert.deepEqual(
+          hit.hits.map((h) => h.address),
+          [ADDR.listed],
+        );
       } finally {
         fake.setFault('sanctions', '*', null);
       }
@@ -421,6 +511,9 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     assert.deepEqual(answer.hits, []);
     assert.equal(answer.asOf.getTime(), OFAC_TRON_LIST.asOf.getTime());
     const both = answered(await combined.screen([ADDR.listed], ctx()));
-    assert.deepEqual(both.hits.map((h) => h.source).sort(), ['Chainalysis sanctions API', 'OFAC SDN (Digital Currency Address - TRX)']);
+    assert.deepEqual(both.hits.map((h) => h.source).sort(), [
+      'Chainalysis sanctions API',
+      'OFAC SDN (Digital Currency Address - TRX)',
+    ]);
   });
 });

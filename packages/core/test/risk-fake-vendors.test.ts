@@ -27,7 +27,12 @@ test('the fake serves both APIs per address, checks the key and logs calls', asy
   assert.equal((await get(`${fake.sanctionsUrl}/address/${A}`)).status, 401);
   assert.deepEqual(
     fake.calls.map((c) => [c.api, c.apiKey]),
-    [['entity', 'k'], ['entity', 'k'], ['sanctions', 'k'], ['sanctions', null]],
+    [
+      ['entity', 'k'],
+      ['entity', 'k'],
+      ['sanctions', 'k'],
+      ['sanctions', null],
+    ],
   );
 });
 
@@ -43,6 +48,10 @@ test('faults: status, malformed body, missing fields', async () => {
   assert.equal(missing.risk, undefined);
   fake.setFault('entity', '*', { kind: 'incomplete' });
   const pending = await json(await get(`${fake.entityUrl}/v2/entities/${A}`, { Token: 'k' }));
-  assert.deepEqual([pending.status, pending.risk], ['PENDING', 'High'], 'the answer as usual, its assessment not complete');
+  assert.deepEqual(
+    [pending.status, pending.risk],
+    ['PENDING', 'High'],
+    'the answer as usual, its assessment not complete',
+  );
   fake.setFault('entity', '*', null);
 });

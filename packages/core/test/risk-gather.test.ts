@@ -63,7 +63,9 @@ function facts(transfers: Transfer[], overrides: Partial<ChainFacts> = {}): Chai
 }
 
 /** Providers that record what they were asked. */
-function recording(aml: (address: string) => AmlAnswer = () => ({ status: 'answered', level: 'low', exposures: [], asOf: new Date(5) })) {
+function recording(
+  aml: (address: string) => AmlAnswer = () => ({ status: 'answered', level: 'low', exposures: [], asOf: new Date(5) }),
+) {
   const calls: string[] = [];
   const providers: RiskProviders = {
     sanctions: {
@@ -104,7 +106,15 @@ describe('gatherSignals', () => {
     const f = facts([t0, t1]);
     assert.deepEqual(involvedAddresses(f), [OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT]);
     const signals = await gatherSignals(f, t0, providers, ctx());
-    assert.deepEqual(calls.sort(), [`aml ${OWNER}`, `aml ${SENDER}`, `sanctions ${[OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT].join(',')}`, 'token USDT'].sort());
+    assert.deepEqual(
+      calls.sort(),
+      [
+        `aml ${OWNER}`,
+        `aml ${SENDER}`,
+        `sanctions ${[OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT].join(',')}`,
+        'token USDT',
+      ].sort(),
+    );
     assert.deepEqual(signals.aml, { status: 'answered', level: 'low', exposures: [], asOf: new Date(5) });
     assert.equal(signals.token?.status, 'answered');
   });
@@ -120,11 +130,17 @@ describe('gatherSignals', () => {
 
     calls.length = 0;
     await gatherSignals(facts([transfer({ sender: OWNER })]), transfer({ sender: OWNER }), providers, ctx());
-    assert.deepEqual(calls.filter((c) => c.startsWith('aml')), [`aml ${OWNER}`]);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('aml')),
+      [`aml ${OWNER}`],
+    );
 
     calls.length = 0;
     const noFocus = await gatherSignals(facts([]), null, providers, ctx());
-    assert.deepEqual(calls.filter((c) => !c.startsWith('sanctions')), [`aml ${OWNER}`]);
+    assert.deepEqual(
+      calls.filter((c) => !c.startsWith('sanctions')),
+      [`aml ${OWNER}`],
+    );
     assert.equal(noFocus.token, null, 'no transfer, no token');
   });
 
@@ -133,7 +149,10 @@ describe('gatherSignals', () => {
     const focus = transfer({ tokenContract: FAKE_USDT });
     const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unsupported_asset' });
-    assert.equal(calls.some((c) => c.startsWith('aml')), false);
+    assert.equal(
+      calls.some((c) => c.startsWith('aml')),
+      false,
+    );
   });
 
   test('a focus transfer without a readable sender: AML unavailable, the owner alone is not screened as the counterparty', async () => {
@@ -141,7 +160,10 @@ describe('gatherSignals', () => {
     const focus = transfer({ sender: null });
     const signals = await gatherSignals(facts([focus]), focus, providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'the transfer does not name its sender' });
-    assert.equal(calls.some((c) => c.startsWith('aml')), false);
+    assert.equal(
+      calls.some((c) => c.startsWith('aml')),
+      false,
+    );
   });
 
   test('the counterparties a value-less call names are screened too: a listed called contract is a hit, HIGH_RISK', async () => {
@@ -158,19 +180,39 @@ describe('gatherSignals', () => {
     const signals = await gatherSignals(call, null, withList, ctx());
     assert.deepEqual(screened, [[OWNER, CALLED]]);
     assert.equal(signals.sanctions?.status, 'answered');
-    assert.deepEqual((signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), [CALLED]);
+    assert.deepEqual(
+      (signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address),
+      [CALLED],
+    );
     const expectations = { recipient: null, tokenContract: null, amount: null };
-    const result = assess({ requestId: 'r', txHash: call.txHash, expectations, facts: call, signals, checkedAt: new Date(0) })._unsafeUnwrap();
+    const result = assess({
+      requestId: 'r',
+      txHash: call.txHash,
+      expectations,
+      facts: call,
+      signals,
+      checkedAt: new Date(0),
+    })._unsafeUnwrap();
     assert.equal(result.sanctions_hit, true);
     assert.equal(result.overall_state, 'HIGH_RISK');
   });
 
   test('the order of screening: owner, the focus transfer, other counterparties, then every other transfer', () => {
-    const others = transfer({ index: 0, sender: 'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr', recipient: 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq' });
+    const others = transfer({
+      index: 0,
+      sender: 'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr',
+      recipient: 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq',
+    });
     const focus = transfer({ index: 1 });
     const f = facts([others, focus], { counterparties: [FAKE_USDT] });
     assert.deepEqual(involvedAddresses(f, focus), [
-      OWNER, SENDER, RECIPIENT, USDT, FAKE_USDT, 'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr', 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq',
+      OWNER,
+      SENDER,
+      RECIPIENT,
+      USDT,
+      FAKE_USDT,
+      'TBKq3SzXigsGhQNzdCYocpt8RzoMh3uxAr',
+      'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq',
     ]);
   });
 
@@ -180,13 +222,25 @@ describe('gatherSignals', () => {
     const clean = await gatherSignals(truncated, truncated.transfers[0]!, providers, ctx());
     assert.equal(clean.sanctions?.status, 'unavailable');
     assert.match((clean.sanctions as { reason: string }).reason, /truncated/);
-    const nothingNamed = await gatherSignals(facts([], { owner: null, transfersTruncated: true }), null, providers, ctx());
-    assert.equal(nothingNamed.sanctions?.status, 'unavailable', 'nothing to screen is not "not applicable" when the list was cut');
+    const nothingNamed = await gatherSignals(
+      facts([], { owner: null, transfersTruncated: true }),
+      null,
+      providers,
+      ctx(),
+    );
+    assert.equal(
+      nothingNamed.sanctions?.status,
+      'unavailable',
+      'nothing to screen is not "not applicable" when the list was cut',
+    );
 
     const listed = { ...providers, sanctions: createListSanctionsProvider([OFAC_TRON_LIST]) };
     const hit = await gatherSignals(facts([transfer()], { transfersTruncated: true }), transfer(), listed, ctx());
     assert.equal(hit.sanctions?.status, 'answered');
-    assert.deepEqual((hit.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address).sort(), [RECIPIENT, SENDER].sort());
+    assert.deepEqual(
+      (hit.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address).sort(),
+      [RECIPIENT, SENDER].sort(),
+    );
   });
 
   test('a provider that rejects is unavailable, never clean', async () => {
@@ -236,7 +290,11 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     const hits = (signals.sanctions as Extract<SanctionsAnswer, { status: 'answered' }>).hits;
     assert.deepEqual(hits.map((h) => h.address).sort(), [OWNER, SENDER, RECIPIENT].sort());
     assert.deepEqual(signals.aml, { status: 'unsupported_asset' }, 'a fake USDT is not covered');
-    assert.deepEqual(signals.token && { ...signals.token, asOf: null }, { status: 'answered', authenticity: 'fake', asOf: null });
+    assert.deepEqual(signals.token && { ...signals.token, asOf: null }, {
+      status: 'answered',
+      authenticity: 'fake',
+      asOf: null,
+    });
 
     const real = transfer();
     const second = await gatherSignals(facts([real]), real, providers, ctx());
@@ -261,10 +319,17 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       const calls = fake.calls.slice(first);
       assert.deepEqual(
         calls.map((c) => `${c.api} ${c.address}`).sort(),
-        [`entity ${OWNER}`, `entity ${SENDER}`, ...[OWNER, SENDER, RECIPIENT, USDT].map((a) => `sanctions ${a}`)].sort(),
+        [
+          `entity ${OWNER}`,
+          `entity ${SENDER}`,
+          ...[OWNER, SENDER, RECIPIENT, USDT].map((a) => `sanctions ${a}`),
+        ].sort(),
       );
       const arrivals = calls.map((c) => c.at.getTime());
-      assert.ok(Math.max(...arrivals) - Math.min(...arrivals) < delay, 'every call arrived before the first could be answered');
+      assert.ok(
+        Math.max(...arrivals) - Math.min(...arrivals) < delay,
+        'every call arrived before the first could be answered',
+      );
       assert.equal(signals.aml?.status === 'answered' && signals.aml.level, 'high');
     } finally {
       fake.setFault('entity', '*', null);
@@ -291,7 +356,11 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       timeoutMs: 10_000,
     })._unsafeUnwrap();
     // 2 s deadline, 500 ms settle grace: providers must be done 1.5 s in; the chain takes 0.6 s of it.
-    const service = createSafetyService(createMemoryStores(), { chain: instantChain({ delayMs: 600 }), risk }, { deadlineMs: 2_000 });
+    const service = createSafetyService(
+      createMemoryStores(),
+      { chain: instantChain({ delayMs: 600 }), risk },
+      { deadlineMs: 2_000 },
+    );
     try {
       const { apiKey } = await seedTenant(service, {});
       const answer = await service.handle({
@@ -302,11 +371,19 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
         body: checkBody('ab'.repeat(32)),
       });
       assert.equal(answer.status, 200, answer.body);
-      const body = JSON.parse(answer.body) as { aml_risk_level: string; sanctions_hit: boolean | null; overall_state: string; reasons: { code: string }[] };
+      const body = JSON.parse(answer.body) as {
+        aml_risk_level: string;
+        sanctions_hit: boolean | null;
+        overall_state: string;
+        reasons: { code: string }[];
+      };
       assert.equal(body.aml_risk_level, 'unknown');
       assert.equal(body.sanctions_hit, null);
       assert.notEqual(body.overall_state, 'CLEAR');
-      assert.ok(body.reasons.some((r) => r.code === 'AML_UNAVAILABLE'), JSON.stringify(body.reasons));
+      assert.ok(
+        body.reasons.some((r) => r.code === 'AML_UNAVAILABLE'),
+        JSON.stringify(body.reasons),
+      );
     } finally {
       fake.setFault('entity', '*', null);
       fake.setFault('sanctions', '*', null);
@@ -321,31 +398,55 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       variable: 'RISK_TIMEOUT_MS',
       message: 'must be a nonnegative integer, got "soon"',
     });
-    assert.deepEqual(riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '-1' })._unsafeUnwrapErr().variable, 'SANCTIONS_LIST_MAX_AGE_DAYS');
+    assert.deepEqual(
+      riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '-1' })._unsafeUnwrapErr().variable,
+      'SANCTIONS_LIST_MAX_AGE_DAYS',
+    );
     assert.deepEqual(riskConfigFromEnv({ RISK_CACHE_TTL_SECONDS: '1.5' })._unsafeUnwrapErr().option, 'cacheTtlMs');
     const refused = (config: Parameters<typeof createRiskProviders>[0]) => {
       const { option, variable, message } = createRiskProviders(config)._unsafeUnwrapErr();
       return [option, variable, message];
     };
     assert.deepEqual(refused({ timeoutMs: 0 }), ['timeoutMs', 'RISK_TIMEOUT_MS', 'must be a positive integer, got 0']);
-    assert.deepEqual(refused({ cacheTtlMs: -1 }), ['cacheTtlMs', 'RISK_CACHE_TTL_SECONDS', 'must be a nonnegative integer, got -1']);
-    assert.deepEqual(refused({ sanctionsListMaxAgeDays: 0 }), ['sanctionsListMaxAgeDays', 'SANCTIONS_LIST_MAX_AGE_DAYS', 'must be a positive integer, got 0']);
+    assert.deepEqual(refused({ cacheTtlMs: -1 }), [
+      'cacheTtlMs',
+      'RISK_CACHE_TTL_SECONDS',
+      'must be a nonnegative integer, got -1',
+    ]);
+    assert.deepEqual(refused({ sanctionsListMaxAgeDays: 0 }), [
+      'sanctionsListMaxAgeDays',
+      'SANCTIONS_LIST_MAX_AGE_DAYS',
+      'must be a positive integer, got 0',
+    ]);
     assert.deepEqual(refused({ chainalysisSanctionsMaxAddresses: 0 }), [
       'chainalysisSanctionsMaxAddresses',
       'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
       'must be a positive integer, got 0',
     ]);
-    assert.deepEqual(refused({ chainalysisApiUrl: 'ftp://x' }), ['chainalysisApiUrl', 'CHAINALYSIS_API_URL', 'must be an http(s) URL, got "ftp://x"']);
-    assert.deepEqual(refused({ chainalysisSanctionsUrl: 'x' }).slice(0, 2), ['chainalysisSanctionsUrl', 'CHAINALYSIS_SANCTIONS_URL']);
+    assert.deepEqual(refused({ chainalysisApiUrl: 'ftp://x' }), [
+      'chainalysisApiUrl',
+      'CHAINALYSIS_API_URL',
+      'must be an http(s) URL, got "ftp://x"',
+    ]);
+    assert.deepEqual(refused({ chainalysisSanctionsUrl: 'x' }).slice(0, 2), [
+      'chainalysisSanctionsUrl',
+      'CHAINALYSIS_SANCTIONS_URL',
+    ]);
     const [option, variable, message] = refused({ sanctionsListFiles: [nope] });
     assert.deepEqual([option, variable], ['sanctionsListFiles', 'SANCTIONS_LIST_FILES']);
     assert.match(message!, new RegExp(`^${nope.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot read`));
-    assert.deepEqual(refused({ extraTokens: [{ symbol: 'X', name: 'X', contract: 'nope', decimals: 6 }] }).slice(0, 2), ['extraTokens', null]);
+    assert.deepEqual(
+      refused({ extraTokens: [{ symbol: 'X', name: 'X', contract: 'nope', decimals: 6 }] }).slice(0, 2),
+      ['extraTokens', null],
+    );
     assert.deepEqual(refused({ deadlineMarginMs: -1 }).slice(0, 2), ['deadlineMarginMs', null]);
   });
 
   test('SANCTIONS_LIST_MAX_AGE_DAYS: a list older than the limit leaves a clean address unscreened; a hit stands', async () => {
-    const config = riskConfigFromEnv({ SANCTIONS_LIST_MAX_AGE_DAYS: '1', CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: '7' })._unsafeUnwrap();
+    const config = riskConfigFromEnv({
+      SANCTIONS_LIST_MAX_AGE_DAYS: '1',
+      CHAINALYSIS_SANCTIONS_MAX_ADDRESSES: '7',
+    })._unsafeUnwrap();
     assert.equal(config.sanctionsListMaxAgeDays, 1);
     assert.equal(config.chainalysisSanctionsMaxAddresses, 7);
     const providers = createRiskProviders(config)._unsafeUnwrap();
@@ -368,14 +469,28 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     const clean = transfer({ sender: OWNER, recipient: FAKE_USDT });
     const first = fake.calls.length;
     const signals = await gatherSignals(facts([clean]), clean, withApi(), ctx());
-    assert.deepEqual(fake.calls.slice(first).map((c) => c.address).sort(), [OWNER, FAKE_USDT].sort(), 'owner and the focus transfer first');
+    assert.deepEqual(
+      fake.calls
+        .slice(first)
+        .map((c) => c.address)
+        .sort(),
+      [OWNER, FAKE_USDT].sort(),
+      'owner and the focus transfer first',
+    );
     const listsOnly = await gatherSignals(facts([clean]), clean, createRiskProviders()._unsafeUnwrap(), ctx());
     assert.equal(listsOnly.sanctions?.status, 'answered');
-    assert.deepEqual(signals.sanctions, { ...listsOnly.sanctions }, 'clean, as with the lists alone (the bundled list date)');
+    assert.deepEqual(
+      signals.sanctions,
+      { ...listsOnly.sanctions },
+      'clean, as with the lists alone (the bundled list date)',
+    );
     // Lists too old to vouch: the address beyond the cap is screened by nothing current.
     const stale = await gatherSignals(facts([clean]), clean, withApi({ sanctionsListMaxAgeDays: 1 }), ctx());
     assert.equal(stale.sanctions?.status, 'unavailable');
-    assert.match((stale.sanctions as { reason: string }).reason, /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 1-day limit$/);
+    assert.match(
+      (stale.sanctions as { reason: string }).reason,
+      /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 1-day limit$/,
+    );
     // An API failure without a hit still makes the answer unavailable, current lists or not.
     fake.setFault('sanctions', OWNER, { kind: 'status', status: 500 });
     try {
@@ -403,7 +518,11 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.equal(listed.sanctions?.status, 'answered', 'a list hit stands');
     fake.setFault('sanctions', '*', { kind: 'status', status: 503 });
     try {
-      assert.equal((await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions?.status, 'unavailable', 'stale lists and a failed API');
+      assert.equal(
+        (await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions?.status,
+        'unavailable',
+        'stale lists and a failed API',
+      );
     } finally {
       fake.setFault('sanctions', '*', null);
     }

@@ -24,7 +24,10 @@ function tronAddresses(file: string): string[] {
   const text = readFileSync(fixturePath('sanctions', file), 'utf8');
   const all = file.endsWith('.json')
     ? (JSON.parse(text) as string[])
-    : text.split('\n').map((l) => l.split(';')[0]!.trim()).filter((l) => l !== '');
+    : text
+        .split('\n')
+        .map((l) => l.split(';')[0]!.trim())
+        .filter((l) => l !== '');
   return all.filter((a) => a.startsWith('T'));
 }
 
@@ -85,7 +88,10 @@ describe('maximum list age', () => {
     });
     const hit = await aged(31, 30).screen([...NOT_LISTED, 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
     assert.equal(hit.status, 'answered');
-    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+    assert.deepEqual(
+      (hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address),
+      ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'],
+    );
   });
 
   test('within the limit, or with no limit (the default), no hit is clean', async () => {
@@ -111,7 +117,10 @@ describe('extra list files', () => {
 
   test('invalid lines are rejected with file and line', () => {
     const bad = (text: string) => parseSanctionsList(text, 'ours.txt', new Date())._unsafeUnwrapErr();
-    assert.equal(bad('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv9\n'), 'ours.txt:2: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv9" is not a valid TRON address');
+    assert.equal(
+      bad('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv9\n'),
+      'ours.txt:2: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv9" is not a valid TRON address',
+    );
     assert.match(bad('0x19aa5fe80d33a56d56c78e82ea5e50e5d80b4dff'), /^ours\.txt:1: .* is not a valid TRON address$/);
     assert.match(bad('TJRabPrwbZy45sbavfcjinPJC18kjpRTv8, TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'), /ours\.txt:1/);
     assert.equal(bad('# as-of: yesterday'), 'ours.txt:1: "yesterday" is not a date');
@@ -125,7 +134,10 @@ describe('extra list files', () => {
     const list = loadSanctionsListFile(path)._unsafeUnwrap();
     assert.equal(list.asOf.getTime(), mtime.getTime());
     assert.equal(list.full, false);
-    const answer = await createListSanctionsProvider([OFAC_TRON_LIST, list]).screen(['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'], ctx);
+    const answer = await createListSanctionsProvider([OFAC_TRON_LIST, list]).screen(
+      ['TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'],
+      ctx,
+    );
     assert.deepEqual(answer, {
       status: 'answered',
       hits: [{ address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', source: path, name: null }],
@@ -140,7 +152,8 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
   const now = Date.parse('2026-11-22T00:00:00Z');
   const file = (header: string) =>
     parseSanctionsList(`${header}\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n`, 'ours.txt', new Date(0))._unsafeUnwrap();
-  const screen = (lists: SanctionsList[]) => createListSanctionsProvider([OFAC_TRON_LIST, ...lists], { maxAgeDays: 30, now: () => now });
+  const screen = (lists: SanctionsList[]) =>
+    createListSanctionsProvider([OFAC_TRON_LIST, ...lists], { maxAgeDays: 30, now: () => now });
 
   test('a current full list file makes the screen current beside the year-old bundled list, and dates it', async () => {
     const fresh = file('# full-list\n# as-of: 2026-11-20T00:00:00Z');
@@ -148,7 +161,10 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
     assert.deepEqual(await screen([fresh]).screen(NOT_LISTED, ctx), { status: 'answered', hits: [], asOf: fresh.asOf });
     // The bundled list is still screened: its hits stand.
     const hit = await screen([fresh]).screen(['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
-    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+    assert.deepEqual(
+      (hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address),
+      ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'],
+    );
   });
 
   test('a fresh supplement, or a full list itself too old, leaves the screen stale', async () => {
@@ -163,15 +179,27 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
 });
 
 describe('combining sanctions answers', () => {
-  const hit = (source: string): SanctionsAnswer => ({ status: 'answered', hits: [{ address: 'T1', source, name: null }], asOf: new Date(2000) });
+  const hit = (source: string): SanctionsAnswer => ({
+    status: 'answered',
+    hits: [{ address: 'T1', source, name: null }],
+    asOf: new Date(2000),
+  });
   const clean = (asOf: number): SanctionsAnswer => ({ status: 'answered', hits: [], asOf: new Date(asOf) });
   const down: SanctionsAnswer = { status: 'unavailable', reason: 'HTTP 500' };
 
   test('any hit → hits, even when another source failed', () => {
-    assert.deepEqual(combineSanctionsAnswers([down, hit('a')]), { status: 'answered', hits: [{ address: 'T1', source: 'a', name: null }], asOf: new Date(2000) });
+    assert.deepEqual(combineSanctionsAnswers([down, hit('a')]), {
+      status: 'answered',
+      hits: [{ address: 'T1', source: 'a', name: null }],
+      asOf: new Date(2000),
+    });
   });
   test('no hit, all answered → clean as of the oldest', () => {
-    assert.deepEqual(combineSanctionsAnswers([clean(5000), clean(3000)]), { status: 'answered', hits: [], asOf: new Date(3000) });
+    assert.deepEqual(combineSanctionsAnswers([clean(5000), clean(3000)]), {
+      status: 'answered',
+      hits: [],
+      asOf: new Date(3000),
+    });
   });
   test('no hit and a failed source → unavailable; no source at all → unavailable', () => {
     assert.deepEqual(combineSanctionsAnswers([clean(1), down]), { status: 'unavailable', reason: 'HTTP 500' });
@@ -180,11 +208,18 @@ describe('combining sanctions answers', () => {
 
   test('a source that rejects (breaking its promise) is only that source unavailable: a list hit still stands', async () => {
     const broken = { screen: () => Promise.reject(new Error('boom')) };
-    const throwing = { screen: (): Promise<SanctionsAnswer> => { throw new Error('sync boom'); } };
+    const throwing = {
+      screen: (): Promise<SanctionsAnswer> => {
+        throw new Error('sync boom');
+      },
+    };
     const combined = combineSanctionsProviders([screener, broken, throwing]);
     const hit = await combined.screen(['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
     assert.equal(hit.status, 'answered');
-    assert.deepEqual((hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address), ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM']);
+    assert.deepEqual(
+      (hit as Extract<SanctionsAnswer, { status: 'answered' }>).hits.map((h) => h.address),
+      ['TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'],
+    );
     assert.deepEqual(await combined.screen(NOT_LISTED, ctx), {
       status: 'unavailable',
       reason: 'provider failed: Error: boom; provider failed: Error: sync boom',

@@ -29,8 +29,12 @@ describe('sdn_advanced.xml parser (scripts/sanctions)', () => {
 
   test('a USDT value of another chain is skipped silently; a TRON-shaped one failing the checksum is reported', () => {
     const usdt = (value: string) =>
-      sample.replace('0x175d44451403Edf28469dF03A9280c1197ADb92c', value).replace('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ', '0xabc');
-    assert.deepEqual(parseSdnAdvanced(usdt('1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY'))._unsafeUnwrap().rejected, ['TNotAValidTronAddress000000000000']);
+      sample
+        .replace('0x175d44451403Edf28469dF03A9280c1197ADb92c', value)
+        .replace('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ', '0xabc');
+    assert.deepEqual(parseSdnAdvanced(usdt('1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY'))._unsafeUnwrap().rejected, [
+      'TNotAValidTronAddress000000000000',
+    ]);
     assert.deepEqual(parseSdnAdvanced(usdt('TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5'))._unsafeUnwrap().rejected, [
       'TNotAValidTronAddress000000000000',
       'TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5',
@@ -39,8 +43,14 @@ describe('sdn_advanced.xml parser (scripts/sanctions)', () => {
 
   test('broken or foreign input is an error, not an empty list', () => {
     assert.match(parseSdnAdvanced(sample.replace('</DistinctParties>', ''))._unsafeUnwrapErr(), /malformed XML/);
-    assert.match(parseSdnAdvanced(sample.replace(/<DateOfIssue>[\s\S]*?<\/DateOfIssue>/, ''))._unsafeUnwrapErr(), /DateOfIssue/);
-    assert.match(parseSdnAdvanced(sample.replaceAll('Digital Currency Address - ', 'Other - '))._unsafeUnwrapErr(), /no FeatureType/);
+    assert.match(
+      parseSdnAdvanced(sample.replace(/<DateOfIssue>[\s\S]*?<\/DateOfIssue>/, ''))._unsafeUnwrapErr(),
+      /DateOfIssue/,
+    );
+    assert.match(
+      parseSdnAdvanced(sample.replaceAll('Digital Currency Address - ', 'Other - '))._unsafeUnwrapErr(),
+      /no FeatureType/,
+    );
   });
 
   test('the scanner: namespaces dropped, entities decoded, self-closing elements closed', () => {
@@ -70,7 +80,10 @@ describe('the committed data module', () => {
   });
 
   test('list lines: names from the named files, other chains skipped, bad TRON lines rejected', () => {
-    const list = parseAddressList('0xabc;"X"\nTAYhjpL8pPs8T84FSM329nffQpc6jD8GBM;"Grinex;Grineks"\n', 'USDT')._unsafeUnwrap();
+    const list = parseAddressList(
+      '0xabc;"X"\nTAYhjpL8pPs8T84FSM329nffQpc6jD8GBM;"Grinex;Grineks"\n',
+      'USDT',
+    )._unsafeUnwrap();
     assert.deepEqual(list, [{ address: 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', feature: 'USDT', name: 'Grinex' }]);
     assert.match(parseAddressList('TAYhjpL8pPs8T84FSM329nffQpc6jD8GBN\n', 'TRX')._unsafeUnwrapErr(), /line 1/);
   });

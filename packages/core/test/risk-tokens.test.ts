@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { describe, test } from 'node:test';
 import { OFFICIAL_TRON_TOKENS } from '../src/risk/data/official-tokens.js';
 import { skeleton } from '../src/risk/impersonation.js';
-import { createTokenAuthenticityProvider, createTokenRegistry, type TokenRegistry } from '../src/risk/token-registry.js';
+import {
+  createTokenAuthenticityProvider,
+  createTokenRegistry,
+  type TokenRegistry,
+} from '../src/risk/token-registry.js';
 import type { AssetRef, TokenRef } from '../src/risk/signals.js';
 import { isTronAddress } from '../src/tron/address.js';
 
@@ -30,7 +34,11 @@ describe('official tokens', () => {
     assert.equal(OFFICIAL_TRON_TOKENS.length, 13);
     for (const token of registry.tokens) {
       if (token.asset.kind === 'trc20') assert.ok(isTronAddress(token.asset.contract), token.symbol);
-      assert.equal(await verdict({ asset: token.asset, symbol: token.symbol, name: token.name }), 'official', token.symbol);
+      assert.equal(
+        await verdict({ asset: token.asset, symbol: token.symbol, name: token.name }),
+        'official',
+        token.symbol,
+      );
     }
     assert.equal(registry.find({ kind: 'trc20', contract: USDT })?.decimals, 6);
     assert.equal(registry.find({ kind: 'trc20', contract: 'TXDk8mbtRbXeYuMNS83CfKPaYYT8XWv9Hz' })?.decimals, 18);
@@ -48,7 +56,10 @@ describe('official tokens', () => {
     assert.equal(await verdict({ asset: btt10, symbol: 'BTT', name: 'BitTorrent' }), 'official');
     assert.equal(await verdict({ asset: btt10, symbol: 'BTTOLD', name: 'BitTorrent Old' }), 'official');
     assert.equal(registry.find(btt10)?.decimals, 6);
-    assert.equal(await verdict({ asset: { kind: 'trc10', tokenId: '1002001' }, symbol: 'BTT', name: 'BitTorrent' }), 'fake');
+    assert.equal(
+      await verdict({ asset: { kind: 'trc10', tokenId: '1002001' }, symbol: 'BTT', name: 'BitTorrent' }),
+      'fake',
+    );
     assert.equal(await verdict(trc20(OTHER, 'BTTOLD', 'BitTorrent Old')), 'fake');
   });
 
@@ -118,7 +129,10 @@ describe('impersonations are fake', () => {
   });
 
   test('TRC10 tokens imitating official ones are fake too', async () => {
-    assert.equal(await verdict({ asset: { kind: 'trc10', tokenId: '1000001' }, symbol: 'USDT', name: 'Tether' }), 'fake');
+    assert.equal(
+      await verdict({ asset: { kind: 'trc10', tokenId: '1000001' }, symbol: 'USDT', name: 'Tether' }),
+      'fake',
+    );
   });
 });
 
@@ -156,18 +170,32 @@ describe('registry extension by configuration', () => {
   const jusdt = { symbol: 'jUSDT', name: 'JustLend USDT', contract: 'TXJgMdjVX5dKiQaUi9QobwNxtSQaFqccvd', decimals: 8 };
 
   test('an added token is official at its contract, and imitations of it are fake', async () => {
-    const extended = createTokenRegistry([jusdt, { symbol: 'ACME', name: 'Acme Pay', contract: OTHER, decimals: 6 }])._unsafeUnwrap();
+    const extended = createTokenRegistry([
+      jusdt,
+      { symbol: 'ACME', name: 'Acme Pay', contract: OTHER, decimals: 6 },
+    ])._unsafeUnwrap();
     const p = createTokenAuthenticityProvider(extended);
     const asset: AssetRef = { kind: 'trc20', contract: jusdt.contract };
-    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), { status: 'answered', authenticity: 'official', asOf: extended.asOf, officialDecimals: 8 });
+    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), {
+      status: 'answered',
+      authenticity: 'official',
+      asOf: extended.asOf,
+      officialDecimals: 8,
+    });
     const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME', null), ctx);
     assert.equal((copy as { authenticity: string }).authenticity, 'fake');
   });
 
   test('invalid entries are rejected at load', () => {
-    assert.match(createTokenRegistry([{ ...jusdt, contract: 'TXJgMdjVX5dKiQaUi9QobwNxtSQaFqccvD' }])._unsafeUnwrapErr(), /not a valid TRON address/);
+    assert.match(
+      createTokenRegistry([{ ...jusdt, contract: 'TXJgMdjVX5dKiQaUi9QobwNxtSQaFqccvD' }])._unsafeUnwrapErr(),
+      /not a valid TRON address/,
+    );
     assert.match(createTokenRegistry([{ ...jusdt, decimals: 1.5 }])._unsafeUnwrapErr(), /decimals/);
-    assert.match(createTokenRegistry([{ symbol: 'X', name: 'X', decimals: 6 }])._unsafeUnwrapErr(), /contract or a tokenId/);
+    assert.match(
+      createTokenRegistry([{ symbol: 'X', name: 'X', decimals: 6 }])._unsafeUnwrapErr(),
+      /contract or a tokenId/,
+    );
     assert.match(createTokenRegistry([{ ...jusdt, tokenId: '1002000' }])._unsafeUnwrapErr(), /not both/);
   });
 });
@@ -175,20 +203,41 @@ describe('registry extension by configuration', () => {
 describe('impersonation property', () => {
   test('any official symbol disguised by case, look-alikes and separators is fake on another contract', async () => {
     const lookAlike: Record<string, string[]> = {
-      A: ['А', 'Α', 'ᴀ'], B: ['В', 'Β'], C: ['С', 'ᴄ'], D: ['ᴅ'], E: ['Е', 'Ε'], I: ['І', 'Ι', 'l', '1'], J: ['Ј'],
-      N: ['Ν', 'ɴ'], O: ['О', 'Ο', '0'], S: ['Ѕ', '$', '5'], T: ['Т', 'Τ', '₮'], U: ['Ս', 'υ', 'ᴜ'], W: ['Ԝ', 'ᴡ'], X: ['Х', 'Χ'],
+      A: ['А', 'Α', 'ᴀ'],
+      B: ['В', 'Β'],
+      C: ['С', 'ᴄ'],
+      D: ['ᴅ'],
+      E: ['Е', 'Ε'],
+      I: ['І', 'Ι', 'l', '1'],
+      J: ['Ј'],
+      N: ['Ν', 'ɴ'],
+      O: ['О', 'Ο', '0'],
+      S: ['Ѕ', '$', '5'],
+      T: ['Т', 'Τ', '₮'],
+      U: ['Ս', 'υ', 'ᴜ'],
+      W: ['Ԝ', 'ᴡ'],
+      X: ['Х', 'Χ'],
     };
     const symbols = registry.tokens.map((t) => t.symbol);
-    const disguised = fc.constantFrom(...symbols).chain((symbol) =>
-      fc
-        .tuple(...[...symbol].map((ch) =>
-          fc.tuple(
-            fc.constantFrom(ch, ch.toLowerCase(), ...(lookAlike[ch] ?? []), String.fromCharCode(ch.charCodeAt(0) + 0xfee0)),
-            fc.constantFrom('', '', ' ', '.', '-', '\u200B'),
-          ),
-        ))
-        .map((parts) => parts.map(([c, sep]) => c + sep).join('')),
-    );
+    const disguised = fc
+      .constantFrom(...symbols)
+      .chain((symbol) =>
+        fc
+          .tuple(
+            ...[...symbol].map((ch) =>
+              fc.tuple(
+                fc.constantFrom(
+                  ch,
+                  ch.toLowerCase(),
+                  ...(lookAlike[ch] ?? []),
+                  String.fromCharCode(ch.charCodeAt(0) + 0xfee0),
+                ),
+                fc.constantFrom('', '', ' ', '.', '-', '\u200B'),
+              ),
+            ),
+          )
+          .map((parts) => parts.map(([c, sep]) => c + sep).join('')),
+      );
     await fc.assert(
       fc.asyncProperty(disguised, async (symbol) => (await verdict(trc20(OTHER, symbol))) === 'fake'),
       { numRuns: 300 },

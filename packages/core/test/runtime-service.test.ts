@@ -34,7 +34,12 @@ before(async () => {
   node = await startFakeTronNode();
   vendors = await startFakeChainalysis();
   // Generous per-call timeouts: the concurrency tests load the fake node on a 2-core CI machine.
-  chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 }, timeoutMs: 10_000, connections: 64 });
+  chain = createTronChainFactsProvider({
+    fullNodeUrl: node.url,
+    retry: { attempts: 1 },
+    timeoutMs: 10_000,
+    connections: 64,
+  });
   const built = createRiskProviders({
     chainalysisApiUrl: vendors.entityUrl,
     chainalysisApiKey: 'vendor-key',
@@ -95,8 +100,17 @@ function check(
   });
 }
 
-function getUsage(s: { service: SafetyService; apiKey: string }, query: Record<string, string> = {}): Promise<CoreHttpResponse> {
-  return s.service.handle({ method: 'GET', path: '/v1/usage', query, headers: { 'x-api-key': s.apiKey }, body: new Uint8Array() });
+function getUsage(
+  s: { service: SafetyService; apiKey: string },
+  query: Record<string, string> = {},
+): Promise<CoreHttpResponse> {
+  return s.service.handle({
+    method: 'GET',
+    path: '/v1/usage',
+    query,
+    headers: { 'x-api-key': s.apiKey },
+    body: new Uint8Array(),
+  });
 }
 
 const json = (r: CoreHttpResponse) => JSON.parse(r.body) as Record<string, any>;
@@ -127,7 +141,9 @@ function waitingChain(seen: ProviderContext[] = []): ChainFactsProvider {
   return {
     getTransactionFacts: (_txHash, ctx) => {
       seen.push(ctx);
-      const aborted = new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      const aborted = new Promise<never>((_, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
       return ResultAsync.fromPromise(aborted, () => ({ kind: 'aborted' as const }));
     },
   };
@@ -138,7 +154,12 @@ const fullNodeTxCalls = () => node.calls.filter((c) => c.node === 'full' && c.pa
 describe('a check end to end', () => {
   test('200: the response, its headers and one billed unit', async () => {
     const s = await setup({ rateLimitPerMinute: 10, monthlyQuota: 5 });
-    const r = await check(s, COMPLETE_TX, { 'x-request-id': 'caller-id_1:2.3' }, { expected_token_contract: USDT_CONTRACT });
+    const r = await check(
+      s,
+      COMPLETE_TX,
+      { 'x-request-id': 'caller-id_1:2.3' },
+      { expected_token_contract: USDT_CONTRACT },
+    );
     assert.equal(r.status, 200, r.body);
     const body = json(r);
     assert.ok(TransactionCheckResponse.is(body));
@@ -221,12 +242,30 @@ describe('errors table', () => {
       [new Uint8Array(5000).fill(32), 'payload_too_large'],
     ];
     for (const [body, code] of cases) {
-      const r = await s.service.handle({ method: 'POST', path: CHECK, query: {}, headers: { 'x-api-key': s.apiKey, 'idempotency-key': 'same' }, body });
+      const r = await s.service.handle({
+        method: 'POST',
+        path: CHECK,
+        query: {},
+        headers: { 'x-api-key': s.apiKey, 'idempotency-key': 'same' },
+        body,
+      });
       assertError(r, 422, code, false);
     }
-    const flagged = await s.service.handle({ method: 'POST', path: CHECK, query: {}, headers: { 'x-api-key': s.apiKey }, body: new Uint8Array(10), bodyTooLarge: true });
+    const flagged = await s.service.handle({
+      method: 'POST',
+      path: CHECK,
+      query: {},
+      headers: { 'x-api-key': s.apiKey },
+      body: new Uint8Array(10),
+      bodyTooLarge: true,
+    });
     assertError(flagged, 422, 'payload_too_large', false);
-    assertError(await check(s, COMPLETE_TX, { 'idempotency-key': 'bad\u0001key' }), 422, 'invalid_idempotency_key', false);
+    assertError(
+      await check(s, COMPLETE_TX, { 'idempotency-key': 'bad\u0001key' }),
+      422,
+      'invalid_idempotency_key',
+      false,
+    );
     assertError(await getUsage(s, { days: '0' }), 422, 'validation_error', false);
     assertError(await getUsage(s, { days: '91' }), 422, 'validation_error', false);
     assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
@@ -252,7 +291,11 @@ describe('errors table', () => {
     assert.equal((await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })).status, 200);
     assert.equal((await getUsage(s)).status, 200);
     // A replay is rate-limited too (Errors rule 3).
-    for (const r of [await check(s, COMPLETE_TX), await getUsage(s), await check(s, COMPLETE_TX, { 'idempotency-key': 'r' })]) {
+    for (const r of [
+      await check(s, COMPLETE_TX),
+      await getUsage(s),
+      await check(s, COMPLETE_TX, { 'idempotency-key': 'r' }),
+    ]) {
       assertError(r, 429, 'rate_limit_exceeded', true);
       assert.equal(r.headers['X-RateLimit-Remaining'], '0');
       assert.equal(r.headers['X-RateLimit-Limit'], '2');
@@ -386,7 +429,13 @@ describe('errors table', () => {
 
   test('404 and 405 in the envelope (validation_error)', async () => {
     const s = await setup();
-    const r404 = await s.service.handle({ method: 'GET', path: '/v2/nothing', query: {}, headers: {}, body: new Uint8Array() });
+    const r404 = await s.service.handle({
+      method: 'GET',
+      path: '/v2/nothing',
+      query: {},
+      headers: {},
+      body: new Uint8Array(),
+    });
     assertError(r404, 404, 'validation_error', false);
     const r405 = await s.service.handle({ method: 'GET', path: CHECK, query: {}, headers: {}, body: new Uint8Array() });
     assertError(r405, 405, 'validation_error', false);
@@ -405,7 +454,11 @@ describe('idempotency', () => {
     assert.equal(again.headers['Idempotent-Replayed'], 'true');
     assert.equal(first.headers['Idempotent-Replayed'], undefined);
     assert.ok(again.headers['X-RateLimit-Remaining'], 'replays pass the rate limit');
-    assert.equal(again.headers['X-Quota-Remaining'], String((await period(s)).remaining), 'and show the quota as it is now');
+    assert.equal(
+      again.headers['X-Quota-Remaining'],
+      String((await period(s)).remaining),
+      'and show the quota as it is now',
+    );
     assert.equal((await period(s)).used, 1);
     assert.equal(json(await getUsage(s)).recent.requests, 1);
   });
@@ -446,7 +499,11 @@ describe('idempotency', () => {
     const first = await check(s, COMPLETE_TX, { 'idempotency-key': 'rot' });
     const keys = await s.service.admin.listApiKeys({ kind: 'operator' }, s.organizationId);
     assert.ok(keys.isOk());
-    const rotated = await s.service.admin.rotateApiKey({ kind: 'member', organizationId: s.organizationId, role: 'developer' }, s.organizationId, keys.value[0]!.id);
+    const rotated = await s.service.admin.rotateApiKey(
+      { kind: 'member', organizationId: s.organizationId, role: 'developer' },
+      s.organizationId,
+      keys.value[0]!.id,
+    );
     assert.ok(rotated.isOk());
     assert.ok(rotated.value.key.startsWith('tsk_live_'));
     assertError(await check(s, COMPLETE_TX, { 'idempotency-key': 'rot' }), 401, 'invalid_api_key', false);
@@ -459,7 +516,9 @@ describe('idempotency', () => {
     const s = await setup();
     node.clearCalls();
     node.fault({ path: 'gettransactionbyid', fault: { kind: 'latency', ms: 50 } });
-    const answers = await Promise.all(Array.from({ length: 200 }, () => check(s, COMPLETE_TX, { 'idempotency-key': 'herd' })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, () => check(s, COMPLETE_TX, { 'idempotency-key': 'herd' })),
+    );
     node.clearFaults();
     assert.equal(fullNodeTxCalls(), 1);
     const executed = answers.filter((r) => r.status === 200 && r.headers['Idempotent-Replayed'] === undefined);
@@ -535,7 +594,11 @@ describe('usage', () => {
     assert.ok(UsageResponse.is(body));
     assert.equal(body.tenant_id, s.organizationId);
     assert.equal(body.plan, null, 'custom entitlements');
-    assert.deepEqual(body.limits, { rate_limit_per_minute: 1000, max_concurrent_requests: 7, enabled_networks: ['tron'] });
+    assert.deepEqual(body.limits, {
+      rate_limit_per_minute: 1000,
+      max_concurrent_requests: 7,
+      enabled_networks: ['tron'],
+    });
     assert.equal(body.period.used, 1);
     assert.equal(body.period.reserved, 0);
     assert.equal(body.period.limit, 50);
@@ -559,7 +622,14 @@ describe('usage', () => {
   test('a plan version: usage shows it; a new version affects only organizations moved to it', async () => {
     const s = await setup();
     const operator = { kind: 'operator' } as const;
-    const base = { code: 'growth', name: 'Growth', rateLimitPerMinute: 100, maxConcurrentRequests: 5, monthlyQuota: 1000, enabledNetworks: ['tron'] };
+    const base = {
+      code: 'growth',
+      name: 'Growth',
+      rateLimitPerMinute: 100,
+      maxConcurrentRequests: 5,
+      monthlyQuota: 1000,
+      enabledNetworks: ['tron'],
+    };
     assert.ok((await s.service.admin.createPlanVersion(operator, base)).isOk());
     assert.ok((await s.service.admin.setOrganizationPlan(operator, s.organizationId, { code: 'growth' })).isOk());
     const v2 = await s.service.admin.createPlanVersion(operator, { ...base, monthlyQuota: 5000 });
@@ -591,17 +661,32 @@ describe('admin roles and keys', () => {
     }
     const keyId = (await admin.listApiKeys(member('viewer'), s.organizationId))._unsafeUnwrap()[0]!.id;
     for (const role of ['billing', 'viewer'] as const) {
-      assert.equal((await admin.createApiKey(member(role), s.organizationId, 'x'))._unsafeUnwrapErr().code, 'forbidden');
-      assert.equal((await admin.rotateApiKey(member(role), s.organizationId, keyId))._unsafeUnwrapErr().code, 'forbidden');
-      assert.equal((await admin.revokeApiKey(member(role), s.organizationId, keyId))._unsafeUnwrapErr().code, 'forbidden');
+      assert.equal(
+        (await admin.createApiKey(member(role), s.organizationId, 'x'))._unsafeUnwrapErr().code,
+        'forbidden',
+      );
+      assert.equal(
+        (await admin.rotateApiKey(member(role), s.organizationId, keyId))._unsafeUnwrapErr().code,
+        'forbidden',
+      );
+      assert.equal(
+        (await admin.revokeApiKey(member(role), s.organizationId, keyId))._unsafeUnwrapErr().code,
+        'forbidden',
+      );
       const listed = await admin.listApiKeys(member(role), s.organizationId);
       assert.ok(listed.isOk());
-      assert.ok(listed.value.every((k) => !('hash' in k)), 'lists never show hashes');
+      assert.ok(
+        listed.value.every((k) => !('hash' in k)),
+        'lists never show hashes',
+      );
       assert.ok((await admin.usage(member(role), s.organizationId)).isOk());
     }
     const stranger = member('owner', '00000000-0000-4000-8000-000000000099');
     assert.equal((await admin.listApiKeys(stranger, s.organizationId))._unsafeUnwrapErr().code, 'forbidden');
-    assert.equal((await admin.suspendOrganization(member('owner'), s.organizationId))._unsafeUnwrapErr().code, 'forbidden');
+    assert.equal(
+      (await admin.suspendOrganization(member('owner'), s.organizationId))._unsafeUnwrapErr().code,
+      'forbidden',
+    );
   });
 
   test('seeding: an imported key authenticates; keys are stored hashed', async () => {
@@ -610,7 +695,10 @@ describe('admin roles and keys', () => {
     const key = 'tsk_live_seeded_0123456789abcdefghij';
     const imported = await s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' });
     assert.ok(imported.isOk());
-    assert.ok((await s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' })).isOk(), 'idempotent');
+    assert.ok(
+      (await s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' })).isOk(),
+      'idempotent',
+    );
     const stored = await stores.apiKeys.listKeys(s.organizationId);
     assert.ok(stored.every((k) => !JSON.stringify(k).includes(key)));
     assert.equal((await check({ ...s, apiKey: key }, COMPLETE_TX)).status, 200);
@@ -625,9 +713,14 @@ describe('admin roles and keys', () => {
     stores.apiKeys.findKeyByHash = (hash) => (blind-- > 0 ? Promise.resolve(null) : find(hash));
     const key = 'tsk_live_seeded_race_0123456789abcdef';
     const imports = await Promise.all(
-      Array.from({ length: 5 }, () => s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' })),
+      Array.from({ length: 5 }, () =>
+        s.service.admin.seed.importApiKey({ organizationId: s.organizationId, key, label: 'seed' }),
+      ),
     );
-    assert.ok(imports.every((r) => r.isOk()), JSON.stringify(imports.filter((r) => r.isErr())));
+    assert.ok(
+      imports.every((r) => r.isOk()),
+      JSON.stringify(imports.filter((r) => r.isErr())),
+    );
     assert.equal((await stores.apiKeys.listKeys(s.organizationId)).filter((k) => k.label === 'seed').length, 1);
   });
 });
@@ -642,7 +735,8 @@ describe('the deadline bounds the whole request', () => {
     const proxy = new Proxy(store, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function' || property !== method) return typeof value === 'function' ? value.bind(target) : value;
+        if (typeof value !== 'function' || property !== method)
+          return typeof value === 'function' ? value.bind(target) : value;
         return (...args: unknown[]) => {
           reached();
           return gate.then(() => value.apply(target, args));
@@ -657,7 +751,12 @@ describe('the deadline bounds the whole request', () => {
     const stores = createMemoryStores();
     const held = heldBack(stores[store], method);
     Object.assign(stores, { [store]: held.proxy });
-    const s = await setup({}, { deadlineMs: 400, onError: (_e, c) => steps.push(c.step) }, { chain: instantChain(), risk: instantRisk() }, stores);
+    const s = await setup(
+      {},
+      { deadlineMs: 400, onError: (_e, c) => steps.push(c.step) },
+      { chain: instantChain(), risk: instantRisk() },
+      stores,
+    );
     return { s, held };
   }
 
@@ -670,10 +769,17 @@ describe('the deadline bounds the whole request', () => {
     assert.equal(seen.length, 1);
     assert.equal(seen[0]!.signal.aborted, true, 'the signal the provider holds fired');
     const deadlineAt = seen[0]!.deadlineAt!;
-    assert.ok(deadlineAt >= sent + 300 && deadlineAt <= answered, `providers stop 100 ms before the 400 ms deadline (${deadlineAt - sent} ms)`);
+    assert.ok(
+      deadlineAt >= sent + 300 && deadlineAt <= answered,
+      `providers stop 100 ms before the 400 ms deadline (${deadlineAt - sent} ms)`,
+    );
   });
 
-  for (const [store, method] of [['quota', 'commit'], ['usage', 'appendUsage'], ['idempotency', 'complete']] as const) {
+  for (const [store, method] of [
+    ['quota', 'commit'],
+    ['usage', 'appendUsage'],
+    ['idempotency', 'complete'],
+  ] as const) {
     test(`a ${store} store that never answers ${method}: the caller still gets an answer by the deadline`, async () => {
       const steps: string[] = [];
       const { s } = await instantSetup(store, method, steps);
@@ -692,7 +798,11 @@ describe('the deadline bounds the whole request', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const retried = await check(s, COMPLETE_TX, { 'idempotency-key': 'late' });
     assert.equal(retried.status, 200, retried.body);
-    assert.equal(retried.headers['Idempotent-Replayed'], 'true', 'the result the store decided, not a second execution');
+    assert.equal(
+      retried.headers['Idempotent-Replayed'],
+      'true',
+      'the result the store decided, not a second execution',
+    );
     assert.deepEqual(await period(s), { ...(await period(s)), used: 1, reserved: 0 });
   });
 

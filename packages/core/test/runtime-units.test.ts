@@ -40,7 +40,10 @@ describe('error mapping', () => {
       assert.deepEqual([d.status, d.code, d.retryable], [status, code, retryable], error.kind);
       assert.ok(d.message.length > 0);
     }
-    assert.equal(describeError({ kind: 'quota_exceeded', retryAfterSeconds: 86_400.2 }).headers['Retry-After'], '86401');
+    assert.equal(
+      describeError({ kind: 'quota_exceeded', retryAfterSeconds: 86_400.2 }).headers['Retry-After'],
+      '86401',
+    );
     assert.equal(describeError({ kind: 'rate_limit_exceeded', retryAfterSeconds: 0 }).headers['Retry-After'], '1');
   });
 });
@@ -50,7 +53,8 @@ describe('small parts', () => {
     const gen = () => 'generated';
     assert.equal(requestIdFrom('a.b_c:d-1', gen), 'a.b_c:d-1');
     assert.equal(requestIdFrom('x'.repeat(128), gen), 'x'.repeat(128));
-    for (const bad of [undefined, '', 'x'.repeat(129), 'a b', 'a/b', ['a', 'b']]) assert.equal(requestIdFrom(bad, gen), 'generated');
+    for (const bad of [undefined, '', 'x'.repeat(129), 'a b', 'a/b', ['a', 'b']])
+      assert.equal(requestIdFrom(bad, gen), 'generated');
   });
 
   test('keys: prefixed, 256-bit, hashed, compared in constant time', () => {
@@ -90,7 +94,13 @@ describe('small parts', () => {
 
 describe('providers outside their contract', () => {
   const post = (service: ReturnType<typeof createSafetyService>, apiKey: string, key: string) =>
-    service.handle({ method: 'POST', path: '/v1/transaction/check', query: {}, headers: { 'x-api-key': apiKey, 'idempotency-key': key }, body: checkBody(TX) });
+    service.handle({
+      method: 'POST',
+      path: '/v1/transaction/check',
+      query: {},
+      headers: { 'x-api-key': apiKey, 'idempotency-key': key },
+      body: checkBody(TX),
+    });
 
   test('a chain provider that ignores the signal still ends at the deadline with 504', async () => {
     const never: ChainFactsProvider = { getTransactionFacts: () => new ResultAsync(new Promise(() => {})) };
@@ -101,7 +111,10 @@ describe('providers outside their contract', () => {
     const r = await post(service, apiKey, 'k');
     assert.equal(r.status, 504);
     assert.ok(performance.now() - started < 1000);
-    assert.deepEqual(await stores.quota.getUsage({ organizationId, period: monthOf(new Date()).key, now: new Date() }), { used: 0, reserved: 0 });
+    assert.deepEqual(
+      await stores.quota.getUsage({ organizationId, period: monthOf(new Date()).key, now: new Date() }),
+      { used: 0, reserved: 0 },
+    );
   });
 
   test('a provider that throws: 500 in the envelope, key and reservation released, hook failures ignored', async () => {
@@ -112,11 +125,15 @@ describe('providers outside their contract', () => {
         return errAsync({ kind: 'unavailable', detail: 'down' });
       },
     };
-    const service = createSafetyService(createMemoryStores(), { chain, risk: instantRisk() }, {
-      onError: () => {
-        throw new Error('the hook fails too');
+    const service = createSafetyService(
+      createMemoryStores(),
+      { chain, risk: instantRisk() },
+      {
+        onError: () => {
+          throw new Error('the hook fails too');
+        },
       },
-    });
+    );
     const { apiKey } = await seedTenant(service);
     const r = await post(service, apiKey, 'k');
     assert.equal(r.status, 500);
@@ -163,7 +180,12 @@ describe('embedding without HTTP', () => {
   test('check and usage answer typed results, the same as handle', async () => {
     const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
     const { apiKey, organizationId } = await seedTenant(service);
-    const checked = await service.check({ apiKey, request: { tx_hash: TX, network: 'tron' }, idempotencyKey: 'e', requestId: 'embed-1' });
+    const checked = await service.check({
+      apiKey,
+      request: { tx_hash: TX, network: 'tron' },
+      idempotencyKey: 'e',
+      requestId: 'embed-1',
+    });
     assert.ok(checked.ok);
     assert.equal(checked.status, 200);
     assert.equal(checked.body.request_id, 'embed-1');

@@ -64,7 +64,8 @@ test('the non-TRON addresses of the USDT list (EVM, bitcoin) are rejected', () =
 // be a real, reproducible checksum collision to study, not noise.
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const flip = (address: string, index: number, char: string) => address.slice(0, index) + char + address.slice(index + 1);
+const flip = (address: string, index: number, char: string) =>
+  address.slice(0, index) + char + address.slice(index + 1);
 
 test('every single-character flip of the fixture addresses is rejected (exhaustive)', () => {
   for (const { base58 } of fixture.valid) {

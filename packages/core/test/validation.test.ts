@@ -60,8 +60,16 @@ const BAD_BODIES: Case[] = [
   ['a 3 KB unknown field name', json({ ['k'.repeat(3000)]: 1 }), 'validation_error'],
   ['unknown field outranks a malformed tx_hash', '{"tx_hash":"zz","extra":1}', 'validation_error'],
   ['repeated key', `{"tx_hash":"${HASH}","network":"tron","tx_hash":"${HASH}"}`, 'validation_error'],
-  ['repeated key spelt with an escape', `{"tx_hash":"${HASH}","network":"tron","tx\\u005fhash":"${HASH}"}`, 'validation_error'],
-  ['repeated key in nested junk', `{"tx_hash":"${HASH}","network":"tron","expected_amount":[{"a":1,"a":2}]}`, 'validation_error'],
+  [
+    'repeated key spelt with an escape',
+    `{"tx_hash":"${HASH}","network":"tron","tx\\u005fhash":"${HASH}"}`,
+    'validation_error',
+  ],
+  [
+    'repeated key in nested junk',
+    `{"tx_hash":"${HASH}","network":"tron","expected_amount":[{"a":1,"a":2}]}`,
+    'validation_error',
+  ],
   ['tx_hash a number', '{"tx_hash":123,"network":"tron"}', 'validation_error'],
   ['tx_hash null', '{"tx_hash":null,"network":"tron"}', 'validation_error'],
   ['tx_hash nested junk', `{"tx_hash":{"a":[1,{"b":null}]},"network":"tron"}`, 'validation_error'],
@@ -91,8 +99,16 @@ const BAD_BODIES: Case[] = [
   ['network outranks an address', json({ network: 'tron-mainnet', expected_recipient: 'x' }), 'invalid_network'],
   // invalid_tron_address
   ['recipient with a bad checksum', json({ expected_recipient: `${USDT.slice(0, -1)}u` }), 'invalid_tron_address'],
-  ['recipient in hex', json({ expected_recipient: '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' }), 'invalid_tron_address'],
-  ['recipient EVM style', json({ expected_recipient: '0xa614f803b6fd780986a42c78ec9c7f77e6ded13c' }), 'invalid_tron_address'],
+  [
+    'recipient in hex',
+    json({ expected_recipient: '41a614f803b6fd780986a42c78ec9c7f77e6ded13c' }),
+    'invalid_tron_address',
+  ],
+  [
+    'recipient EVM style',
+    json({ expected_recipient: '0xa614f803b6fd780986a42c78ec9c7f77e6ded13c' }),
+    'invalid_tron_address',
+  ],
   ['contract with a non-base58 0', json({ expected_token_contract: `${USDT.slice(0, -1)}0` }), 'invalid_tron_address'],
   ['bitcoin address', json({ expected_recipient: '1CF46Rfbp97absrs7zb7dFfZS6qBXUm9EP' }), 'invalid_tron_address'],
   ['empty address', json({ expected_token_contract: '' }), 'invalid_tron_address'],
@@ -102,7 +118,11 @@ const BAD_BODIES: Case[] = [
   // invalid_expected_amount
   ['JSON number', json({ expected_amount: 1.5 }), 'invalid_expected_amount'],
   ['JSON zero', json({ expected_amount: 0 }), 'invalid_expected_amount'],
-  ['JSON number with exponent', '{"tx_hash":"' + HASH + '","network":"tron","expected_amount":1e400}', 'invalid_expected_amount'],
+  [
+    'JSON number with exponent',
+    '{"tx_hash":"' + HASH + '","network":"tron","expected_amount":1e400}',
+    'invalid_expected_amount',
+  ],
   ['exponent', json({ expected_amount: '1e5' }), 'invalid_expected_amount'],
   ['negative', json({ expected_amount: '-1' }), 'invalid_expected_amount'],
   ['plus sign', json({ expected_amount: '+1' }), 'invalid_expected_amount'],
@@ -134,7 +154,10 @@ test(`${BAD_BODIES.length} bad bodies each give exactly their code, with a short
     assert.ok(result.isErr(), name);
     assert.equal(result.error.code, code, name);
     assert.ok(ErrorCode.is(result.error.code), name);
-    assert.ok(result.error.message.length > 0 && result.error.message.length <= 200, `${name}: ${result.error.message}`);
+    assert.ok(
+      result.error.message.length > 0 && result.error.message.length <= 200,
+      `${name}: ${result.error.message}`,
+    );
     if (FIELD_CODES.has(code)) assert.match(result.error.message, /^(tx_hash|network|expected_\w+) /, name);
   }
 });
@@ -159,7 +182,14 @@ test('a JSON __proto__ key pollutes nothing', () => {
 });
 
 test('arbitrary JSON and arbitrary bytes never throw and yield ok or a 422 code', () => {
-  const codes = new Set<string>(['malformed_tx_hash', 'invalid_network', 'invalid_tron_address', 'invalid_expected_amount', 'payload_too_large', 'validation_error']);
+  const codes = new Set<string>([
+    'malformed_tx_hash',
+    'invalid_network',
+    'invalid_tron_address',
+    'invalid_expected_amount',
+    'payload_too_large',
+    'validation_error',
+  ]);
   const fieldValue = fc.oneof(fc.jsonValue(), fc.constantFrom(HASH, 'tron', USDT, '1.5'));
   const bodies = fc.oneof(
     fc.jsonValue().map((v) => utf8(JSON.stringify(v) ?? '')),
@@ -193,7 +223,9 @@ test('a minimal body normalizes: hash lower case, no expectations', () => {
 });
 
 test('all expectations are kept, addresses unchanged, amount canonical', () => {
-  const request = check(json({ expected_recipient: PAYEE, expected_token_contract: USDT, expected_amount: '0041.6773890' }));
+  const request = check(
+    json({ expected_recipient: PAYEE, expected_token_contract: USDT, expected_amount: '0041.6773890' }),
+  );
   assert.deepEqual(request.expectations, { recipient: PAYEE, tokenContract: USDT, amount: '41.677389' });
 });
 
@@ -230,7 +262,10 @@ test('equivalent bodies have equal fingerprints', () => {
     ` \n${json({ expected_recipient: PAYEE, expected_amount: '1.5' })}\r\n`,
   ];
   for (const body of equivalent) assert.equal(check(body).fingerprint, base, body);
-  assert.equal(check(json({})).fingerprint, check(json({ expected_recipient: null, expected_token_contract: null, expected_amount: null })).fingerprint);
+  assert.equal(
+    check(json({})).fingerprint,
+    check(json({ expected_recipient: null, expected_token_contract: null, expected_amount: null })).fingerprint,
+  );
 });
 
 test('different logical requests have different fingerprints', () => {
@@ -294,7 +329,8 @@ test(`Idempotency-Key: ${BAD_KEYS.length} bad headers are invalid_idempotency_ke
 test('usage query: days defaults to 30, accepts 1 to 90 in plain digits', () => {
   assert.deepEqual(validateUsageQuery({})._unsafeUnwrap(), { days: 30 });
   assert.deepEqual(validateUsageQuery({ days: undefined })._unsafeUnwrap(), { days: 30 });
-  for (const days of [1, 7, 30, 90]) assert.deepEqual(validateUsageQuery({ days: String(days) })._unsafeUnwrap(), { days });
+  for (const days of [1, 7, 30, 90])
+    assert.deepEqual(validateUsageQuery({ days: String(days) })._unsafeUnwrap(), { days });
 });
 
 test('usage query: bad days, repeated or unknown parameters are validation_error', () => {

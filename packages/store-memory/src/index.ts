@@ -103,7 +103,8 @@ export class MemoryOrganizationStore implements OrganizationStore {
     const organization = this.#organizations.get(id);
     if (!organization) return null;
     const { assignment } = organization;
-    const plan = assignment.kind === 'plan' ? (this.#plans.get(planKey(assignment.code, assignment.version)) ?? null) : null;
+    const plan =
+      assignment.kind === 'plan' ? (this.#plans.get(planKey(assignment.code, assignment.version)) ?? null) : null;
     return { organization: copy(organization), plan: plan ? copy(plan) : null };
   }
 
@@ -393,14 +394,16 @@ export class MemoryUsageStore implements UsageStore {
     let latency = 0;
     for (const r of this.#records) {
       const at = r.at.getTime();
-      if (r.organizationId !== params.organizationId || at < params.since.getTime() || at >= params.until.getTime()) continue;
+      if (r.organizationId !== params.organizationId || at < params.since.getTime() || at >= params.until.getTime())
+        continue;
       summary.requests++;
       latency += r.latencyMs;
       if (r.billable) summary.billable++;
       if (r.overallState === 'LIMITED_DATA') summary.limitedData++;
       if (r.errorCode !== null) summary.errors++;
       if (r.network !== null) summary.byNetwork[r.network] = (summary.byNetwork[r.network] ?? 0) + 1;
-      if (r.overallState !== null) summary.byOverallState[r.overallState] = (summary.byOverallState[r.overallState] ?? 0) + 1;
+      if (r.overallState !== null)
+        summary.byOverallState[r.overallState] = (summary.byOverallState[r.overallState] ?? 0) + 1;
     }
     if (summary.requests > 0) summary.averageLatencyMs = Math.round(latency / summary.requests);
     return summary;

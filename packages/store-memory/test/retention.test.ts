@@ -17,17 +17,34 @@ test('usage records past the retention are dropped as new ones arrive', async ()
   });
   await usage.appendUsage(record(new Date(now.getTime() - 11 * 86_400_000)));
   for (let i = 1; i < 1024; i++) await usage.appendUsage(record(now));
-  const summary = await usage.summarizeUsage({ organizationId: 'org', since: new Date(0), until: new Date(now.getTime() + 1) });
+  const summary = await usage.summarizeUsage({
+    organizationId: 'org',
+    since: new Date(0),
+    until: new Date(now.getTime() + 1),
+  });
   assert.equal(summary.requests, 1023);
 });
 
 test('retention keeps working with far more records than fit in a call’s arguments', async () => {
   const { usage } = createMemoryStores({ usageRetentionDays: 10 });
   const now = new Date('2026-05-20T00:00:00Z');
-  const record = { organizationId: 'org', at: now, network: 'tron', overallState: 'CLEAR' as const, coverage: 'complete' as const, billable: true, latencyMs: 1, errorCode: null };
+  const record = {
+    organizationId: 'org',
+    at: now,
+    network: 'tron',
+    overallState: 'CLEAR' as const,
+    coverage: 'complete' as const,
+    billable: true,
+    latencyMs: 1,
+    errorCode: null,
+  };
   for (let i = 0; i < 150_000; i++) await usage.appendUsage(record);
   assert.equal(await usage.purgeUsageBefore(new Date(now.getTime() - 86_400_000)), 0);
-  const summary = await usage.summarizeUsage({ organizationId: 'org', since: new Date(0), until: new Date(now.getTime() + 1) });
+  const summary = await usage.summarizeUsage({
+    organizationId: 'org',
+    since: new Date(0),
+    until: new Date(now.getTime() + 1),
+  });
   assert.equal(summary.requests, 150_000);
   assert.equal(await usage.purgeUsageBefore(new Date(now.getTime() + 1)), 150_000);
 });

@@ -14,22 +14,46 @@ const HOUR = 3_600_000;
 
 type Step = (stores: SafetyStores, org: string, i: number) => Promise<unknown>;
 const steps: Record<string, Step> = {
-  'rate hit': (s, org) => s.limits.hitRate({ organizationId: org, windowStart: new Date(0), limit: 1e9, now: new Date() }),
+  'rate hit': (s, org) =>
+    s.limits.hitRate({ organizationId: org, windowStart: new Date(0), limit: 1e9, now: new Date() }),
   'slot acquire + release': async (s, org, i) => {
     const now = new Date();
-    await s.limits.acquireSlot({ organizationId: org, slotId: `s${i}`, limit: 1e6, now, expiresAt: new Date(now.getTime() + HOUR) });
+    await s.limits.acquireSlot({
+      organizationId: org,
+      slotId: `s${i}`,
+      limit: 1e6,
+      now,
+      expiresAt: new Date(now.getTime() + HOUR),
+    });
     await s.limits.releaseSlot({ organizationId: org, slotId: `s${i}` });
   },
   'idempotency begin + complete': async (s, org, i) => {
     const now = new Date();
     const scope = { organizationId: org, key: `k${i}` };
-    await s.idempotency.begin(scope, { fingerprint: 'f', owner: 'o', now, leaseExpiresAt: new Date(now.getTime() + HOUR) });
-    await s.idempotency.complete(scope, { owner: 'o', response: { status: 200, headers: {}, body: '{}' }, now, retainUntil: new Date(now.getTime() + HOUR) });
+    await s.idempotency.begin(scope, {
+      fingerprint: 'f',
+      owner: 'o',
+      now,
+      leaseExpiresAt: new Date(now.getTime() + HOUR),
+    });
+    await s.idempotency.complete(scope, {
+      owner: 'o',
+      response: { status: 200, headers: {}, body: '{}' },
+      now,
+      retainUntil: new Date(now.getTime() + HOUR),
+    });
   },
   'quota reserve + commit': async (s, org) => {
     const now = new Date();
     const reservationId = randomUUID();
-    await s.quota.reserve({ organizationId: org, period: '2026-01', limit: 1e9, reservationId, now, expiresAt: new Date(now.getTime() + HOUR) });
+    await s.quota.reserve({
+      organizationId: org,
+      period: '2026-01',
+      limit: 1e9,
+      reservationId,
+      now,
+      expiresAt: new Date(now.getTime() + HOUR),
+    });
     await s.quota.commit({ organizationId: org, reservationId, now });
   },
 };
@@ -60,7 +84,9 @@ console.log(`${OPS} operations per step, ${CONCURRENCY} concurrent callers, one 
 for (const [name, step] of Object.entries(steps)) {
   const pg = await measure(postgres, step);
   const mem = await measure(memory, step);
-  console.log(`${name.padEnd(30)} postgres ${pg.toFixed(0).padStart(6)}/s   memory ${mem.toFixed(0).padStart(7)}/s   ratio ${(mem / pg).toFixed(0)}x`);
+  console.log(
+    `${name.padEnd(30)} postgres ${pg.toFixed(0).padStart(6)}/s   memory ${mem.toFixed(0).padStart(7)}/s   ratio ${(mem / pg).toFixed(0)}x`,
+  );
 }
 await database.drop();
 await server.stop();

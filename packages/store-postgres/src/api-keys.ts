@@ -64,7 +64,10 @@ export class PostgresApiKeyStore implements ApiKeyStore {
       );
       const old = decodeRow(ApiKeyRow, revoked.rows, 'api_keys');
       if (!old) {
-        const exists = await client.query('SELECT 1 FROM api_keys WHERE organization_id = $1 AND id = $2', [organizationId, keyId]);
+        const exists = await client.query('SELECT 1 FROM api_keys WHERE organization_id = $1 AND id = $2', [
+          organizationId,
+          keyId,
+        ]);
         return { ok: false, reason: exists.rowCount === 1 ? 'revoked' : 'not_found' } as const;
       }
       // A clash of the replacement's id or hash throws and rolls the revocation back.
@@ -72,7 +75,11 @@ export class PostgresApiKeyStore implements ApiKeyStore {
         `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
         keyParams(replacement),
       );
-      return { ok: true, revoked: toRecord(old), created: toRecord(decodeRows(ApiKeyRow, created.rows, 'api_keys')[0]!) } as const;
+      return {
+        ok: true,
+        revoked: toRecord(old),
+        created: toRecord(decodeRows(ApiKeyRow, created.rows, 'api_keys')[0]!),
+      } as const;
     });
   }
 }

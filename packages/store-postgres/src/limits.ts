@@ -1,4 +1,11 @@
-import type { AcquireSlotParams, LimitStore, RateHitParams, RateWindowOutcome, ReleaseSlotParams, SlotOutcome } from '@tron-safety/core';
+import type {
+  AcquireSlotParams,
+  LimitStore,
+  RateHitParams,
+  RateWindowOutcome,
+  ReleaseSlotParams,
+  SlotOutcome,
+} from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { decodeRow } from './rows.js';
@@ -53,10 +60,9 @@ export class PostgresLimitStore implements LimitStore {
   }
 
   async purgeExpired(now: Date): Promise<number> {
-    const windows = await this.pool.query(
-      `DELETE FROM rate_windows WHERE window_start + interval '1 minute' <= $1`,
-      [now],
-    );
+    const windows = await this.pool.query(`DELETE FROM rate_windows WHERE window_start + interval '1 minute' <= $1`, [
+      now,
+    ]);
     const slots = await this.pool.query('DELETE FROM concurrency_slots WHERE expires_at <= $1', [now]);
     return (windows.rowCount ?? 0) + (slots.rowCount ?? 0);
   }

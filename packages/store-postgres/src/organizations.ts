@@ -53,7 +53,8 @@ const OrganizationAccessRow = t.intersection([
   }),
 ]);
 
-const PLAN_COLUMNS = 'code, version, name, rate_limit_per_minute, max_concurrent_requests, monthly_quota, enabled_networks';
+const PLAN_COLUMNS =
+  'code, version, name, rate_limit_per_minute, max_concurrent_requests, monthly_quota, enabled_networks';
 const ORGANIZATION_COLUMNS = 'id, name, status, plan_code, plan_version, custom_entitlements, created_at, updated_at';
 
 export class PostgresOrganizationStore implements OrganizationStore {
@@ -66,12 +67,23 @@ export class PostgresOrganizationStore implements OrganizationStore {
          rate_limit_per_minute = EXCLUDED.rate_limit_per_minute,
          max_concurrent_requests = EXCLUDED.max_concurrent_requests,
          monthly_quota = EXCLUDED.monthly_quota, enabled_networks = EXCLUDED.enabled_networks`,
-      [plan.code, plan.version, plan.name, plan.rateLimitPerMinute, plan.maxConcurrentRequests, plan.monthlyQuota, plan.enabledNetworks],
+      [
+        plan.code,
+        plan.version,
+        plan.name,
+        plan.rateLimitPerMinute,
+        plan.maxConcurrentRequests,
+        plan.monthlyQuota,
+        plan.enabledNetworks,
+      ],
     );
   }
 
   async getPlan(code: string, version: number): Promise<Plan | null> {
-    const { rows } = await this.pool.query(`SELECT ${PLAN_COLUMNS} FROM plans WHERE code = $1 AND version = $2`, [code, version]);
+    const { rows } = await this.pool.query(`SELECT ${PLAN_COLUMNS} FROM plans WHERE code = $1 AND version = $2`, [
+      code,
+      version,
+    ]);
     const row = decodeRow(PlanRow, rows, 'plans');
     return row ? toPlan(row) : null;
   }
@@ -126,8 +138,13 @@ export class PostgresOrganizationStore implements OrganizationStore {
     const row = decodeRow(OrganizationAccessRow, rows, 'organizations');
     if (!row) return null;
     const plan =
-      row.p_code !== null && row.p_version !== null && row.p_name !== null && row.p_rate_limit_per_minute !== null &&
-      row.p_max_concurrent_requests !== null && row.p_monthly_quota !== null && row.p_enabled_networks !== null
+      row.p_code !== null &&
+      row.p_version !== null &&
+      row.p_name !== null &&
+      row.p_rate_limit_per_minute !== null &&
+      row.p_max_concurrent_requests !== null &&
+      row.p_monthly_quota !== null &&
+      row.p_enabled_networks !== null
         ? toPlan({
             code: row.p_code,
             version: row.p_version,

@@ -1,4 +1,11 @@
-import type { QuotaPeriodParams, QuotaStore, QuotaUsage, ReservationParams, ReserveOutcome, ReserveParams } from '@tron-safety/core';
+import type {
+  QuotaPeriodParams,
+  QuotaStore,
+  QuotaUsage,
+  ReservationParams,
+  ReserveOutcome,
+  ReserveParams,
+} from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { inTransaction } from './connection.js';
@@ -117,10 +124,7 @@ export class PostgresQuotaStore implements QuotaStore {
  * reservation row only if it was bumped. Also answers the usage and how many reservations of
  * the period have expired but are still counted.
  */
-async function tryReserve(
-  db: pg.Pool | pg.PoolClient,
-  params: ReserveParams,
-) {
+async function tryReserve(db: pg.Pool | pg.PoolClient, params: ReserveParams) {
   const { rows } = await db.query(
     `WITH counter AS (
        INSERT INTO quota_counters AS q (organization_id, period, used, reserved)
@@ -143,11 +147,17 @@ async function tryReserve(
   );
   const row = decodeRow(ReserveRow, rows, 'quota_counters');
   // No row: denied against a counter created after this statement's snapshot (or a limit below 1).
-  if (!row) return { ok: false, usage: await readUsage(db, params.organizationId, params.period, params.now), expired: 0 };
+  if (!row)
+    return { ok: false, usage: await readUsage(db, params.organizationId, params.period, params.now), expired: 0 };
   return { ok: row.granted, usage: { used: row.used, reserved: row.reserved }, expired: row.expired };
 }
 
-async function readUsage(db: pg.Pool | pg.PoolClient, organizationId: string, period: string, now: Date): Promise<QuotaUsage> {
+async function readUsage(
+  db: pg.Pool | pg.PoolClient,
+  organizationId: string,
+  period: string,
+  now: Date,
+): Promise<QuotaUsage> {
   const { rows } = await db.query(
     `SELECT q.used, ${LIVE_RESERVED('q', '$2', '$3')} AS reserved
        FROM quota_counters q WHERE q.organization_id = $1 AND q.period = $2`,
@@ -158,7 +168,8 @@ async function readUsage(db: pg.Pool | pg.PoolClient, organizationId: string, pe
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
   return (
-    typeof error === 'object' && error !== null &&
+    typeof error === 'object' &&
+    error !== null &&
     (error as { code?: unknown }).code === '23505' &&
     (error as { constraint?: unknown }).constraint === constraint
   );

@@ -17,7 +17,16 @@ export function decodeRows<C extends t.Mixed>(codec: C, rows: readonly unknown[]
   return rows.map((row) => {
     const decoded = codec.decode(row);
     if (decoded._tag === 'Left') {
-      const fields = [...new Set(decoded.left.map((e) => e.context.map((c) => c.key).filter(Boolean).join('.')))];
+      const fields = [
+        ...new Set(
+          decoded.left.map((e) =>
+            e.context
+              .map((c) => c.key)
+              .filter(Boolean)
+              .join('.'),
+          ),
+        ),
+      ];
       throw new Error(`unexpected ${table} row from the database (fields: ${fields.join(', ') || 'row'})`);
     }
     return decoded.right;

@@ -92,23 +92,32 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
     chownSync(dir, uid, gid);
   }
   const run = (tool: string, args: string[]) => {
-    const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    const [command, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
+      : [join(bin, tool), args];
     const result = spawnSync(command as string, argv as string[], { encoding: 'utf8', timeout: 60_000 });
-    if (result.status !== 0) throw new Error(`${tool} failed: ${(result.stderr || result.stdout || result.error?.message || '').trim()}`);
+    if (result.status !== 0)
+      throw new Error(`${tool} failed: ${(result.stderr || result.stdout || result.error?.message || '').trim()}`);
   };
   const data = join(dir, 'data');
   const stop = () => {
-    spawnSync(asRoot ? 'runuser' : join(bin, 'pg_ctl'), [
-      ...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []),
-      '-D', data, '-m', 'immediate', 'stop',
-    ], { stdio: 'ignore', timeout: 30_000 });
+    spawnSync(
+      asRoot ? 'runuser' : join(bin, 'pg_ctl'),
+      [...(asRoot ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), '-D', data, '-m', 'immediate', 'stop'],
+      { stdio: 'ignore', timeout: 30_000 },
+    );
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     copyTemplateCluster(bin, data, run, asRoot ? dir : null);
     const port = await freePort();
     run('pg_ctl', [
-      '-D', data, '-l', join(dir, 'log'), '-w', '-o',
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
       `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=200`,
       'start',
     ]);
@@ -142,7 +151,12 @@ async function startCluster(): Promise<{ url: string; stop: () => void }> {
  * every cluster starts from a copy of it. Concurrent first runs each build one; the first rename
  * wins and the others discard theirs.
  */
-function copyTemplateCluster(bin: string, data: string, run: (tool: string, args: string[]) => void, ownedDir: string | null) {
+function copyTemplateCluster(
+  bin: string,
+  data: string,
+  run: (tool: string, args: string[]) => void,
+  ownedDir: string | null,
+) {
   const template = join(tmpdir(), `tron-safety-pg-template-${basename(dirname(bin))}-${process.getuid?.() ?? 'user'}`);
   if (!existsSync(join(template, 'PG_VERSION'))) {
     const building = mkdtempSync(join(tmpdir(), 'tron-safety-pg-build-'));
@@ -176,7 +190,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

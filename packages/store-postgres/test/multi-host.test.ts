@@ -33,7 +33,14 @@ describe('store-postgres: several hosts on one database', { skip: server.skip },
     const organizationId = randomUUID();
     const attempts = Array.from({ length: 300 }, (_, i) => ({
       host: host(i),
-      params: { organizationId, period: '2026-05', limit: 100, reservationId: randomUUID(), now: T0, expiresAt: at(60_000) },
+      params: {
+        organizationId,
+        period: '2026-05',
+        limit: 100,
+        reservationId: randomUUID(),
+        now: T0,
+        expiresAt: at(60_000),
+      },
     }));
     const outcomes = await Promise.all(attempts.map((a) => a.host.quota.reserve(a.params)));
     const granted = attempts.filter((_, i) => outcomes[i]!.ok);
@@ -43,12 +50,27 @@ describe('store-postgres: several hosts on one database', { skip: server.skip },
     // Every granted reservation is committed twice at once, from two different hosts.
     const commits = await Promise.all(
       granted.flatMap((g, i) =>
-        [1, 2].map((k) => host(i + k).quota.commit({ organizationId, reservationId: g.params.reservationId, now: at(1000) })),
+        [1, 2].map((k) =>
+          host(i + k).quota.commit({ organizationId, reservationId: g.params.reservationId, now: at(1000) }),
+        ),
       ),
     );
     assert.equal(commits.filter((c) => c !== null).length, 100, 'each reservation bills exactly once');
-    assert.deepEqual(await host(0).quota.getUsage({ organizationId, period: '2026-05', now: at(2000) }), { used: 100, reserved: 0 });
-    assert.equal((await host(1).quota.reserve({ ...attempts[0]!.params, reservationId: randomUUID(), now: at(3000), expiresAt: at(63_000) })).ok, false);
+    assert.deepEqual(await host(0).quota.getUsage({ organizationId, period: '2026-05', now: at(2000) }), {
+      used: 100,
+      reserved: 0,
+    });
+    assert.equal(
+      (
+        await host(1).quota.reserve({
+          ...attempts[0]!.params,
+          reservationId: randomUUID(),
+          now: at(3000),
+          expiresAt: at(63_000),
+        })
+      ).ok,
+      false,
+    );
   });
 
   test('reserve, then commit or release across hosts under churn: used + reserved never passes the limit', async () => {
@@ -61,7 +83,12 @@ describe('store-postgres: several hosts on one database', { skip: server.skip },
         for (let round = 0; round < 10; round++) {
           const reservationId = randomUUID();
           const reserved = await host(worker).quota.reserve({
-            organizationId, period: '2026-05', limit, reservationId, now: T0, expiresAt: at(60_000),
+            organizationId,
+            period: '2026-05',
+            limit,
+            reservationId,
+            now: T0,
+            expiresAt: at(60_000),
           });
           assert.ok(reserved.usage.used + reserved.usage.reserved <= limit);
           if (!reserved.ok) continue;
@@ -82,34 +109,96 @@ describe('store-postgres: several hosts on one database', { skip: server.skip },
   test('a host that crashed holding a reservation and a slot blocks nobody once the leases end', async () => {
     const organizationId = randomUUID();
     const crashed = createPostgresStores({ pool: database.pool(2) });
-    assert.equal((await crashed.quota.reserve({
-      organizationId, period: '2026-05', limit: 1, reservationId: randomUUID(), now: T0, expiresAt: at(30_000),
-    })).ok, true);
-    assert.equal((await crashed.limits.acquireSlot({ organizationId, slotId: 'crashed', limit: 1, now: T0, expiresAt: at(30_000) })).ok, true);
+    assert.equal(
+      (
+        await crashed.quota.reserve({
+          organizationId,
+          period: '2026-05',
+          limit: 1,
+          reservationId: randomUUID(),
+          now: T0,
+          expiresAt: at(30_000),
+        })
+      ).ok,
+      true,
+    );
+    assert.equal(
+      (
+        await crashed.limits.acquireSlot({
+          organizationId,
+          slotId: 'crashed',
+          limit: 1,
+          now: T0,
+          expiresAt: at(30_000),
+        })
+      ).ok,
+      true,
+    );
     await crashed.pool.end(); // the process is gone: its connections close, its rows stay
 
     const survivor = host(1);
     const reserve = (now: Date) =>
-      survivor.quota.reserve({ organizationId, period: '2026-05', limit: 1, reservationId: randomUUID(), now, expiresAt: at(90_000) });
+      survivor.quota.reserve({
+        organizationId,
+        period: '2026-05',
+        limit: 1,
+        reservationId: randomUUID(),
+        now,
+        expiresAt: at(90_000),
+      });
     assert.equal((await reserve(at(29_999))).ok, false);
     assert.deepEqual(await reserve(at(30_000)), { ok: true, usage: { used: 0, reserved: 1 } });
-    assert.equal((await survivor.limits.acquireSlot({ organizationId, slotId: 'next', limit: 1, now: at(29_999), expiresAt: at(90_000) })).ok, false);
-    assert.equal((await survivor.limits.acquireSlot({ organizationId, slotId: 'next', limit: 1, now: at(30_000), expiresAt: at(90_000) })).ok, true);
+    assert.equal(
+      (
+        await survivor.limits.acquireSlot({
+          organizationId,
+          slotId: 'next',
+          limit: 1,
+          now: at(29_999),
+          expiresAt: at(90_000),
+        })
+      ).ok,
+      false,
+    );
+    assert.equal(
+      (
+        await survivor.limits.acquireSlot({
+          organizationId,
+          slotId: 'next',
+          limit: 1,
+          now: at(30_000),
+          expiresAt: at(90_000),
+        })
+      ).ok,
+      true,
+    );
   });
 
   test('one idempotency key, 150 concurrent requests over 3 hosts: the operation executes once, every replay is byte-identical', async () => {
     const scope = { organizationId: randomUUID(), key: 'pay-2026-05-0001' };
     const body = '{"request_id":"req-1","overall_state":"CLEAR","note":"ü \\u0000 \\ud83d\\ude00"}';
-    const response = { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'X-Quota-Limit': '100' }, body };
+    const response = {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'X-Quota-Limit': '100' },
+      body,
+    };
     let executions = 0;
     const attempt = async (i: number) => {
       const stores = host(i);
       const owner = randomUUID();
-      const begun = await stores.idempotency.begin(scope, { fingerprint: 'body-hash', owner, now: T0, leaseExpiresAt: at(30_000) });
+      const begun = await stores.idempotency.begin(scope, {
+        fingerprint: 'body-hash',
+        owner,
+        now: T0,
+        leaseExpiresAt: at(30_000),
+      });
       if (begun.kind !== 'started') return begun;
       executions++;
       await new Promise((resolve) => setTimeout(resolve, 20)); // the check runs
-      assert.equal(await stores.idempotency.complete(scope, { owner, response, now: at(1), retainUntil: at(86_400_000) }), true);
+      assert.equal(
+        await stores.idempotency.complete(scope, { owner, response, now: at(1), retainUntil: at(86_400_000) }),
+        true,
+      );
       return begun;
     };
     const first = await Promise.all(Array.from({ length: 150 }, (_, i) => attempt(i)));
@@ -125,7 +214,11 @@ describe('store-postgres: several hosts on one database', { skip: server.skip },
       assert.equal(replay.kind, 'completed');
       if (replay.kind !== 'completed') continue;
       assert.equal(replay.response.body, body);
-      assert.deepEqual(Object.entries(replay.response.headers), Object.entries(response.headers), 'headers and their order');
+      assert.deepEqual(
+        Object.entries(replay.response.headers),
+        Object.entries(response.headers),
+        'headers and their order',
+      );
     }
   });
 
@@ -156,7 +249,9 @@ describe('store-postgres: the core service on two hosts sharing one database', {
   before(async () => {
     database = await server.createDatabase();
     await migrate(database.pool(1));
-    hosts = [0, 1].map(() => createSafetyService(createPostgresStores({ pool: database.pool(10) }), { chain, risk: instantRisk() }));
+    hosts = [0, 1].map(() =>
+      createSafetyService(createPostgresStores({ pool: database.pool(10) }), { chain, risk: instantRisk() }),
+    );
     ({ apiKey } = await seedTenant(hosts[0]!, { monthlyQuota: 10 }));
   });
   after(() => database?.drop());
@@ -173,11 +268,17 @@ describe('store-postgres: the core service on two hosts sharing one database', {
   test('40 concurrent checks with one Idempotency-Key over 2 hosts: executed once, replayed byte for byte', async () => {
     const tx = txHash();
     const before = chain.calls;
-    const responses = await Promise.all(Array.from({ length: 40 }, (_, i) => check(hosts[i % 2]!, tx, { 'idempotency-key': 'order-1' })));
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => check(hosts[i % 2]!, tx, { 'idempotency-key': 'order-1' })),
+    );
     assert.equal(chain.calls - before, 1, 'the providers ran once');
     const first = responses.filter((r) => r.status === 200 && r.headers['Idempotent-Replayed'] !== 'true');
     assert.equal(first.length, 1);
-    assert.ok(responses.every((r) => r.status === 200 || (r.status === 409 && JSON.parse(r.body).error.code === 'idempotency_in_progress')));
+    assert.ok(
+      responses.every(
+        (r) => r.status === 200 || (r.status === 409 && JSON.parse(r.body).error.code === 'idempotency_in_progress'),
+      ),
+    );
     const replay = await check(hosts[1]!, tx, { 'idempotency-key': 'order-1' });
     assert.equal(replay.status, 200);
     assert.equal(replay.headers['Idempotent-Replayed'], 'true');
@@ -191,9 +292,18 @@ describe('store-postgres: the core service on two hosts sharing one database', {
       assert.equal(r.status, 429);
       assert.equal(JSON.parse(r.body).error.code, 'quota_exceeded');
     }
-    const usage = await hosts[0]!.handle({ method: 'GET', path: '/v1/usage', query: {}, headers: { 'x-api-key': apiKey }, body: new Uint8Array() });
+    const usage = await hosts[0]!.handle({
+      method: 'GET',
+      path: '/v1/usage',
+      query: {},
+      headers: { 'x-api-key': apiKey },
+      body: new Uint8Array(),
+    });
     assert.equal(usage.status, 200);
     const period = JSON.parse(usage.body).period;
-    assert.deepEqual({ used: period.used, reserved: period.reserved, remaining: period.remaining }, { used: 10, reserved: 0, remaining: 0 });
+    assert.deepEqual(
+      { used: period.used, reserved: period.reserved, remaining: period.remaining },
+      { used: 10, reserved: 0, remaining: 0 },
+    );
   });
 });

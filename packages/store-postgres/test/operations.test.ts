@@ -15,7 +15,10 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
   test('the package ships numbered migrations in order', async () => {
     const migrations = await loadMigrations();
     assert.ok(migrations.length >= 1);
-    assert.deepEqual(migrations.map((m) => m.version), [...migrations.map((m) => m.version)].sort((a, b) => a - b));
+    assert.deepEqual(
+      migrations.map((m) => m.version),
+      [...migrations.map((m) => m.version)].sort((a, b) => a - b),
+    );
     assert.equal(migrations[0]!.version, 1);
   });
 
@@ -27,7 +30,10 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       assert.deepEqual(await migrate(pool), { applied: all, version: Math.max(...all) });
       assert.deepEqual(await migrate(pool), { applied: [], version: Math.max(...all) });
       const { rows } = await pool.query('SELECT version FROM schema_migrations ORDER BY version');
-      assert.deepEqual(rows.map((r) => r.version), all);
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        all,
+      );
     } finally {
       await database.drop();
     }
@@ -39,7 +45,10 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => migrate(database.pool(1))));
       const applied = results.flatMap((r) => r.applied);
       const all = (await loadMigrations()).map((m) => m.version);
-      assert.deepEqual(applied.sort((a, b) => a - b), all);
+      assert.deepEqual(
+        applied.sort((a, b) => a - b),
+        all,
+      );
       assert.equal(results.filter((r) => r.applied.length > 0).length, 1);
       assert.ok(results.every((r) => r.version === Math.max(...all)));
     } finally {
@@ -54,7 +63,9 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       const good = { version: 1, name: 'good', sql: 'CREATE TABLE good (id integer)' };
       const bad = { version: 2, name: 'bad', sql: 'CREATE TABLE bad (id integer); SELECT no_such_function()' };
       await assert.rejects(migrate(pool, { migrations: [good, bad] }), /no_such_function/);
-      const tables = await pool.query(`SELECT to_regclass('good') AS good, to_regclass('bad') AS bad, to_regclass('schema_migrations') AS log`);
+      const tables = await pool.query(
+        `SELECT to_regclass('good') AS good, to_regclass('bad') AS bad, to_regclass('schema_migrations') AS log`,
+      );
       assert.deepEqual(tables.rows[0], { good: null, bad: null, log: null }, 'all or nothing');
       const fixed = { ...bad, sql: 'CREATE TABLE bad (id integer)' };
       assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [1, 2], version: 2 });
@@ -75,7 +86,10 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
 
   test('a pool opened from a URL has statement and lock timeouts, and close() ends it', async () => {
     const defaults = createPostgresStores({ connectionString: database.url, max: 2 });
-    const shown = await defaults.pool.query('SELECT current_setting($1) AS s, current_setting($2) AS l', ['statement_timeout', 'lock_timeout']);
+    const shown = await defaults.pool.query('SELECT current_setting($1) AS s, current_setting($2) AS l', [
+      'statement_timeout',
+      'lock_timeout',
+    ]);
     assert.deepEqual(shown.rows[0], { s: '5s', l: '5s' });
     await defaults.close();
     assert.equal(defaults.pool.ended, true);
@@ -101,15 +115,55 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
     const lease = { now: T0, leaseExpiresAt: at(30_000) };
     await a.idempotency.begin({ organizationId: org, key: 'crashed' }, { fingerprint: 'f', owner: 'x', ...lease });
     await a.idempotency.begin({ organizationId: org, key: 'done' }, { fingerprint: 'f', owner: 'y', ...lease });
-    await a.idempotency.complete({ organizationId: org, key: 'done' }, { owner: 'y', response: { status: 200, headers: {}, body: '{}' }, now: T0, retainUntil: at(DAY) });
+    await a.idempotency.complete(
+      { organizationId: org, key: 'done' },
+      { owner: 'y', response: { status: 200, headers: {}, body: '{}' }, now: T0, retainUntil: at(DAY) },
+    );
     for (let i = 0; i < 5; i++) {
-      await a.quota.reserve({ organizationId: org, period: '2026-06', limit: 10, reservationId: `expiring-${org}-${i}`, now: T0, expiresAt: at(30_000) });
+      await a.quota.reserve({
+        organizationId: org,
+        period: '2026-06',
+        limit: 10,
+        reservationId: `expiring-${org}-${i}`,
+        now: T0,
+        expiresAt: at(30_000),
+      });
     }
-    await a.quota.reserve({ organizationId: org, period: '2026-06', limit: 10, reservationId: `live-${org}`, now: T0, expiresAt: at(10 * 60_000) });
-    await a.limits.hitRate({ organizationId: org, windowStart: new Date('2026-06-15T12:00:00.000Z'), limit: 10, now: T0 });
+    await a.quota.reserve({
+      organizationId: org,
+      period: '2026-06',
+      limit: 10,
+      reservationId: `live-${org}`,
+      now: T0,
+      expiresAt: at(10 * 60_000),
+    });
+    await a.limits.hitRate({
+      organizationId: org,
+      windowStart: new Date('2026-06-15T12:00:00.000Z'),
+      limit: 10,
+      now: T0,
+    });
     await a.limits.acquireSlot({ organizationId: org, slotId: 's', limit: 1, now: T0, expiresAt: at(30_000) });
-    await a.usage.appendUsage({ organizationId: org, at: at(-100 * DAY), network: 'tron', overallState: 'CLEAR', coverage: 'complete', billable: true, latencyMs: 1, errorCode: null });
-    await a.usage.appendUsage({ organizationId: org, at: T0, network: 'tron', overallState: 'CLEAR', coverage: 'complete', billable: true, latencyMs: 1, errorCode: null });
+    await a.usage.appendUsage({
+      organizationId: org,
+      at: at(-100 * DAY),
+      network: 'tron',
+      overallState: 'CLEAR',
+      coverage: 'complete',
+      billable: true,
+      latencyMs: 1,
+      errorCode: null,
+    });
+    await a.usage.appendUsage({
+      organizationId: org,
+      at: T0,
+      network: 'tron',
+      overallState: 'CLEAR',
+      coverage: 'complete',
+      billable: true,
+      latencyMs: 1,
+      errorCode: null,
+    });
 
     const [first, second] = await Promise.all([
       a.sweep(at(120_000), { usageRetentionDays: 95 }),

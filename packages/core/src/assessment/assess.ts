@@ -40,13 +40,18 @@ function exposureResponse(exposure: Exposure): ExposureResponse {
  * lying or broken node, would rescale every amount of that token and match a wrong one: it is a
  * contradiction between sources (TX_FACTS_DISAGREE), and no amount of that token is known.
  */
-function heldToPinnedDecimals(facts: ChainFacts, signals: RiskSignals, expectations: AssessmentInput['expectations']): ChainFacts {
+function heldToPinnedDecimals(
+  facts: ChainFacts,
+  signals: RiskSignals,
+  expectations: AssessmentInput['expectations'],
+): ChainFacts {
   const answer = signals.token;
   if (answer?.status !== 'answered' || answer.officialDecimals === undefined) return facts;
   const subject = selectTransfer(facts, expectations).transfer;
   if (subject === null || subject.decimals === null || subject.decimals === answer.officialDecimals) return facts;
   const detail = `the chain says ${subject.decimals} decimals for the token of transfer ${subject.index}; the official token has ${answer.officialDecimals}`;
-  const sameAsset = (t: Transfer) => t.assetType === subject.assetType && t.tokenContract === subject.tokenContract && t.tokenId === subject.tokenId;
+  const sameAsset = (t: Transfer) =>
+    t.assetType === subject.assetType && t.tokenContract === subject.tokenContract && t.tokenId === subject.tokenId;
   return {
     ...facts,
     transfers: facts.transfers.map((t) => (sameAsset(t) ? { ...t, decimals: null } : t)),
@@ -62,7 +67,9 @@ function heldToPinnedDecimals(facts: ChainFacts, signals: RiskSignals, expectati
 export function assess(input: AssessmentInput): Result<TransactionCheckResponse, AssessmentRejection> {
   const notFound = input.facts.state === 'not_found';
   const signals = notFound ? NO_SIGNALS : input.signals;
-  const facts = notFound ? factsWithoutTransaction(input.facts) : heldToPinnedDecimals(input.facts, signals, input.expectations);
+  const facts = notFound
+    ? factsWithoutTransaction(input.facts)
+    : heldToPinnedDecimals(input.facts, signals, input.expectations);
 
   return matchExpectations(facts, input.expectations).map((match) => {
     const evidence = readEvidence(facts, signals, match);

@@ -94,7 +94,8 @@ export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: Exp
   const found = facts.state !== 'not_found';
   const contradictory = facts.disagreements.length > 0;
   const factsIncomplete =
-    found && (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown' || partiesUnreadable(facts, match));
+    found &&
+    (!facts.verified || facts.missing.length > 0 || facts.state === 'unknown' || partiesUnreadable(facts, match));
   return {
     state: facts.state,
     factsVerified: found && !contradictory && !factsIncomplete,

@@ -108,7 +108,8 @@ const MOVES_BY_BODY = new Set(['TransferContract', 'TransferAssetContract']);
 function transferListComplete(facts: ChainFacts): boolean {
   // A pending transaction not yet in a block has no tx info: only a plain TRX/TRC10 transfer's body
   // says what it moves; a contract call's Transfer logs and internal transfers are still unknown.
-  const executionUnknown = facts.state === 'pending' && facts.blockNumber === null && !MOVES_BY_BODY.has(facts.transactionType);
+  const executionUnknown =
+    facts.state === 'pending' && facts.blockNumber === null && !MOVES_BY_BODY.has(facts.transactionType);
   return (
     !executionUnknown &&
     !facts.transfersTruncated &&
@@ -145,7 +146,11 @@ function undecidedCandidate(facts: ChainFacts, expectations: Expectations): bool
  * transfer's, but only when it is the payment in every other supplied respect and no hidden or
  * undecided transfer could be the payment instead: a best-effort pick's asset is no ground for a 422.
  */
-function expectedAmountDecimals(facts: ChainFacts, expectations: Expectations, selected: Transfer | null): number | null {
+function expectedAmountDecimals(
+  facts: ChainFacts,
+  expectations: Expectations,
+  selected: Transfer | null,
+): number | null {
   // Contradictory sources (e.g. decimals that differ from the official token's): nothing is certain.
   if (facts.disagreements.length > 0) return null;
   if (expectations.tokenContract !== null) {

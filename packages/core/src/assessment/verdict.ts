@@ -101,7 +101,11 @@ function stateReason(evidence: Evidence): ReasonCode {
   }
 }
 
-const SANCTIONS_CODE = { hit: 'SANCTIONS_HIT', clear: 'SANCTIONS_CLEAR', unavailable: 'SANCTIONS_UNAVAILABLE' } as const;
+const SANCTIONS_CODE = {
+  hit: 'SANCTIONS_HIT',
+  clear: 'SANCTIONS_CLEAR',
+  unavailable: 'SANCTIONS_UNAVAILABLE',
+} as const;
 
 const AML_CODE = {
   low: 'AML_LOW',

@@ -1,13 +1,7 @@
 import type * as t from 'io-ts';
 import { errAsync, okAsync, ResultAsync } from 'neverthrow';
 import { Pool, type Dispatcher } from 'undici';
-import {
-  NodeAssetIssue,
-  NodeBlock,
-  NodeConstantCall,
-  NodeTransaction,
-  NodeTransactionInfo,
-} from './node-codecs.js';
+import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 
 /** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
 export type TronNode = 'full' | 'solidity';
@@ -71,9 +65,7 @@ export type Found<A> = A | null;
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 
-type Attempt<A> =
-  | { ok: true; value: A }
-  | { ok: false; error: NodeCallError; retryable: boolean };
+type Attempt<A> = { ok: true; value: A } | { ok: false; error: NodeCallError; retryable: boolean };
 
 const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
@@ -122,7 +114,10 @@ export class TronNodeClient {
   constructor(options: TronNodeClientOptions) {
     const parse = (url: string, node: TronNode) => {
       const u = new URL(url);
-      return { origin: u.origin, prefix: `${u.pathname.replace(/\/+$/, '')}/${node === 'full' ? 'wallet' : 'walletsolidity'}/` };
+      return {
+        origin: u.origin,
+        prefix: `${u.pathname.replace(/\/+$/, '')}/${node === 'full' ? 'wallet' : 'walletsolidity'}/`,
+      };
     };
     this.bases = {
       full: parse(options.fullNodeUrl, 'full'),
@@ -140,11 +135,27 @@ export class TronNodeClient {
   }
 
   getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
-    return this.call(node, 'gettransactionbyid', { value: txId, visible: false }, NodeTransaction, signal, true, deadline);
+    return this.call(
+      node,
+      'gettransactionbyid',
+      { value: txId, visible: false },
+      NodeTransaction,
+      signal,
+      true,
+      deadline,
+    );
   }
 
   getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
-    return this.call(node, 'gettransactioninfobyid', { value: txId, visible: false }, NodeTransactionInfo, signal, true, deadline);
+    return this.call(
+      node,
+      'gettransactioninfobyid',
+      { value: txId, visible: false },
+      NodeTransactionInfo,
+      signal,
+      true,
+      deadline,
+    );
   }
 
   getNowBlock(node: TronNode, signal: AbortSignal, deadline?: number): ResultAsync<NodeBlock, NodeCallError> {
@@ -154,12 +165,23 @@ export class TronNodeClient {
   }
 
   /** A constant (read-only) call of a no-argument method, e.g. `decimals()`. */
-  triggerConstantContract(node: TronNode, contractHex41: string, functionSelector: string, signal: AbortSignal, deadline?: number) {
+  triggerConstantContract(
+    node: TronNode,
+    contractHex41: string,
+    functionSelector: string,
+    signal: AbortSignal,
+    deadline?: number,
+  ) {
     return this.call(
       node,
       'triggerconstantcontract',
       // Any valid owner works for a constant call: the contract itself always exists as an address.
-      { owner_address: contractHex41, contract_address: contractHex41, function_selector: functionSelector, visible: false },
+      {
+        owner_address: contractHex41,
+        contract_address: contractHex41,
+        function_selector: functionSelector,
+        visible: false,
+      },
       NodeConstantCall,
       signal,
       false,
@@ -208,7 +230,15 @@ export class TronNodeClient {
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         const left = deadline - performance.now();
         if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
-        const result = await this.attempt(node, endpoint, body, codec, signal, emptyIsNotFound, Math.min(this.timeoutMs, left));
+        const result = await this.attempt(
+          node,
+          endpoint,
+          body,
+          codec,
+          signal,
+          emptyIsNotFound,
+          Math.min(this.timeoutMs, left),
+        );
         if (result.ok) return result.value;
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;
@@ -260,7 +290,8 @@ export class TronNodeClient {
     } catch (e) {
       if (signal.aborted) return fail({ kind: 'aborted' }, false);
       if (timedOut) return fail({ kind: 'timeout', node, endpoint }, true);
-      const detail = e instanceof Error ? (('code' in e && typeof e.code === 'string' ? `${e.code}: ` : '') + e.message) : String(e);
+      const detail =
+        e instanceof Error ? ('code' in e && typeof e.code === 'string' ? `${e.code}: ` : '') + e.message : String(e);
       return fail({ kind: 'network', node, endpoint, detail }, true);
     } finally {
       clearTimeout(timer);
@@ -284,7 +315,11 @@ export class TronNodeClient {
     }
     const decoded = codec.decode(json);
     if (decoded._tag === 'Left') {
-      const path = decoded.left[0]?.context.map((c) => c.key).filter(Boolean).join('.') ?? '';
+      const path =
+        decoded.left[0]?.context
+          .map((c) => c.key)
+          .filter(Boolean)
+          .join('.') ?? '';
       return fail(this.bad(node, endpoint, `unexpected shape at ${path || 'root'}`), false);
     }
     return { ok: true, value: decoded.right };

@@ -29,13 +29,7 @@ export interface Transfer {
 
 /** Why two answers could not both be true (full vs solidity node, node vs its own raw bytes…). */
 export interface Disagreement {
-  code:
-    | 'tx_id_mismatch'
-    | 'raw_data_mismatch'
-    | 'nodes_disagree'
-    | 'info_id_mismatch'
-    | 'log_mismatch'
-    | 'other';
+  code: 'tx_id_mismatch' | 'raw_data_mismatch' | 'nodes_disagree' | 'info_id_mismatch' | 'log_mismatch' | 'other';
   detail: string;
 }
 

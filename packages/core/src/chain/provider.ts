@@ -13,7 +13,13 @@ import {
   type Transfer,
 } from './facts.js';
 import type { NodeBlock, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
-import { TokenMetadataReader, tokenKey, type MetadataRequest, type TokenMetadata, type TokenRef } from './token-metadata.js';
+import {
+  TokenMetadataReader,
+  tokenKey,
+  type MetadataRequest,
+  type TokenMetadata,
+  type TokenRef,
+} from './token-metadata.js';
 import { normalizeTransfers, type RawTransfer } from './transfers.js';
 import { verifyTransaction, type ContractView } from './verify.js';
 
@@ -85,7 +91,8 @@ interface NodeAnswers {
 const settle = async <A>(r: ResultAsync<A, NodeCallError>): Promise<Answer<A>> => await r;
 const value = <A>(r: Answer<A | null>): A | null => (r.isOk() ? r.value : null);
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
-const headOf = (block: Answer<NodeBlock>): number | null => (block.isOk() ? (block.value.block_header.raw_data.number ?? null) : null);
+const headOf = (block: Answer<NodeBlock>): number | null =>
+  block.isOk() ? (block.value.block_header.raw_data.number ?? null) : null;
 
 /**
  * Chain facts from java-tron's HTTP API. One round of six parallel calls (transaction, tx info and
@@ -173,7 +180,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const fullTx = value(full.tx);
     const tx = fullTx ?? value(solidity.tx);
     const info = value(solidity.info) ?? value(full.info);
-    for (const [node, answer] of [['full', full.info], ['solidity', solidity.info]] as const) {
+    for (const [node, answer] of [
+      ['full', full.info],
+      ['solidity', solidity.info],
+    ] as const) {
       const id = value(answer)?.id.toLowerCase();
       if (id !== undefined && id !== hash) {
         disagreements.push({ code: 'info_id_mismatch', detail: `${node} node's tx info is for ${id}` });
@@ -200,7 +210,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
 
     if (tx && info) disagreements.push(...compareTxAndInfo(tx, info, verification?.view ?? null));
 
-    const failed = [value(full.tx), value(solidity.tx)].some((t) => isFailure(t?.ret?.[0]?.contractRet) || t?.ret?.[0]?.ret === 'FAILED') ||
+    const failed =
+      [value(full.tx), value(solidity.tx)].some(
+        (t) => isFailure(t?.ret?.[0]?.contractRet) || t?.ret?.[0]?.ret === 'FAILED',
+      ) ||
       [value(full.info), value(solidity.info)].some((i) => isFailure(i?.receipt?.result) || i?.result === 'FAILED');
     const view = verification?.view ?? null;
     const isContractCall = view?.type === 'TriggerSmartContract' || view?.type === 'CreateSmartContract';
@@ -223,7 +236,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       blockNumber === null ? (tx && !info ? 0 : null) : head === null || headBelowBlock ? null : head - blockNumber + 1;
     // The solidity node answers a tx info only for a solidified block (reference: finality check a).
     const finalized = value(solidity.info) !== null;
-    const solidityKnowsNothing = solidity.tx.isOk() && solidity.info.isOk() && !value(solidity.tx) && !value(solidity.info);
+    const solidityKnowsNothing =
+      solidity.tx.isOk() && solidity.info.isOk() && !value(solidity.tx) && !value(solidity.info);
     if (solidityKnowsNothing && blockNumber !== null && solidifiedHead !== null && solidifiedHead >= blockNumber) {
       disagreements.push({
         code: 'nodes_disagree',
@@ -234,7 +248,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     // that seems to contradict itself is, on a load-balanced endpoint, backends racing near solidification.
     const solidInfo = value(solidity.info);
     const solidityRaced = [
-      solidInfo && solidity.tx.isOk() && !value(solidity.tx) && 'the solidity node has the tx info but answers {} for the transaction',
+      solidInfo &&
+        solidity.tx.isOk() &&
+        !value(solidity.tx) &&
+        'the solidity node has the tx info but answers {} for the transaction',
       solidInfo?.blockNumber !== undefined &&
         solidifiedHead !== null &&
         solidInfo.blockNumber > solidifiedHead &&
@@ -249,7 +266,11 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const kept = normalized.transfers.slice(0, maxTransfers);
     // A full node that failed the first round is asked last for metadata.
     const fullFailed = [full.tx, full.info, full.block].some((r) => r.isErr());
-    const withMetadata = await attachMetadata(kept, { signal, deadline, nodes: fullFailed ? ['solidity', 'full'] : ['full', 'solidity'] });
+    const withMetadata = await attachMetadata(kept, {
+      signal,
+      deadline,
+      nodes: fullFailed ? ['solidity', 'full'] : ['full', 'solidity'],
+    });
     if (withMetadata === 'aborted') return err({ kind: 'aborted' });
     missing.push(...withMetadata.missing);
 
@@ -298,19 +319,26 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     const tokens = new Map<string, TokenRef>();
     for (const t of transfers) if (t.token) tokens.set(tokenKey(t.token), t.token);
     const looked = [...tokens.entries()].slice(0, maxTokenLookups);
-    const answers = await Promise.all(looked.map(async ([key, ref]) => [key, await metadata.read(ref, request)] as const));
+    const answers = await Promise.all(
+      looked.map(async ([key, ref]) => [key, await metadata.read(ref, request)] as const),
+    );
     if (answers.some(([, m]) => m === 'aborted')) return 'aborted';
     const known = new Map(answers as (readonly [string, TokenMetadata])[]);
     const missing: string[] = [];
-    for (const [key] of [...tokens.entries()].slice(maxTokenLookups)) missing.push(`token metadata of ${key} (lookup limit)`);
-    for (const [key, m] of known) if (!m.complete) missing.push(`token metadata of ${key} (no usable answer from the nodes)`);
+    for (const [key] of [...tokens.entries()].slice(maxTokenLookups))
+      missing.push(`token metadata of ${key} (lookup limit)`);
+    for (const [key, m] of known)
+      if (!m.complete) missing.push(`token metadata of ${key} (no usable answer from the nodes)`);
     const readTimes = [...known.values()].map((m) => m.readAt.getTime());
     return {
       missing,
       tokenDataAt: readTimes.length > 0 ? new Date(Math.min(...readTimes)) : null,
       transfers: transfers.map(({ token, ...t }, index): Transfer => {
         const m = token ? known.get(tokenKey(token)) : undefined;
-        const meta = token === null ? TRX_METADATA : { tokenSymbol: m?.symbol ?? null, tokenName: m?.name ?? null, decimals: m?.decimals ?? null };
+        const meta =
+          token === null
+            ? TRX_METADATA
+            : { tokenSymbol: m?.symbol ?? null, tokenName: m?.name ?? null, decimals: m?.decimals ?? null };
         return { index, ...t, ...meta };
       }),
     };
@@ -352,9 +380,15 @@ function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] 
   const fullInfo = value(full.info);
   const solidInfo = value(solidity.info);
   // The solidity node serves solidified state only: whatever it has, the full node has too.
-  const onlySolidity = [full.tx.isOk() && !fullTx && solidTx && 'transaction', full.info.isOk() && !fullInfo && solidInfo && 'tx info'];
+  const onlySolidity = [
+    full.tx.isOk() && !fullTx && solidTx && 'transaction',
+    full.info.isOk() && !fullInfo && solidInfo && 'tx info',
+  ];
   if (onlySolidity.some(Boolean)) {
-    out.push({ code: 'nodes_disagree', detail: `the solidity node has the ${onlySolidity.filter(Boolean).join(' and ')}, the full node does not` });
+    out.push({
+      code: 'nodes_disagree',
+      detail: `the solidity node has the ${onlySolidity.filter(Boolean).join(' and ')}, the full node does not`,
+    });
   }
   if (fullTx && solidTx) {
     const differs = [
@@ -362,7 +396,8 @@ function compareNodes(full: NodeAnswers, solidity: NodeAnswers): Disagreement[] 
       fullTx.raw_data_hex.toLowerCase() !== solidTx.raw_data_hex.toLowerCase() && 'raw_data_hex',
       fullTx.ret?.[0]?.contractRet !== solidTx.ret?.[0]?.contractRet && 'contractRet',
     ].filter(Boolean);
-    if (differs.length > 0) out.push({ code: 'nodes_disagree', detail: `transaction bodies differ in ${differs.join(', ')}` });
+    if (differs.length > 0)
+      out.push({ code: 'nodes_disagree', detail: `transaction bodies differ in ${differs.join(', ')}` });
   }
   if (fullInfo && solidInfo) {
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

@@ -47,15 +47,25 @@ export interface MetadataRequest {
 }
 
 /** One key per token (cache, coalescing, and the provider's per-check grouping). */
-export const tokenKey = (token: TokenRef) => (token.kind === 'trc20' ? `trc20:${token.contractHex}` : `trc10:${token.id}`);
+export const tokenKey = (token: TokenRef) =>
+  token.kind === 'trc20' ? `trc20:${token.contractHex}` : `trc10:${token.id}`;
 
 /** A call's outcome: a definitive answer (possibly "no value") or a failure to ask. */
 type Read<T> = { asked: true; value: T | null } | { asked: false };
 
-const unknownMetadata = (): TokenMetadata => ({ decimals: null, symbol: null, name: null, readAt: new Date(), complete: false });
+const unknownMetadata = (): TokenMetadata => ({
+  decimals: null,
+  symbol: null,
+  name: null,
+  readAt: new Date(),
+  complete: false,
+});
 
 /** The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its deadline passes. */
-const forCaller = (promise: Promise<TokenMetadata>, { signal, deadline }: MetadataRequest): Promise<TokenMetadata | 'aborted'> =>
+const forCaller = (
+  promise: Promise<TokenMetadata>,
+  { signal, deadline }: MetadataRequest,
+): Promise<TokenMetadata | 'aborted'> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve('aborted');
     const finish = (value: TokenMetadata | 'aborted') => {
@@ -110,7 +120,10 @@ export class TokenMetadataReader {
       // The shared read is bounded by its own budget, not by the first caller's deadline:
       // a caller that gives up must not fail the others waiting on the same read.
       const deadline = performance.now() + this.lookupBudgetMs;
-      const read = token.kind === 'trc20' ? this.readTrc20(token.contractHex, request.nodes, deadline) : this.readTrc10(token.id, request.nodes, deadline);
+      const read =
+        token.kind === 'trc20'
+          ? this.readTrc20(token.contractHex, request.nodes, deadline)
+          : this.readTrc10(token.id, request.nodes, deadline);
       shared = read.then((metadata) => {
         this.remember(key, metadata);
         this.inflight.delete(key);
@@ -151,7 +164,13 @@ export class TokenMetadataReader {
   private async readTrc20(contractHex: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
     const call = <T>(selector: string, decode: (hex: string) => T | null) =>
       this.fromEitherNode<T>(nodes, deadline, async (node, until) => {
-        const answer = await this.client.triggerConstantContract(node, contractHex, selector, this.closing.signal, until);
+        const answer = await this.client.triggerConstantContract(
+          node,
+          contractHex,
+          selector,
+          this.closing.signal,
+          until,
+        );
         if (answer.isErr()) return { ok: false, error: answer.error };
         const code = answer.value?.result?.code;
         // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.

@@ -8,8 +8,10 @@ import type { TokenRef } from './token-metadata.js';
 import type { ContractView } from './verify.js';
 
 /** A transfer before its position and token metadata are attached. Addresses base58. */
-export interface RawTransfer
-  extends Pick<Transfer, 'assetType' | 'source' | 'sender' | 'recipient' | 'tokenContract' | 'tokenId' | 'rawAmount'> {
+export interface RawTransfer extends Pick<
+  Transfer,
+  'assetType' | 'source' | 'sender' | 'recipient' | 'tokenContract' | 'tokenId' | 'rawAmount'
+> {
   /** Where its metadata comes from; null for TRX. */
   token: TokenRef | null;
 }
@@ -72,7 +74,11 @@ const VALUE_MOVED_UNLISTED = new Set([
  * rejected. A failed transaction moved nothing. Also decides the category and the primary transfer,
  * and lists the accounts the execution involved without a fungible transfer (`involved`).
  */
-export function normalizeTransfers(view: ContractView | null, info: NodeTransactionInfo | null, failed: boolean): Normalized {
+export function normalizeTransfers(
+  view: ContractView | null,
+  info: NodeTransactionInfo | null,
+  failed: boolean,
+): Normalized {
   const type = view?.type ?? 'unknown';
   const transfers: RawTransfer[] = [];
   const unreadable: string[] = [];
@@ -85,14 +91,27 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
     transfers.push({ ...trx, source: 'contract', sender: owner, recipient: base58(view.to), rawAmount: view.amount });
   } else if (type === 'TransferAssetContract' && view.amount !== null) {
     if (view.assetId === null) unreadable.push('TRC10 asset id of the transfer');
-    else transfers.push({ ...trc10(view.assetId), source: 'contract', sender: owner, recipient: base58(view.to), rawAmount: view.amount });
+    else
+      transfers.push({
+        ...trc10(view.assetId),
+        source: 'contract',
+        sender: owner,
+        recipient: base58(view.to),
+        rawAmount: view.amount,
+      });
   } else if (type === 'TriggerSmartContract') {
     const target = base58(view.contractAddress);
     if (view.callValue > 0n) {
       transfers.push({ ...trx, source: 'contract', sender: owner, recipient: target, rawAmount: view.callValue });
     }
     if (view.callTokenValue > 0n && view.tokenId !== null) {
-      transfers.push({ ...trc10(view.tokenId), source: 'contract', sender: owner, recipient: target, rawAmount: view.callTokenValue });
+      transfers.push({
+        ...trc10(view.tokenId),
+        source: 'contract',
+        sender: owner,
+        recipient: target,
+        rawAmount: view.callTokenValue,
+      });
     }
   }
   const contractTransfers = transfers.length;
@@ -158,7 +177,9 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
       // TRX has no token id (absent, or "_" as java-tron names TRX in asset fields); a TRC10 id is a number.
       const tokenId = value.tokenId ?? '_';
       if (tokenId !== '_' && !/^[1-9][0-9]{0,18}$/.test(tokenId)) {
-        unreadable.push(`internal transaction ${i}: token id ${JSON.stringify(tokenId.slice(0, 40))} is not a TRC10 id`);
+        unreadable.push(
+          `internal transaction ${i}: token id ${JSON.stringify(tokenId.slice(0, 40))} is not a TRC10 id`,
+        );
         continue;
       }
       const asset = tokenId === '_' ? trx : trc10(tokenId);
@@ -172,17 +193,22 @@ export function normalizeTransfers(view: ContractView | null, info: NodeTransact
     }
     // Value or not, a call names whom it talks to (the provider drops parties of the transfers above;
     // their unreadable parties are reported per transfer below).
-    for (const [field, address] of [['caller', internal.caller_address], ['callee', internal.transferTo_address]] as const) {
+    for (const [field, address] of [
+      ['caller', internal.caller_address],
+      ['callee', internal.transferTo_address],
+    ] as const) {
       const party = base58(address);
       if (party !== null) involved.push(party);
-      else if (transfers.length === transfersBefore) unreadable.push(`internal transaction ${i}: ${field} address unreadable`);
+      else if (transfers.length === transfersBefore)
+        unreadable.push(`internal transaction ${i}: ${field} address unreadable`);
     }
   }
 
   // A token transfer call that emitted no matching Transfer event: either a token that moves nothing
   // and says so only in its return value (a "fake deposit") or one that logs nothing. Its effect is unknown.
   // (Without a tx info the call has not executed yet: nothing could have been emitted.)
-  if (call && matching === null && info !== null) unreadable.push('the token transfer the call asked for emitted no matching Transfer event: its effect is unknown');
+  if (call && matching === null && info !== null)
+    unreadable.push('the token transfer the call asked for emitted no matching Transfer event: its effect is unknown');
   // These move TRX or TRC10 between parties in ways not normalized into transfers: the list is not the whole story.
   if (VALUE_MOVED_UNLISTED.has(type)) unreadable.push(`the value a ${type} moves (not listed as transfers)`);
 

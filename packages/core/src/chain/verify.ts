@@ -178,7 +178,9 @@ export function verifyTransaction(txHash: string, tx: NodeTransaction): Verifica
   const txId = tx.txID.toLowerCase();
   if (txId !== txHash) disagreements.push({ code: 'tx_id_mismatch', detail: `txID ${txId} is not the requested hash` });
   const rawHex = tx.raw_data_hex.toLowerCase();
-  const digest = /^(?:[0-9a-f]{2})+$/.test(rawHex) ? createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex') : null;
+  const digest = /^(?:[0-9a-f]{2})+$/.test(rawHex)
+    ? createHash('sha256').update(Buffer.from(rawHex, 'hex')).digest('hex')
+    : null;
   if (digest !== txId) {
     disagreements.push({ code: 'tx_id_mismatch', detail: 'sha256(raw_data_hex) is not the txID' });
   }
@@ -193,7 +195,10 @@ export function verifyTransaction(txHash: string, tx: NodeTransaction): Verifica
   // count was not executed as shown, and only contract[0] would be read.
   const counts = [...new Set([tx.raw_data.contract.length, raw.contract.length])];
   if (counts.some((n) => n !== 1)) {
-    disagreements.push({ code: 'other', detail: `${counts.join(' / ')} contracts in one transaction (java-tron accepts exactly one)` });
+    disagreements.push({
+      code: 'other',
+      detail: `${counts.join(' / ')} contracts in one transaction (java-tron accepts exactly one)`,
+    });
   }
   const mismatches: string[] = [];
   const rawContract = raw.contract[0];

@@ -4,13 +4,7 @@ import { enumOf } from './schema.js';
 export const Network = enumOf('Network', ['tron']);
 export type Network = t.TypeOf<typeof Network>;
 
-export const TransactionState = enumOf('TransactionState', [
-  'confirmed',
-  'pending',
-  'failed',
-  'not_found',
-  'unknown',
-]);
+export const TransactionState = enumOf('TransactionState', ['confirmed', 'pending', 'failed', 'not_found', 'unknown']);
 export type TransactionState = t.TypeOf<typeof TransactionState>;
 
 export const TransactionCategory = enumOf('TransactionCategory', [

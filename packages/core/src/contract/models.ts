@@ -16,7 +16,15 @@ import {
   TransactionState,
 } from './enums.js';
 import { ReasonCode } from './reasons.js';
-import { boundedArray, constrainedString, integer, isoDateTime, nullable, strictObject, toleratingFutureValues } from './schema.js';
+import {
+  boundedArray,
+  constrainedString,
+  integer,
+  isoDateTime,
+  nullable,
+  strictObject,
+  toleratingFutureValues,
+} from './schema.js';
 
 // ---- primitives --------------------------------------------------------------------------
 

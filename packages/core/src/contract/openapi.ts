@@ -54,7 +54,10 @@ class SchemaRegistry {
   inline(codec: t.Mixed): JsonSchema {
     const known = toleratedEnumOf(codec);
     if (known) {
-      const future = { type: 'string', description: 'A value added after this document: tolerate it, and never read it as a clean result.' };
+      const future = {
+        type: 'string',
+        description: 'A value added after this document: tolerate it, and never read it as a clean result.',
+      };
       return { anyOf: [this.schemaOf(known), future] };
     }
     const structure = this.structure(codec as unknown as Walkable);
@@ -133,12 +136,18 @@ const ERRORS: { status: number; description: string; codes: [ErrorCode, Operatio
   {
     status: 403,
     description: 'Access denied for the organization',
-    codes: [['tenant_suspended', ['check', 'usage']], ['network_not_enabled', ['check']]],
+    codes: [
+      ['tenant_suspended', ['check', 'usage']],
+      ['network_not_enabled', ['check']],
+    ],
   },
   {
     status: 409,
     description: 'Idempotency-Key conflict or still in progress (then retryable, with Retry-After)',
-    codes: [['idempotency_conflict', ['check']], ['idempotency_in_progress', ['check']]],
+    codes: [
+      ['idempotency_conflict', ['check']],
+      ['idempotency_in_progress', ['check']],
+    ],
   },
   {
     status: 422,
@@ -178,14 +187,25 @@ const ERRORS: { status: number; description: string; codes: [ErrorCode, Operatio
       ['api_disabled', ['check', 'usage']],
     ],
   },
-  { status: 504, description: 'Server deadline (12 seconds) exceeded', codes: [['request_timeout', ['check', 'usage']]] },
+  {
+    status: 504,
+    description: 'Server deadline (12 seconds) exceeded',
+    codes: [['request_timeout', ['check', 'usage']]],
+  },
 ];
 const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
 const HEADERS: Record<string, JsonSchema> = {
-  'X-Request-ID': { description: 'Identifies the response; equals `request_id` in the body', required: true, schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when a stored response is replayed', schema: { type: 'string', enum: ['true'] } },
+  'X-Request-ID': {
+    description: 'Identifies the response; equals `request_id` in the body',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when a stored response is replayed',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Retry-After': integerHeader('Seconds to wait before retrying (may be long for the monthly quota)'),
   'X-RateLimit-Limit': integerHeader('Requests per minute allowed for the organization'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the current window'),
@@ -202,7 +222,14 @@ const HEADERS: Record<string, JsonSchema> = {
     schema: { type: 'string' },
   },
 };
-const COMMON_HEADERS = ['X-Request-ID', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const COMMON_HEADERS = [
+  'X-Request-ID',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 const QUOTA_HEADERS = ['X-Quota-Limit', 'X-Quota-Remaining', 'X-Quota-Reset'];
 const CHECK_HEADERS = [...COMMON_HEADERS, 'Idempotent-Replayed', ...QUOTA_HEADERS];
 // The usage report reads the quota, so its success carries the quota headers too.
@@ -249,7 +276,8 @@ export function buildOpenApiDocument(): JsonSchema {
     name: 'X-Request-ID',
     in: 'header',
     required: false,
-    description: 'Correlation identifier: a value of 1–128 characters of `[A-Za-z0-9._:-]` becomes `request_id`, otherwise the service makes one',
+    description:
+      'Correlation identifier: a value of 1–128 characters of `[A-Za-z0-9._:-]` becomes `request_id`, otherwise the service makes one',
     schema: { type: 'string' },
   };
   const paths = {

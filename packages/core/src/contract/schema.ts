@@ -26,7 +26,12 @@ const tolerated = new WeakMap<t.Mixed, t.Mixed>();
  * tolerate future codes"). Decodes exactly as `codec`; its schema is `codec` or any other string.
  */
 export function toleratingFutureValues<C extends t.Mixed>(codec: C): C {
-  const open = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(`${codec.name} or a future value`, codec.is, codec.validate, codec.encode) as unknown as C;
+  const open = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    `${codec.name} or a future value`,
+    codec.is,
+    codec.validate,
+    codec.encode,
+  ) as unknown as C;
   tolerated.set(open, codec);
   return open;
 }
@@ -98,11 +103,7 @@ export function enumOf<const V extends readonly [string, ...string[]]>(name: str
  * An object codec that fails on unknown properties (io-ts `exact` only strips them).
  * It keeps the `ExactType` tag, so the schema walker emits `additionalProperties: false`.
  */
-export function strictObject<R extends t.Props, O extends t.Props>(
-  name: string,
-  required: R,
-  optional: O,
-) {
+export function strictObject<R extends t.Props, O extends t.Props>(name: string, required: R, optional: O) {
   const inner = t.intersection([t.type(required), t.partial(optional)]);
   const allowed = new Set([...Object.keys(required), ...Object.keys(optional)]);
   const exact = t.exact(inner);

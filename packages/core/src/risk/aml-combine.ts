@@ -10,7 +10,10 @@ export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (answers.length === 0) return { status: 'unavailable', reason: 'no counterparty to screen' };
   const answered = answers.filter((a) => a.status === 'answered');
   const failed = answers.filter((a) => a.status === 'unavailable');
-  const top = answered.reduce<AmlAnswer | null>((best, a) => (best?.status === 'answered' && !isHigherLevel(a.level, best.level) ? best : a), null);
+  const top = answered.reduce<AmlAnswer | null>(
+    (best, a) => (best?.status === 'answered' && !isHigherLevel(a.level, best.level) ? best : a),
+    null,
+  );
   if (top?.status !== 'answered' || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
     return { status: 'unavailable', reason: [...new Set(failed.map((f) => f.reason))].join('; ') };
   }

@@ -30,7 +30,10 @@ export interface PercentScoreBands {
 export const DEFAULT_PERCENT_BANDS: PercentScoreBands = { severe: 75, high: 50, moderate: 25 };
 
 /** AMLBot-style 0–100 risk percentage ("probability the address is tied to illicit activity"). */
-export function levelFromPercentScore(score: number | null, bands: PercentScoreBands = DEFAULT_PERCENT_BANDS): AmlLevel | null {
+export function levelFromPercentScore(
+  score: number | null,
+  bands: PercentScoreBands = DEFAULT_PERCENT_BANDS,
+): AmlLevel | null {
   if (score === null || !Number.isFinite(score) || score < 0 || score > 100) return null;
   if (score >= bands.severe) return 'severe';
   if (score >= bands.high) return 'high';

@@ -71,7 +71,10 @@ export function createChainalysisAmlProvider(options: ChainalysisEntityOptions):
     if (body.isErr()) return { status: 'unavailable', reason: `Chainalysis Entity API: ${body.error}` };
     // An answer about another address (a proxy's mix-up, a cache keyed wrongly) says nothing about this one.
     if (body.value.address !== undefined && body.value.address !== address) {
-      return { status: 'unavailable', reason: `Chainalysis Entity API: answered for another address (${body.value.address})` };
+      return {
+        status: 'unavailable',
+        reason: `Chainalysis Entity API: answered for another address (${body.value.address})`,
+      };
     }
     return amlAnswerFromEntity(body.value, new Date());
   }, lookupOptions(options));
@@ -88,7 +91,10 @@ export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
   }
   // The top-level `risk` and a triggered rule's `risk` can disagree (`Low` beside a Severe sanctions
   // rule): the highest counts, and a level we cannot read anywhere makes the whole answer unreadable.
-  const unknownRisk = (risk: string): AmlAnswer => ({ status: 'unavailable', reason: `Chainalysis Entity API: unknown risk "${risk}"` });
+  const unknownRisk = (risk: string): AmlAnswer => ({
+    status: 'unavailable',
+    reason: `Chainalysis Entity API: unknown risk "${risk}"`,
+  });
   let level = levelFromChainalysis(body.risk);
   if (level === null) return unknownRisk(body.risk);
   for (const trigger of body.triggers ?? []) {

@@ -37,24 +37,24 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
   const checked = positiveInteger(options.maxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES);
   if (checked.isErr()) throw new Error(`maxAddresses ${checked.error}`);
   const maxAddresses = checked.value;
-  const lookup = sharedLookup<SanctionsAnswer>(
-    async (address, signal) => {
-      const body = await getVendorJson(
-        `${base}/address/${encodeURIComponent(address)}`,
-        { 'X-API-Key': options.apiKey },
-        SanctionsBody,
-        signal,
-      );
-      if (body.isErr()) return { status: 'unavailable', reason: `${CHAINALYSIS_SANCTIONS_SOURCE}: ${body.error}` };
-      const ids = body.value.identifications;
-      return {
-        status: 'answered',
-        hits: ids.length === 0 ? [] : [{ address, source: CHAINALYSIS_SANCTIONS_SOURCE, name: ids.map((i) => i.name).join('; ') }],
-        asOf: new Date(),
-      };
-    },
-    lookupOptions(options),
-  );
+  const lookup = sharedLookup<SanctionsAnswer>(async (address, signal) => {
+    const body = await getVendorJson(
+      `${base}/address/${encodeURIComponent(address)}`,
+      { 'X-API-Key': options.apiKey },
+      SanctionsBody,
+      signal,
+    );
+    if (body.isErr()) return { status: 'unavailable', reason: `${CHAINALYSIS_SANCTIONS_SOURCE}: ${body.error}` };
+    const ids = body.value.identifications;
+    return {
+      status: 'answered',
+      hits:
+        ids.length === 0
+          ? []
+          : [{ address, source: CHAINALYSIS_SANCTIONS_SOURCE, name: ids.map((i) => i.name).join('; ') }],
+      asOf: new Date(),
+    };
+  }, lookupOptions(options));
   return {
     async screen(addresses: readonly string[], ctx: ProviderContext) {
       const all = [...new Set(addresses)];

@@ -63,7 +63,8 @@ async function gatherSanctions(
 
 export function assetOf(transfer: Transfer): AssetRef | null {
   if (transfer.assetType === 'trx') return { kind: 'trx' };
-  if (transfer.assetType === 'trc10') return transfer.tokenId === null ? null : { kind: 'trc10', tokenId: transfer.tokenId };
+  if (transfer.assetType === 'trc10')
+    return transfer.tokenId === null ? null : { kind: 'trc10', tokenId: transfer.tokenId };
   return transfer.tokenContract === null ? null : { kind: 'trc20', contract: transfer.tokenContract };
 }
 

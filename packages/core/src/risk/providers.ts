@@ -3,11 +3,26 @@ import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
 import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
 import { createSanctionsScreen } from './sanctions-combine.js';
-import { checkMaxAgeDays, createListSanctionsProvider, loadSanctionsListFile, OFAC_TRON_LIST, type SanctionsList } from './sanctions-list.js';
+import {
+  checkMaxAgeDays,
+  createListSanctionsProvider,
+  loadSanctionsListFile,
+  OFAC_TRON_LIST,
+  type SanctionsList,
+} from './sanctions-list.js';
 import { nonnegativeInteger, positiveInteger } from './settings.js';
-import { DEFAULT_RISK_CACHE_TTL_MS, DEFAULT_RISK_DEADLINE_MARGIN_MS, DEFAULT_RISK_TIMEOUT_MS } from './shared-lookup.js';
+import {
+  DEFAULT_RISK_CACHE_TTL_MS,
+  DEFAULT_RISK_DEADLINE_MARGIN_MS,
+  DEFAULT_RISK_TIMEOUT_MS,
+} from './shared-lookup.js';
 import type { AssetRef, RiskProviders } from './signals.js';
-import { amlCoveredAssets, createTokenAuthenticityProvider, createTokenRegistry, type OfficialTokenData } from './token-registry.js';
+import {
+  amlCoveredAssets,
+  createTokenAuthenticityProvider,
+  createTokenRegistry,
+  type OfficialTokenData,
+} from './token-registry.js';
 
 export const DEFAULT_CHAINALYSIS_API_URL = 'https://api.chainalysis.com/api/risk';
 export const DEFAULT_CHAINALYSIS_SANCTIONS_URL = 'https://public.chainalysis.com/api/v1';
@@ -81,7 +96,10 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
     checked('cacheTtlMs', nonnegativeInteger(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
     checked('timeoutMs', positiveInteger(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
     checked('deadlineMarginMs', nonnegativeInteger(config.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS)),
-    checked('chainalysisSanctionsMaxAddresses', positiveInteger(config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES)),
+    checked(
+      'chainalysisSanctionsMaxAddresses',
+      positiveInteger(config.chainalysisSanctionsMaxAddresses ?? DEFAULT_SANCTIONS_API_MAX_ADDRESSES),
+    ),
   ]);
   if (settings.isErr()) return err(settings.error);
   const [ttlMs, timeoutMs, deadlineMarginMs, maxAddresses] = settings.value;
@@ -89,7 +107,10 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   if (maxAgeDays.isErr()) return err(maxAgeDays.error);
   const entityUrl = checked('chainalysisApiUrl', httpUrl(config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL));
   if (entityUrl.isErr()) return err(entityUrl.error);
-  const sanctionsUrl = checked('chainalysisSanctionsUrl', httpUrl(config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL));
+  const sanctionsUrl = checked(
+    'chainalysisSanctionsUrl',
+    httpUrl(config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL),
+  );
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
   const lists: SanctionsList[] = [OFAC_TRON_LIST];
@@ -133,12 +154,17 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
  * `RiskConfig` from the environment variables of `RISK_CONFIG_VARIABLES` (SANCTIONS_LIST_FILES:
  * comma-separated paths; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
  */
-export function riskConfigFromEnv(env: Readonly<Record<string, string | undefined>>): Result<RiskConfig, RiskConfigError> {
-  const value = (option: keyof typeof RISK_CONFIG_VARIABLES): string | undefined => env[RISK_CONFIG_VARIABLES[option]]?.trim() || undefined;
+export function riskConfigFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Result<RiskConfig, RiskConfigError> {
+  const value = (option: keyof typeof RISK_CONFIG_VARIABLES): string | undefined =>
+    env[RISK_CONFIG_VARIABLES[option]]?.trim() || undefined;
   const integer = (option: keyof typeof RISK_CONFIG_VARIABLES): Result<number | undefined, RiskConfigError> => {
     const raw = value(option);
     if (raw === undefined) return ok(undefined);
-    return /^[0-9]{1,10}$/.test(raw) ? ok(Number(raw)) : err(configError(option, `must be a nonnegative integer, got "${raw}"`));
+    return /^[0-9]{1,10}$/.test(raw)
+      ? ok(Number(raw))
+      : err(configError(option, `must be a nonnegative integer, got "${raw}"`));
   };
   const numbers = Result.combine([
     integer('cacheTtlMs'),
@@ -148,7 +174,10 @@ export function riskConfigFromEnv(env: Readonly<Record<string, string | undefine
   ]);
   if (numbers.isErr()) return err(numbers.error);
   const [ttlSeconds, timeoutMs, maxAgeDays, maxAddresses] = numbers.value;
-  const files = value('sanctionsListFiles')?.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const files = value('sanctionsListFiles')
+    ?.split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   return ok({
     chainalysisApiUrl: value('chainalysisApiUrl') ?? DEFAULT_CHAINALYSIS_API_URL,
     chainalysisApiKey: value('chainalysisApiKey') ?? null,

@@ -63,7 +63,8 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
     }
     const address = line.replace(/#.*$/, '').trim();
     if (address === '') continue;
-    if (!isTronAddress(address)) return err(`${source}:${i + 1}: ${JSON.stringify(address)} is not a valid TRON address`);
+    if (!isTronAddress(address))
+      return err(`${source}:${i + 1}: ${JSON.stringify(address)} is not a valid TRON address`);
     addresses.set(address, { source, name: null });
   }
   return ok({ asOf, addresses, full });
@@ -109,7 +110,10 @@ export function listsAsOf(lists: readonly SanctionsList[]): Date {
 }
 
 /** Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old). */
-export function createListSanctionsProvider(lists: readonly SanctionsList[], options: ListSanctionsOptions = {}): SanctionsProvider {
+export function createListSanctionsProvider(
+  lists: readonly SanctionsList[],
+  options: ListSanctionsOptions = {},
+): SanctionsProvider {
   if (lists.length === 0) throw new Error('a list screener needs at least one list');
   const { now = Date.now } = options;
   const maxAgeDays = checkMaxAgeDays(options.maxAgeDays ?? null);

@@ -23,7 +23,11 @@ export const DEFAULT_RISK_TIMEOUT_MS = 4_000;
 export const DEFAULT_RISK_DEADLINE_MARGIN_MS = 500;
 
 export function lookupOptions(partial: Partial<SharedLookupOptions>): SharedLookupOptions {
-  return { ...partial, ttlMs: partial.ttlMs ?? DEFAULT_RISK_CACHE_TTL_MS, timeoutMs: partial.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS };
+  return {
+    ...partial,
+    ttlMs: partial.ttlMs ?? DEFAULT_RISK_CACHE_TTL_MS,
+    timeoutMs: partial.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS,
+  };
 }
 
 export type Lookup<A> = (key: string, ctx: ProviderContext) => Promise<A | Unavailable>;

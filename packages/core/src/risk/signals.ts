@@ -38,15 +38,10 @@ export interface Exposure {
   percent: string | null;
 }
 
-export type AmlAnswer =
-  | { status: 'answered'; level: AmlLevel; exposures: Exposure[]; asOf: Date }
-  | Unavailable;
+export type AmlAnswer = { status: 'answered'; level: AmlLevel; exposures: Exposure[]; asOf: Date } | Unavailable;
 
 /** The asset a transfer moves, as far as AML coverage is concerned. */
-export type AssetRef =
-  | { kind: 'trx' }
-  | { kind: 'trc10'; tokenId: string }
-  | { kind: 'trc20'; contract: string };
+export type AssetRef = { kind: 'trx' } | { kind: 'trc10'; tokenId: string } | { kind: 'trc20'; contract: string };
 
 export interface AmlProvider {
   /** False when the vendor does not cover this asset (AML_UNSUPPORTED_ASSET). */

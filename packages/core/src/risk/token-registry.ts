@@ -33,7 +33,8 @@ function toOfficial(data: OfficialTokenData): Result<OfficialToken, string> {
   if (!Number.isSafeInteger(data.decimals) || data.decimals < 0 || data.decimals > 77) {
     return err(`${what}: decimals must be an integer from 0 to 77`);
   }
-  if (data.contract !== undefined && data.tokenId !== undefined) return err(`${what}: give a contract or a tokenId, not both`);
+  if (data.contract !== undefined && data.tokenId !== undefined)
+    return err(`${what}: give a contract or a tokenId, not both`);
   if (data.contract !== undefined && !isTronAddress(data.contract)) {
     return err(`${what}: contract ${JSON.stringify(data.contract)} is not a valid TRON address`);
   }
@@ -85,7 +86,13 @@ export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenA
       const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
         Promise.resolve({ status: 'answered', authenticity, asOf: registry.asOf });
       const official = registry.find(token.asset);
-      if (official) return Promise.resolve({ status: 'answered', authenticity: 'official', asOf: registry.asOf, officialDecimals: official.decimals });
+      if (official)
+        return Promise.resolve({
+          status: 'answered',
+          authenticity: 'official',
+          asOf: registry.asOf,
+          officialDecimals: official.decimals,
+        });
       if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
       return answer('unknown');
     },

@@ -48,6 +48,9 @@ function abortReason(signal: AbortSignal): string {
 }
 
 function errorPath(errors: t.Errors): string {
-  const path = errors[0]?.context.map((c) => c.key).filter((k) => k !== '').join('.');
+  const path = errors[0]?.context
+    .map((c) => c.key)
+    .filter((k) => k !== '')
+    .join('.');
   return path ? `"${path}"` : 'the top level';
 }

@@ -49,14 +49,23 @@ export async function authenticate(
   if (access.organization.status !== 'active') return err({ kind: 'tenant_suspended' });
   const entitlements = entitlementsOf(access);
   if (!entitlements) {
-    scope.report(new Error(`organization ${access.organization.id} has no plan version ${JSON.stringify(access.organization.assignment)}`), 'entitlements');
+    scope.report(
+      new Error(
+        `organization ${access.organization.id} has no plan version ${JSON.stringify(access.organization.assignment)}`,
+      ),
+      'entitlements',
+    );
     return err({ kind: 'internal_error' });
   }
   return ok({ access, entitlements });
 }
 
 /** Counts the request in the organization's minute window; fails closed when the store fails. */
-export async function admitRate(scope: RequestScope, organizationId: string, entitlements: Entitlements): Promise<Result<void, RuntimeError>> {
+export async function admitRate(
+  scope: RequestScope,
+  organizationId: string,
+  entitlements: Entitlements,
+): Promise<Result<void, RuntimeError>> {
   const now = scope.now();
   const window = minuteOf(now);
   const limit = entitlements.rateLimitPerMinute;
@@ -67,11 +76,16 @@ export async function admitRate(scope: RequestScope, organizationId: string, ent
   );
   if (hit.isErr()) return err(hit.error);
   Object.assign(scope.headers, rateLimitHeaders(limit, hit.value.count, window.end, now));
-  return hit.value.allowed ? ok(undefined) : err({ kind: 'rate_limit_exceeded', retryAfterSeconds: secondsUntil(window.end, now) });
+  return hit.value.allowed
+    ? ok(undefined)
+    : err({ kind: 'rate_limit_exceeded', retryAfterSeconds: secondsUntil(window.end, now) });
 }
 
 /** Request id is already set; authenticate, check status, count the rate. */
-export async function admit(scope: RequestScope, apiKey: string | string[] | undefined): Promise<Result<Admitted, RuntimeError>> {
+export async function admit(
+  scope: RequestScope,
+  apiKey: string | string[] | undefined,
+): Promise<Result<Admitted, RuntimeError>> {
   const authenticated = await authenticate(scope, apiKey);
   if (authenticated.isErr()) return err(authenticated.error);
   const rate = await admitRate(scope, authenticated.value.access.organization.id, authenticated.value.entitlements);

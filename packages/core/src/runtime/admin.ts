@@ -85,7 +85,11 @@ const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminErro
 function decode<T>(codec: t.Decoder<unknown, T>, value: unknown, what: string): Result<T, AdminError> {
   const decoded = codec.decode(value);
   if (decoded._tag === 'Right') return ok(decoded.right);
-  const path = decoded.left[0]?.context.map((c) => c.key).filter(Boolean).join('.') ?? '';
+  const path =
+    decoded.left[0]?.context
+      .map((c) => c.key)
+      .filter(Boolean)
+      .join('.') ?? '';
   return fail('invalid', `invalid ${what}${path ? ` at ${path}` : ''}`);
 }
 
@@ -126,10 +130,20 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
 
   async function resolveAssignment(input: AssignmentInput): Promise<Result<EntitlementAssignment, AdminError>> {
     if ('entitlements' in input) {
-      return decode(EntitlementsCodec, input.entitlements, 'entitlements').map((e) => ({ kind: 'custom', entitlements: copyEntitlements(e) }));
+      return decode(EntitlementsCodec, input.entitlements, 'entitlements').map((e) => ({
+        kind: 'custom',
+        entitlements: copyEntitlements(e),
+      }));
     }
-    const plan = input.version === undefined ? await organizations.latestPlan(input.plan) : await organizations.getPlan(input.plan, input.version);
-    if (!plan) return fail('not_found', `no plan ${input.plan}${input.version === undefined ? '' : ` version ${input.version}`}`);
+    const plan =
+      input.version === undefined
+        ? await organizations.latestPlan(input.plan)
+        : await organizations.getPlan(input.plan, input.version);
+    if (!plan)
+      return fail(
+        'not_found',
+        `no plan ${input.plan}${input.version === undefined ? '' : ` version ${input.version}`}`,
+      );
     return ok({ kind: 'plan', code: plan.code, version: plan.version });
   }
 
@@ -149,7 +163,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     return updated ? view(id) : fail('not_found', 'no such organization');
   }
 
-  async function insertKey(organizationId: string, key: string, label: string, id: string = randomUUID()): Promise<Result<ApiKeyRecord, AdminError>> {
+  async function insertKey(
+    organizationId: string,
+    key: string,
+    label: string,
+    id: string = randomUUID(),
+  ): Promise<Result<ApiKeyRecord, AdminError>> {
     const record: ApiKeyRecord = {
       id,
       organizationId,
@@ -171,12 +190,16 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
 
   return {
     /** A new plan version (the next after the latest of `code` when `version` is omitted). */
-    async createPlanVersion(actor: AdminActor, input: Omit<Plan, 'version'> & { version?: number }): Promise<Result<Plan, AdminError>> {
+    async createPlanVersion(
+      actor: AdminActor,
+      input: Omit<Plan, 'version'> & { version?: number },
+    ): Promise<Result<Plan, AdminError>> {
       const allowed = permit(actor, null, 'operate');
       if (allowed.isErr()) return err(allowed.error);
       const latest = await organizations.latestPlan(input.code);
       const version = input.version ?? (latest ? latest.version + 1 : 1);
-      if (await organizations.getPlan(input.code, version)) return fail('conflict', `plan ${input.code} version ${version} exists`);
+      if (await organizations.getPlan(input.code, version))
+        return fail('conflict', `plan ${input.code} version ${version} exists`);
       const plan = decode(PlanCodec, { ...input, version }, 'plan');
       if (plan.isErr()) return err(plan.error);
       const stored: Plan = { code: plan.value.code, version, name: plan.value.name, ...copyEntitlements(plan.value) };
@@ -237,7 +260,10 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     async setOrganizationPlan(actor: AdminActor, id: string, plan: { code: string; version?: number }) {
       const allowed = permit(actor, id, 'operate');
       if (allowed.isErr()) return err(allowed.error);
-      const assignment = await resolveAssignment({ plan: plan.code, ...(plan.version === undefined ? {} : { version: plan.version }) });
+      const assignment = await resolveAssignment({
+        plan: plan.code,
+        ...(plan.version === undefined ? {} : { version: plan.version }),
+      });
       return assignment.isErr() ? err(assignment.error) : update(actor, id, { assignment: assignment.value });
     },
 
@@ -249,7 +275,11 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     },
 
     /** A new key, shown in full only in this answer. */
-    async createApiKey(actor: AdminActor, organizationId: string, label: string): Promise<Result<IssuedApiKey, AdminError>> {
+    async createApiKey(
+      actor: AdminActor,
+      organizationId: string,
+      label: string,
+    ): Promise<Result<IssuedApiKey, AdminError>> {
       const allowed = permit(actor, organizationId, 'manage_keys');
       if (allowed.isErr()) return err(allowed.error);
       if (!labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
@@ -290,11 +320,19 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         replacedBy: null,
       };
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
-      if (!rotated.ok) return fail(rotated.reason === 'not_found' ? 'not_found' : 'conflict', `key ${rotated.reason === 'revoked' ? 'already revoked' : 'not found'}`);
+      if (!rotated.ok)
+        return fail(
+          rotated.reason === 'not_found' ? 'not_found' : 'conflict',
+          `key ${rotated.reason === 'revoked' ? 'already revoked' : 'not found'}`,
+        );
       return ok({ key, metadata: keyMetadata(rotated.created), revoked: keyMetadata(rotated.revoked) });
     },
 
-    async revokeApiKey(actor: AdminActor, organizationId: string, keyId: string): Promise<Result<ApiKeyMetadata, AdminError>> {
+    async revokeApiKey(
+      actor: AdminActor,
+      organizationId: string,
+      keyId: string,
+    ): Promise<Result<ApiKeyMetadata, AdminError>> {
       const allowed = permit(actor, organizationId, 'manage_keys');
       if (allowed.isErr()) return err(allowed.error);
       const revoked = await apiKeys.revokeKey(organizationId, keyId, now());
@@ -305,7 +343,8 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     async usage(actor: AdminActor, organizationId: string, days = 30): Promise<Result<UsageResponse, AdminError>> {
       const allowed = permit(actor, organizationId, 'read');
       if (allowed.isErr()) return err(allowed.error);
-      if (!Number.isSafeInteger(days) || days < 1 || days > 90) return fail('invalid', 'days must be an integer from 1 to 90');
+      if (!Number.isSafeInteger(days) || days < 1 || days > 90)
+        return fail('invalid', 'days must be an integer from 1 to 90');
       const access = await organizations.getOrganization(organizationId);
       if (!access) return fail('not_found', 'no such organization');
       const entitlements = entitlementsOf(access);
@@ -319,7 +358,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
         const decoded = decode(PlanCodec, plan, 'plan');
         if (decoded.isErr()) return err(decoded.error);
-        const stored: Plan = { code: decoded.value.code, version: decoded.value.version, name: decoded.value.name, ...copyEntitlements(decoded.value) };
+        const stored: Plan = {
+          code: decoded.value.code,
+          version: decoded.value.version,
+          name: decoded.value.name,
+          ...copyEntitlements(decoded.value),
+        };
         await organizations.putPlan(stored);
         return ok(stored);
       },
@@ -349,9 +393,21 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       },
 
       /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
-      async importApiKey(input: { organizationId: string; key: string; label: string; id?: string }): Promise<Result<ApiKeyMetadata, AdminError>> {
-        if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || /\s/.test(input.key)) {
-          return fail('invalid', `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`);
+      async importApiKey(input: {
+        organizationId: string;
+        key: string;
+        label: string;
+        id?: string;
+      }): Promise<Result<ApiKeyMetadata, AdminError>> {
+        if (
+          input.key.length < MIN_IMPORTED_KEY_LENGTH ||
+          input.key.length > MAX_API_KEY_LENGTH ||
+          /\s/.test(input.key)
+        ) {
+          return fail(
+            'invalid',
+            `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`,
+          );
         }
         if (!labelOk(input.label)) return fail('invalid', 'label must be 1 to 200 characters');
         if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');

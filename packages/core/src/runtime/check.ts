@@ -8,7 +8,12 @@ import { gatherSignals } from '../risk/gather.js';
 import type { Entitlements } from '../stores/organizations.js';
 import type { IdempotencyScope, StoredResponse } from '../stores/idempotency.js';
 import type { QuotaUsage } from '../stores/quota.js';
-import { payloadTooLarge, validateCheckRequest, validateIdempotencyKey, type NormalizedCheckRequest } from '../validation/index.js';
+import {
+  payloadTooLarge,
+  validateCheckRequest,
+  validateIdempotencyKey,
+  type NormalizedCheckRequest,
+} from '../validation/index.js';
 import { admit } from './access.js';
 import type { RequestScope } from './context.js';
 import { JSON_CONTENT_TYPE, type RuntimeError } from './errors.js';
@@ -86,13 +91,27 @@ export async function handleCheck(scope: RequestScope, req: CoreHttpRequest): Pr
     // Also past the deadline (a 504 is recorded too); a lost record is reported, the response stands.
     await scope.settle(
       'usage',
-      scope.ctx.stores.usage.appendUsage({ organizationId, at: scope.now(), network, overallState, coverage, billable, latencyMs: scope.elapsedMs(), errorCode }),
+      scope.ctx.stores.usage.appendUsage({
+        organizationId,
+        at: scope.now(),
+        network,
+        overallState,
+        coverage,
+        billable,
+        latencyMs: scope.elapsedMs(),
+        errorCode,
+      }),
     );
   }
   return response;
 }
 
-async function runCheck(scope: RequestScope, req: CoreHttpRequest, held: Held, usage: UsageDraft): Promise<CoreHttpResponse> {
+async function runCheck(
+  scope: RequestScope,
+  req: CoreHttpRequest,
+  held: Held,
+  usage: UsageDraft,
+): Promise<CoreHttpResponse> {
   const { stores, providers, options } = scope.ctx;
   const admitted = await admit(scope, req.headers['x-api-key']);
   if (admitted.isErr()) return scope.error(admitted.error);
@@ -255,7 +274,8 @@ async function execute(
   }
   held.reservationId = null;
   if (finalized.value) setQuotaHeaders(scope, limit, finalized.value, month.end);
-  else if (billable) scope.report(new Error('the quota reservation expired before its commit: not billed'), 'quota finalize');
+  else if (billable)
+    scope.report(new Error('the quota reservation expired before its commit: not billed'), 'quota finalize');
   usage.billable = billable && finalized.value !== null;
   usage.overallState = result.overall_state;
   usage.coverage = result.coverage;
@@ -271,7 +291,12 @@ async function execute(
  * 504 is not stored, nothing is given back now); once the store answers, the decided result is
  * stored under the key (billed once, replayed to the retry), or, if it failed, both are given back.
  */
-function settleLate(scope: RequestScope, held: Held, finalizing: Promise<QuotaUsage | null>, decided: CoreHttpResponse): void {
+function settleLate(
+  scope: RequestScope,
+  held: Held,
+  finalizing: Promise<QuotaUsage | null>,
+  decided: CoreHttpResponse,
+): void {
   const late: Held = { ...held, slotId: null };
   held.reservationId = null;
   held.idempotency = null;
@@ -295,7 +320,10 @@ function setQuotaHeaders(scope: RequestScope, limit: number, usage: QuotaUsage, 
 async function setCurrentQuotaHeaders(scope: RequestScope, organizationId: string, limit: number): Promise<void> {
   const now = scope.now();
   const month = monthOf(now);
-  const read = await scope.step('quota read', scope.ctx.stores.quota.getUsage({ organizationId, period: month.key, now }));
+  const read = await scope.step(
+    'quota read',
+    scope.ctx.stores.quota.getUsage({ organizationId, period: month.key, now }),
+  );
   if (read.isOk()) setQuotaHeaders(scope, limit, read.value, month.end);
 }
 
@@ -358,11 +386,15 @@ async function giveBack(scope: RequestScope, held: Held): Promise<void> {
   if (held.idempotency) {
     const { scope: idempotencyScope, owner } = held.idempotency;
     held.idempotency = null;
-    await stores.idempotency.abandon(idempotencyScope, { owner }).catch((error: unknown) => scope.report(error, 'idempotency abandon'));
+    await stores.idempotency
+      .abandon(idempotencyScope, { owner })
+      .catch((error: unknown) => scope.report(error, 'idempotency abandon'));
   }
   if (held.slotId !== null) {
     const slotId = held.slotId;
     held.slotId = null;
-    await stores.limits.releaseSlot({ organizationId, slotId }).catch((error: unknown) => scope.report(error, 'concurrency release'));
+    await stores.limits
+      .releaseSlot({ organizationId, slotId })
+      .catch((error: unknown) => scope.report(error, 'concurrency release'));
   }
 }

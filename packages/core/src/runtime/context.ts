@@ -62,7 +62,8 @@ export function resolveOptions(options: SafetyServiceOptions): ResolvedOptions {
   if (!(deadlineMs > 0) || !(settleGraceMs >= 0 && settleGraceMs < deadlineMs) || !(leaseMs > deadlineMs)) {
     throw new Error('need 0 <= settleGraceMs < deadlineMs < leaseMs');
   }
-  if (!(retentionSeconds > 0) || !Number.isFinite(retentionSeconds)) throw new Error('need a positive idempotencyRetentionSeconds');
+  if (!(retentionSeconds > 0) || !Number.isFinite(retentionSeconds))
+    throw new Error('need a positive idempotencyRetentionSeconds');
   return {
     deadlineMs,
     idempotencyRetentionMs: retentionSeconds * 1000,
@@ -117,14 +118,20 @@ export class RequestScope {
 
   /** The error an aborted request answers with. */
   abortError(): RuntimeError {
-    return this.signal.reason === 'shutdown' ? { kind: 'api_disabled', shuttingDown: true } : { kind: 'request_timeout' };
+    return this.signal.reason === 'shutdown'
+      ? { kind: 'api_disabled', shuttingDown: true }
+      : { kind: 'request_timeout' };
   }
 
   /**
    * Awaits `work` unless the deadline fires first. A rejection (a store or provider failing
    * outside its contract) becomes `onFailure` and is reported.
    */
-  async step<T>(name: string, work: Promise<T>, onFailure: RuntimeError = { kind: 'internal_error' }): Promise<Result<T, RuntimeError>> {
+  async step<T>(
+    name: string,
+    work: Promise<T>,
+    onFailure: RuntimeError = { kind: 'internal_error' },
+  ): Promise<Result<T, RuntimeError>> {
     if (this.signal.aborted) {
       work.catch(() => {});
       return err(this.abortError());

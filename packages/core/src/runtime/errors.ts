@@ -47,19 +47,53 @@ export function describeError(error: RuntimeError): ErrorDescription {
     case 'tenant_suspended':
       return d(403, 'tenant_suspended', false, 'The organization is suspended.');
     case 'network_not_enabled':
-      return d(403, 'network_not_enabled', false, `The network '${error.network}' is not enabled for the organization.`);
+      return d(
+        403,
+        'network_not_enabled',
+        false,
+        `The network '${error.network}' is not enabled for the organization.`,
+      );
     case 'idempotency_conflict':
-      return d(409, 'idempotency_conflict', false, 'The Idempotency-Key was already used with a different request body.');
+      return d(
+        409,
+        'idempotency_conflict',
+        false,
+        'The Idempotency-Key was already used with a different request body.',
+      );
     case 'idempotency_in_progress':
-      return d(409, 'idempotency_in_progress', true, 'A request with this Idempotency-Key is still being processed.', retryAfter(error.retryAfterSeconds));
+      return d(
+        409,
+        'idempotency_in_progress',
+        true,
+        'A request with this Idempotency-Key is still being processed.',
+        retryAfter(error.retryAfterSeconds),
+      );
     case 'invalid_request':
       return d(422, error.code, false, error.message);
     case 'rate_limit_exceeded':
-      return d(429, 'rate_limit_exceeded', true, 'The organization request rate limit is exhausted.', retryAfter(error.retryAfterSeconds));
+      return d(
+        429,
+        'rate_limit_exceeded',
+        true,
+        'The organization request rate limit is exhausted.',
+        retryAfter(error.retryAfterSeconds),
+      );
     case 'quota_exceeded':
-      return d(429, 'quota_exceeded', true, 'The monthly quota of the organization is used up.', retryAfter(error.retryAfterSeconds));
+      return d(
+        429,
+        'quota_exceeded',
+        true,
+        'The monthly quota of the organization is used up.',
+        retryAfter(error.retryAfterSeconds),
+      );
     case 'concurrency_limit_exceeded':
-      return d(429, 'concurrency_limit_exceeded', true, 'Too many checks of the organization are in flight.', retryAfter(error.retryAfterSeconds));
+      return d(
+        429,
+        'concurrency_limit_exceeded',
+        true,
+        'Too many checks of the organization are in flight.',
+        retryAfter(error.retryAfterSeconds),
+      );
     case 'provider_unavailable':
       return d(503, 'provider_unavailable', true, 'Transaction data is temporarily unavailable.');
     case 'api_not_configured':
@@ -86,7 +120,10 @@ export function describeError(error: RuntimeError): ErrorDescription {
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The spec's envelope, serialized once; headers are the error's own plus the request id. */
-export function errorBody(requestId: string, error: RuntimeError): { status: number; headers: Record<string, string>; body: string } {
+export function errorBody(
+  requestId: string,
+  error: RuntimeError,
+): { status: number; headers: Record<string, string>; body: string } {
   const { status, code, retryable, message, headers } = describeError(error);
   const envelope: ErrorResponse = { request_id: requestId, error: { code, message, retryable } };
   return {

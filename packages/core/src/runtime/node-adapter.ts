@@ -34,7 +34,14 @@ export async function answerNodeRequest(
       ? (preParsedBody(parsed.raw, parsed.body) ?? { body: new Uint8Array(0), bodyTooLarge: false })
       : await readNodeBody(req);
     closeConnection = bodyTooLarge;
-    const response = await service.handle({ method, path, query, headers: nodeRequestHeaders(req), body, bodyTooLarge });
+    const response = await service.handle({
+      method,
+      path,
+      query,
+      headers: nodeRequestHeaders(req),
+      body,
+      bodyTooLarge,
+    });
     return { response, closeConnection };
   } catch {
     return { response: adapterFailureResponse(), closeConnection };
@@ -100,7 +107,8 @@ export function preParsedBody(raw: unknown, parsed: unknown, limit = MAX_BODY_BY
   let bytes: Uint8Array | undefined;
   if (raw instanceof Uint8Array) bytes = raw;
   else if (typeof raw === 'string') bytes = Buffer.from(raw, 'utf8');
-  else if (parsed !== undefined && typeof parsed !== 'function') bytes = Buffer.from(JSON.stringify(parsed) ?? '', 'utf8');
+  else if (parsed !== undefined && typeof parsed !== 'function')
+    bytes = Buffer.from(JSON.stringify(parsed) ?? '', 'utf8');
   if (bytes === undefined) return undefined;
   return bytes.length > limit ? tooLarge(limit) : { body: bytes, bodyTooLarge: false };
 }

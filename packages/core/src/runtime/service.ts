@@ -1,8 +1,19 @@
-import type { ErrorResponse, TransactionCheckResponse, TransactionCheckRequest, UsageResponse } from '../contract/models.js';
+import type {
+  ErrorResponse,
+  TransactionCheckResponse,
+  TransactionCheckRequest,
+  UsageResponse,
+} from '../contract/models.js';
 import type { SafetyStores } from '../stores/index.js';
 import { createAdminApi, type AdminApi } from './admin.js';
 import { handleCheck } from './check.js';
-import { RequestScope, resolveOptions, type RuntimeContext, type SafetyProviders, type SafetyServiceOptions } from './context.js';
+import {
+  RequestScope,
+  resolveOptions,
+  type RuntimeContext,
+  type SafetyProviders,
+  type SafetyServiceOptions,
+} from './context.js';
 import { errorBody } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { requestIdFrom } from './request-id.js';
@@ -57,14 +68,21 @@ export interface SafetyService {
  * while a decided result is settled cannot hold the caller (or a graceful shutdown) forever. The
  * work goes on in the background; what it stores is what a retry with the same key replays.
  */
-async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>, ms: number): Promise<CoreHttpResponse> {
+async function answerByHardStop(
+  scope: RequestScope,
+  run: Promise<CoreHttpResponse>,
+  ms: number,
+): Promise<CoreHttpResponse> {
   const answer = await withinMs(run, ms);
   if (answer !== TIMED_OUT) return answer;
   scope.report(new Error(`no answer ${ms} ms after the request started: a store did not answer`), 'hard stop');
   return scope.errorResponse(scope.abortError());
 }
 
-const ROUTES: Record<string, { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }> = {
+const ROUTES: Record<
+  string,
+  { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }
+> = {
   [CHECK_PATH]: { method: 'POST', run: handleCheck },
   [USAGE_PATH]: { method: 'GET', run: handleUsage },
 };
@@ -90,7 +108,8 @@ export function createSafetyService(
       requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
       const route = ROUTES[req.path];
       if (!route) return errorBody(requestId, { kind: 'not_found' });
-      if (req.method.toUpperCase() !== route.method) return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
+      if (req.method.toUpperCase() !== route.method)
+        return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
       if (closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
       if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
       const scope = new RequestScope(ctx, requestId);

@@ -18,4 +18,5 @@ export function minuteOf(now: Date): { start: Date; end: Date } {
 export const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Whole seconds from `now` until `later`, at least 1 (for Retry-After and delay-seconds). */
-export const secondsUntil = (later: Date, now: Date) => Math.max(1, Math.ceil((later.getTime() - now.getTime()) / 1000));
+export const secondsUntil = (later: Date, now: Date) =>
+  Math.max(1, Math.ceil((later.getTime() - now.getTime()) / 1000));

@@ -33,7 +33,10 @@ export async function buildUsageReport(
   ]);
   const report: UsageResponse = {
     tenant_id: organization.id,
-    plan: plan && organization.assignment.kind === 'plan' ? { code: plan.code, version: plan.version, name: plan.name } : null,
+    plan:
+      plan && organization.assignment.kind === 'plan'
+        ? { code: plan.code, version: plan.version, name: plan.name }
+        : null,
     limits: {
       rate_limit_per_minute: entitlements.rateLimitPerMinute,
       max_concurrent_requests: entitlements.maxConcurrentRequests,
@@ -69,7 +72,10 @@ export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Pr
   if (query.isErr()) return scope.error({ kind: 'invalid_request', ...query.error });
   const { access, entitlements } = admitted.value;
   const now = scope.now();
-  const built = await scope.step('usage report', buildUsageReport(scope.ctx.stores, access, entitlements, query.value.days, now));
+  const built = await scope.step(
+    'usage report',
+    buildUsageReport(scope.ctx.stores, access, entitlements, query.value.days, now),
+  );
   if (built.isErr()) return scope.error(built.error);
   Object.assign(scope.headers, quotaHeaders(entitlements.monthlyQuota, built.value.quota, monthOf(now).end));
   return {

@@ -17,8 +17,7 @@ export interface ApiKeyRecord {
 }
 
 export type RotateOutcome =
-  | { ok: true; revoked: ApiKeyRecord; created: ApiKeyRecord }
-  | { ok: false; reason: 'not_found' | 'revoked' };
+  { ok: true; revoked: ApiKeyRecord; created: ApiKeyRecord } | { ok: false; reason: 'not_found' | 'revoked' };
 
 export interface ApiKeyStore {
   /** Inserts a key; false when its id or hash already exists. */

@@ -18,8 +18,7 @@ export interface Plan extends Entitlements {
 }
 
 export type EntitlementAssignment =
-  | { kind: 'plan'; code: string; version: number }
-  | { kind: 'custom'; entitlements: Entitlements };
+  { kind: 'plan'; code: string; version: number } | { kind: 'custom'; entitlements: Entitlements };
 
 export interface Organization {
   /** UUID (the usage report's `tenant_id`). */

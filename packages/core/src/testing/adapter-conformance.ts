@@ -15,12 +15,21 @@ import { echoHandler } from './service-harness.js';
  * 127.0.0.1, followed by the host's JSON body parser and its own route `POST /mine` that answers
  * `{ host: true, got: <the parsed body> }`; any other path is the host's 404.
  */
-export function runAdapterConformance(name: string, startServer: (handler: CoreHttpHandler) => Promise<ConformanceServer>): void {
+export function runAdapterConformance(
+  name: string,
+  startServer: (handler: CoreHttpHandler) => Promise<ConformanceServer>,
+): void {
   describe(`adapter conformance: ${name}`, () => {
     let ok: ConformanceServer;
     let limited: ConformanceServer;
     before(async () => {
-      ok = await startServer(echoHandler(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1', 'x-ratelimit-limit': '10' }));
+      ok = await startServer(
+        echoHandler(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-request-id': 'r-1',
+          'x-ratelimit-limit': '10',
+        }),
+      );
       // No content type from the handler here: the adapter must still label the body as JSON.
       limited = await startServer(echoHandler(429, { 'x-request-id': 'r-1', 'retry-after': '3' }));
     });
@@ -28,7 +37,15 @@ export function runAdapterConformance(name: string, startServer: (handler: CoreH
 
     test('passes method, path, query, headers and the raw bytes; writes status, headers and body back, an error status too', async () => {
       const raw = '{ "tx_hash" : "ab" }';
-      const received = { method: 'POST', path: '/v1/usage', query: { days: '7', x: ['1', '2'] }, apiKey: 'k', body: raw, size: raw.length, tooLarge: false };
+      const received = {
+        method: 'POST',
+        path: '/v1/usage',
+        query: { days: '7', x: ['1', '2'] },
+        apiKey: 'k',
+        body: raw,
+        size: raw.length,
+        tooLarge: false,
+      };
       const cases = [
         { server: ok, status: 200, header: 'x-ratelimit-limit', value: '10' },
         { server: limited, status: 429, header: 'retry-after', value: '3' },
@@ -53,24 +70,42 @@ export function runAdapterConformance(name: string, startServer: (handler: CoreH
     });
 
     test('a body over 4 KiB is flagged, by Content-Length and when chunked; 4 KiB exactly is passed on', async () => {
-      const declared = await request(`${ok.url}/v1/transaction/check`, { method: 'POST', body: `{"a":"${'x'.repeat(5000)}"}` });
+      const declared = await request(`${ok.url}/v1/transaction/check`, {
+        method: 'POST',
+        body: `{"a":"${'x'.repeat(5000)}"}`,
+      });
       assert.equal(declared.statusCode, 422);
       assert.equal(declared.headers.connection, 'close', 'the server reads no more of an oversized body');
       assert.equal(((await declared.body.json()) as { tooLarge: boolean }).tooLarge, true);
       async function* chunks() {
         for (let i = 0; i < 10; i++) yield Buffer.from('x'.repeat(1000));
       }
-      const chunked = await request(`${ok.url}/v1/transaction/check`, { method: 'POST', body: Readable.from(chunks()) });
+      const chunked = await request(`${ok.url}/v1/transaction/check`, {
+        method: 'POST',
+        body: Readable.from(chunks()),
+      });
       assert.equal(chunked.statusCode, 422);
       assert.equal(((await chunked.body.json()) as { tooLarge: boolean }).tooLarge, true);
       const whole = 'y'.repeat(4096);
       const exact = await request(`${ok.url}/v1/transaction/check`, { method: 'POST', body: whole });
       assert.equal(exact.statusCode, 200);
-      assert.deepEqual(await exact.body.json(), { method: 'POST', path: '/v1/transaction/check', query: {}, apiKey: null, body: whole, size: 4096, tooLarge: false });
+      assert.deepEqual(await exact.body.json(), {
+        method: 'POST',
+        path: '/v1/transaction/check',
+        query: {},
+        apiKey: null,
+        body: whole,
+        size: 4096,
+        tooLarge: false,
+      });
     });
 
     test("the host's own routes and body parser keep working beside it", async () => {
-      const res = await request(`${ok.url}/mine`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      const res = await request(`${ok.url}/mine`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
       assert.deepEqual(await res.body.json(), { host: true, got: { a: 1 } });
       const other = await request(`${ok.url}/elsewhere`);
       assert.equal(other.statusCode, 404);

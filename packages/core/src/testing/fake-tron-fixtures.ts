@@ -118,7 +118,11 @@ export function buildTronTransaction(input: BuildTransactionInput): FakeTronTran
     timestamp,
     ...(input.feeLimit !== undefined ? { fee_limit: input.feeLimit } : {}),
     contract: [
-      { typeNumber: CONTRACT_TYPES[input.contractType].number, typeName: input.contractType, parameter: input.parameter },
+      {
+        typeNumber: CONTRACT_TYPES[input.contractType].number,
+        typeName: input.contractType,
+        parameter: input.parameter,
+      },
     ],
   });
   const txID = sha256Hex(rawDataHex);
@@ -193,9 +197,7 @@ function syntheticFailedUsdt(): FakeTronTransaction & { txID: string } {
   const recorded = readJson('trc20_usdt_failed_out_of_energy', 'gettransactioninfobyid.json');
   const { id: _id, ...rest } = recorded;
   const data =
-    'a9059cbb' +
-    encodeAddressWord(hex41('TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx').slice(2)) +
-    encodeUint256(25_000_000n);
+    'a9059cbb' + encodeAddressWord(hex41('TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx').slice(2)) + encodeUint256(25_000_000n);
   return buildTronTransaction({
     contractType: 'TriggerSmartContract',
     parameter: {
@@ -280,7 +282,9 @@ export function loadTronFixtures(): { transactions: Map<string, FakeTronTransact
   for (const folder of folders) {
     const info = readJson(folder, 'gettransactioninfobyid.json');
     const v1 = fixturePath('tron', folder, 'trongrid_v1_account_transaction_record.json');
-    const transaction = existsSync(v1) ? javaTronTransactionFromV1(readJson(folder, 'trongrid_v1_account_transaction_record.json')) : null;
+    const transaction = existsSync(v1)
+      ? javaTronTransactionFromV1(readJson(folder, 'trongrid_v1_account_transaction_record.json'))
+      : null;
     transactions.set(info.id as string, { transaction, info });
   }
   for (const entry of blockTransactions()) transactions.set(entry.info!.id as string, entry);

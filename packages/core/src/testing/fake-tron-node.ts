@@ -206,7 +206,9 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
   const fixtures = loadTronFixtures();
   const transactions = new Map(fixtures.transactions);
   const overrides = new Map<string, Partial<FakeTronTransaction>>();
-  const tokens = new Map<string, FakeTrc20Token>([[USDT_CONTRACT, { decimals: 6, symbol: 'USDT', name: 'Tether USD' }]]);
+  const tokens = new Map<string, FakeTrc20Token>([
+    [USDT_CONTRACT, { decimals: 6, symbol: 'USDT', name: 'Tether USD' }],
+  ]);
   const assets = new Map<string, JsonObject | null>([[TRC10_FIXTURE_ASSET_ID, FIXTURE_ASSET]]);
   const rules: { rule: FakeTronFaultRule; used: number }[] = [];
   const calls: FakeTronCall[] = [];
@@ -321,7 +323,14 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     } catch {
       body = {};
     }
-    const call: FakeTronCall = { node, path, body, headers: req.headers, startedAt: performance.now(), finishedAt: null };
+    const call: FakeTronCall = {
+      node,
+      path,
+      body,
+      headers: req.headers,
+      startedAt: performance.now(),
+      finishedAt: null,
+    };
     calls.push(call);
     res.on('close', () => {
       call.finishedAt = performance.now();
@@ -353,7 +362,13 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
         case 'html':
           return send(res, 200, '<!DOCTYPE html><html><body>502 Bad Gateway</body></html>', 'text/html');
         case 'error':
-          return send(res, 200, JSON.stringify({ Error: fault.message ?? 'class java.lang.IllegalAccessException : lack of computing resources' }));
+          return send(
+            res,
+            200,
+            JSON.stringify({
+              Error: fault.message ?? 'class java.lang.IllegalAccessException : lack of computing resources',
+            }),
+          );
         case 'body':
           return send(res, 200, fault.body);
       }

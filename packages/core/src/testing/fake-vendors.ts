@@ -141,7 +141,8 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
   const timers = new Set<NodeJS.Timeout>();
 
   const answer = (api: FakeApi, address: string, res: ServerResponse, status?: string): void => {
-    if (api === 'entity') send(res, 200, JSON.stringify(entityBody(address, entities.get(address) ?? defaultEntity, status)));
+    if (api === 'entity')
+      send(res, 200, JSON.stringify(entityBody(address, entities.get(address) ?? defaultEntity, status)));
     else send(res, 200, JSON.stringify({ identifications: sanctioned.get(address) ?? [] }));
   };
 

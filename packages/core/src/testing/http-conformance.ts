@@ -32,16 +32,44 @@ export interface HttpConformanceOptions {
 }
 
 const DEADLINE_MS = 1_500;
-const GENEROUS: Entitlements = { rateLimitPerMinute: 1000, maxConcurrentRequests: 50, monthlyQuota: 1000, enabledNetworks: ['tron'] };
+const GENEROUS: Entitlements = {
+  rateLimitPerMinute: 1000,
+  maxConcurrentRequests: 50,
+  monthlyQuota: 1000,
+  enabledNetworks: ['tron'],
+};
 const VALID_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const UNKNOWN_TX = 'ab'.repeat(32);
 
 /** The 27 fields of TransactionCheckResponse, always present. */
 const CHECK_FIELDS = [
-  'request_id', 'tx_hash', 'network', 'transaction_type', 'transaction_category', 'transaction_state', 'confirmations',
-  'required_confirmations', 'sender', 'recipient', 'token_contract', 'token_symbol', 'decimals', 'amount', 'transfers',
-  'transfers_truncated', 'aml_risk_level', 'sanctions_hit', 'key_exposure', 'token_authenticity', 'recipient_match',
-  'token_match', 'amount_match', 'coverage', 'freshness', 'overall_state', 'reasons',
+  'request_id',
+  'tx_hash',
+  'network',
+  'transaction_type',
+  'transaction_category',
+  'transaction_state',
+  'confirmations',
+  'required_confirmations',
+  'sender',
+  'recipient',
+  'token_contract',
+  'token_symbol',
+  'decimals',
+  'amount',
+  'transfers',
+  'transfers_truncated',
+  'aml_risk_level',
+  'sanctions_hit',
+  'key_exposure',
+  'token_authenticity',
+  'recipient_match',
+  'token_match',
+  'amount_match',
+  'coverage',
+  'freshness',
+  'overall_state',
+  'reasons',
 ];
 
 interface Answer {
@@ -87,7 +115,11 @@ export function runHttpConformance(
     });
 
     /** A new organization with its own key, so limits and idempotency of one test never touch another. */
-    async function tenant(entitlements: Partial<Entitlements> = {}, status: 'active' | 'suspended' = 'active', on = service) {
+    async function tenant(
+      entitlements: Partial<Entitlements> = {},
+      status: 'active' | 'suspended' = 'active',
+      on = service,
+    ) {
       const operator = { kind: 'operator' } as const;
       const org = await on.admin.createOrganization(operator, {
         name: `conformance ${Math.random().toString(36).slice(2)}`,
@@ -110,7 +142,8 @@ export function runHttpConformance(
       const res = await request(`${init.url ?? server.url}${path}`, { method, headers, body: init.body });
       const text = await res.body.text();
       const flat: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
       let json: unknown = null;
       try {
         json = JSON.parse(text);
@@ -121,7 +154,11 @@ export function runHttpConformance(
     }
 
     const check = (key: string, body: object | string, headers: Record<string, string | string[]> = {}) =>
-      call('POST', '/v1/transaction/check', { key, body: typeof body === 'string' ? body : JSON.stringify(body), headers });
+      call('POST', '/v1/transaction/check', {
+        key,
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers,
+      });
 
     /** The spec's error envelope, with `X-Request-ID` equal to `request_id` and a JSON content type. */
     function assertError(answer: Answer, status: number, code: string, retryable?: boolean) {
@@ -146,7 +183,14 @@ export function runHttpConformance(
         assert.equal(answer.json.tx_hash, TRON_FIXTURE_TX.trxTransfer);
         assert.equal(answer.json.transaction_state, 'confirmed');
         assert.ok(answer.json.reasons.length >= 2 && answer.json.reasons.length <= 5);
-        for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-quota-limit', 'x-quota-remaining', 'x-quota-reset']) {
+        for (const h of [
+          'x-ratelimit-limit',
+          'x-ratelimit-remaining',
+          'x-ratelimit-reset',
+          'x-quota-limit',
+          'x-quota-remaining',
+          'x-quota-reset',
+        ]) {
           assert.match(answer.headers[h] ?? '', /^\d+$/, h);
         }
         assert.equal(answer.headers['x-ratelimit-limit'], '1000');
@@ -156,7 +200,11 @@ export function runHttpConformance(
 
       test("a caller's X-Request-ID is kept; an invalid one is replaced", async () => {
         const { key } = await tenant();
-        const kept = await check(key, { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' }, { 'x-request-id': 'order-42.attempt-1' });
+        const kept = await check(
+          key,
+          { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' },
+          { 'x-request-id': 'order-42.attempt-1' },
+        );
         assert.equal(kept.json.request_id, 'order-42.attempt-1');
         assert.equal(kept.headers['x-request-id'], 'order-42.attempt-1');
         const replaced = await check(key, { tx_hash: 'zz', network: 'tron' }, { 'x-request-id': 'has spaces' });
@@ -175,13 +223,21 @@ export function runHttpConformance(
 
       test('401 invalid_api_key: missing, unknown and revoked keys', async () => {
         const body = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' };
-        assertError(await call('POST', '/v1/transaction/check', { body: JSON.stringify(body) }), 401, 'invalid_api_key', false);
+        assertError(
+          await call('POST', '/v1/transaction/check', { body: JSON.stringify(body) }),
+          401,
+          'invalid_api_key',
+          false,
+        );
         assertError(await check('tsk_live_not-a-real-key-at-all-000000', body), 401, 'invalid_api_key', false);
         const { id, key, keyId } = await tenant();
         await service.admin.revokeApiKey({ kind: 'operator' }, id, keyId);
         assertError(await check(key, body), 401, 'invalid_api_key', false);
         const twice = (await tenant()).key;
-        const repeated = await call('POST', '/v1/transaction/check', { body: JSON.stringify(body), headers: { 'x-api-key': [twice, twice] } });
+        const repeated = await call('POST', '/v1/transaction/check', {
+          body: JSON.stringify(body),
+          headers: { 'x-api-key': [twice, twice] },
+        });
         assertError(repeated, 401, 'invalid_api_key', false);
       });
 
@@ -198,18 +254,42 @@ export function runHttpConformance(
         const tx = TRON_FIXTURE_TX.usdtTransfer;
         assertError(await check(key, { tx_hash: 'xyz', network: 'tron' }), 422, 'malformed_tx_hash', false);
         assertError(await check(key, { tx_hash: tx, network: 'ethereum' }), 422, 'invalid_network', false);
-        assertError(await check(key, { tx_hash: tx, network: 'tron', expected_recipient: 'TNotAnAddress' }), 422, 'invalid_tron_address', false);
-        assertError(await check(key, { tx_hash: tx, network: 'tron', expected_amount: '1e5' }), 422, 'invalid_expected_amount', false);
-        assertError(await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': 'x'.repeat(129) }), 422, 'invalid_idempotency_key', false);
+        assertError(
+          await check(key, { tx_hash: tx, network: 'tron', expected_recipient: 'TNotAnAddress' }),
+          422,
+          'invalid_tron_address',
+          false,
+        );
+        assertError(
+          await check(key, { tx_hash: tx, network: 'tron', expected_amount: '1e5' }),
+          422,
+          'invalid_expected_amount',
+          false,
+        );
+        assertError(
+          await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': 'x'.repeat(129) }),
+          422,
+          'invalid_idempotency_key',
+          false,
+        );
         // Sent twice, not joined into one "a, b" key by the server.
-        assertError(await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': ['a', 'b'] }), 422, 'invalid_idempotency_key', false);
+        assertError(
+          await check(key, { tx_hash: tx, network: 'tron' }, { 'idempotency-key': ['a', 'b'] }),
+          422,
+          'invalid_idempotency_key',
+          false,
+        );
         assertError(await check(key, { tx_hash: tx, network: 'tron', extra: 1 }), 422, 'validation_error', false);
         assertError(await check(key, '{"tx_hash": '), 422, 'validation_error', false);
       });
 
       test('422 payload_too_large for a body over 4 KiB, in the envelope (not a framework page)', async () => {
         const { key } = await tenant();
-        const big = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron', expected_amount: '1'.repeat(5000) });
+        const big = JSON.stringify({
+          tx_hash: TRON_FIXTURE_TX.trxTransfer,
+          network: 'tron',
+          expected_amount: '1'.repeat(5000),
+        });
         assertError(await check(key, big), 422, 'payload_too_large', false);
         const padded = `{"tx_hash":"${TRON_FIXTURE_TX.trxTransfer}","network":"tron"}${' '.repeat(4096)}`;
         assertError(await check(key, padded), 422, 'payload_too_large', false);
@@ -226,7 +306,11 @@ export function runHttpConformance(
         assert.equal(replay.headers['idempotent-replayed'], 'true');
         assert.equal(replay.text, first.text);
         assert.equal(replay.headers['x-request-id'], first.json.request_id);
-        const conflict = await check(key, { ...body, expected_recipient: VALID_ADDRESS }, { 'idempotency-key': 'order-1' });
+        const conflict = await check(
+          key,
+          { ...body, expected_recipient: VALID_ADDRESS },
+          { 'idempotency-key': 'order-1' },
+        );
         assertError(conflict, 409, 'idempotency_conflict', false);
       });
 
@@ -385,7 +469,10 @@ export function runHttpConformance(
 
     describe('service-level failures', () => {
       /** A second service on its own server: no TRON provider, a limit store or a quota store that fails. */
-      async function withService(variant: 'no_chain' | 'limits_down' | 'quota_down' | 'stalled', run: (url: string, key: string) => Promise<void>) {
+      async function withService(
+        variant: 'no_chain' | 'limits_down' | 'quota_down' | 'stalled',
+        run: (url: string, key: string) => Promise<void>,
+      ) {
         const stores = await options.createStores();
         if (variant === 'limits_down') {
           const real = stores.limits;
@@ -402,7 +489,11 @@ export function runHttpConformance(
           stores.quota.reserve = () => new Promise(() => {});
           stores.usage.summarizeUsage = () => new Promise(() => {});
         }
-        const other = createSafetyService(stores, { chain: variant === 'no_chain' ? null : chain, risk }, { deadlineMs: DEADLINE_MS });
+        const other = createSafetyService(
+          stores,
+          { chain: variant === 'no_chain' ? null : chain, risk },
+          { deadlineMs: DEADLINE_MS },
+        );
         const { key } = await tenant({}, 'active', other);
         const otherServer = await startServer(other);
         try {
@@ -423,7 +514,12 @@ export function runHttpConformance(
       test('503 rate_limiter_unavailable when limits cannot be enforced: fail closed, never unmetered', async () => {
         await withService('limits_down', async (url, key) => {
           const body = JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' });
-          assertError(await call('POST', '/v1/transaction/check', { url, key, body }), 503, 'rate_limiter_unavailable', true);
+          assertError(
+            await call('POST', '/v1/transaction/check', { url, key, body }),
+            503,
+            'rate_limiter_unavailable',
+            true,
+          );
           assertError(await call('GET', '/v1/usage', { url, key }), 503, 'rate_limiter_unavailable', true);
         });
       });

@@ -62,7 +62,9 @@ export interface InstantChain extends ChainFactsProvider {
  * A chain provider answering `facts(txHash)` (default: a confirmed TRX transfer), or
  * `unavailable` when `facts` returns null; `delayMs` waits (honoring the signal) first.
  */
-export function instantChain(options: { facts?: (txHash: string) => ChainFacts | null; delayMs?: number } = {}): InstantChain {
+export function instantChain(
+  options: { facts?: (txHash: string) => ChainFacts | null; delayMs?: number } = {},
+): InstantChain {
   let calls = 0;
   const facts = options.facts ?? ((txHash: string) => confirmedTrxFacts(txHash));
   return {
@@ -80,7 +82,9 @@ export function instantChain(options: { facts?: (txHash: string) => ChainFacts |
         const timer = setTimeout(() => resolve(true), options.delayMs);
         ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve(false)), { once: true });
       });
-      return ResultAsync.fromSafePromise(waited).andThen((finished) => (finished ? answer() : errAsync({ kind: 'aborted' as const })));
+      return ResultAsync.fromSafePromise(waited).andThen((finished) =>
+        finished ? answer() : errAsync({ kind: 'aborted' as const }),
+      );
     },
   };
 }
@@ -144,7 +148,9 @@ export function checkBody(txHash: string, expected: Record<string, string | null
 }
 
 /** A server started by `listen(0, '127.0.0.1')`, once it listens: its URL and a close function. */
-export async function listenOnLoopback(listen: (port: number, host: string) => Server): Promise<{ url: string; close(): Promise<void> }> {
+export async function listenOnLoopback(
+  listen: (port: number, host: string) => Server,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return {
@@ -157,7 +163,10 @@ export async function listenOnLoopback(listen: (port: number, host: string) => S
  * A handler that answers `status` (422 when the adapter flagged the body as too large) with
  * `headers` and, as its body, what it received: an adapter test sees exactly what was passed on.
  */
-export function echoHandler(status: number, headers: Record<string, string>): { handle(req: CoreHttpRequest): Promise<CoreHttpResponse> } {
+export function echoHandler(
+  status: number,
+  headers: Record<string, string>,
+): { handle(req: CoreHttpRequest): Promise<CoreHttpResponse> } {
   return {
     async handle(req) {
       return {

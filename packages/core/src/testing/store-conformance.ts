@@ -20,7 +20,12 @@ export type StoreFactory = () =>
 
 const T0 = new Date('2026-03-31T23:59:30.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const ENTITLEMENTS: Entitlements = { rateLimitPerMinute: 60, maxConcurrentRequests: 5, monthlyQuota: 100, enabledNetworks: ['tron'] };
+const ENTITLEMENTS: Entitlements = {
+  rateLimitPerMinute: 60,
+  maxConcurrentRequests: 5,
+  monthlyQuota: 100,
+  enabledNetworks: ['tron'],
+};
 
 function organization(overrides: Partial<Organization> = {}): Organization {
   return {
@@ -36,7 +41,16 @@ function organization(overrides: Partial<Organization> = {}): Organization {
 
 function apiKey(organizationId: string, createdAt = T0): ApiKeyRecord {
   const hash = Buffer.from(randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', ''), 'hex').toString('hex');
-  return { id: randomUUID(), organizationId, label: 'label', hash, prefix: 'tsk_live_abcdefgh', createdAt, revokedAt: null, replacedBy: null };
+  return {
+    id: randomUUID(),
+    organizationId,
+    label: 'label',
+    hash,
+    prefix: 'tsk_live_abcdefgh',
+    createdAt,
+    revokedAt: null,
+    replacedBy: null,
+  };
 }
 
 function usageRecord(organizationId: string, overrides: Partial<UsageRecord> = {}): UsageRecord {
@@ -79,7 +93,10 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         await organizations.putPlan({ ...v1, name: 'Starter renamed' });
         assert.equal((await organizations.getPlan(code, 1))?.name, 'Starter renamed');
         const listed = (await organizations.listPlans()).filter((p) => p.code === code);
-        assert.deepEqual(listed.map((p) => p.version), [1, 2]);
+        assert.deepEqual(
+          listed.map((p) => p.version),
+          [1, 2],
+        );
       });
 
       withStores('organizations: create once, read with the plan, update, upsert', async ({ organizations }) => {
@@ -120,9 +137,16 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         assert.equal(await apiKeys.insertKey({ ...apiKey(orgId), hash: first.hash }), false, 'hash is unique');
         assert.deepEqual(await apiKeys.findKeyByHash(first.hash), first);
         assert.equal(await apiKeys.findKeyByHash('0'.repeat(64)), null);
-        assert.deepEqual((await apiKeys.listKeys(orgId)).map((k) => k.id), [first.id, second.id]);
+        assert.deepEqual(
+          (await apiKeys.listKeys(orgId)).map((k) => k.id),
+          [first.id, second.id],
+        );
 
-        assert.equal(await apiKeys.revokeKey(randomUUID(), first.id, at(5000)), null, 'another organization cannot revoke it');
+        assert.equal(
+          await apiKeys.revokeKey(randomUUID(), first.id, at(5000)),
+          null,
+          'another organization cannot revoke it',
+        );
         const revoked = await apiKeys.revokeKey(orgId, first.id, at(5000));
         assert.deepEqual(revoked?.revokedAt, at(5000));
         const again = await apiKeys.revokeKey(orgId, first.id, at(9000));
@@ -146,8 +170,14 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         assert.equal(winner.created.revokedAt, null);
         const keys = await apiKeys.listKeys(orgId);
         assert.equal(keys.length, 2, 'losers inserted nothing');
-        assert.deepEqual(await apiKeys.rotateKey(orgId, randomUUID(), apiKey(orgId), at(2000)), { ok: false, reason: 'not_found' });
-        assert.deepEqual(await apiKeys.rotateKey(randomUUID(), winner.created.id, apiKey(orgId), at(2000)), { ok: false, reason: 'not_found' });
+        assert.deepEqual(await apiKeys.rotateKey(orgId, randomUUID(), apiKey(orgId), at(2000)), {
+          ok: false,
+          reason: 'not_found',
+        });
+        assert.deepEqual(await apiKeys.rotateKey(randomUUID(), winner.created.id, apiKey(orgId), at(2000)), {
+          ok: false,
+          reason: 'not_found',
+        });
       });
     });
 
@@ -157,17 +187,43 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       withStores('begin, in progress, conflict, complete, replay', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'key-1' };
         const lease = at(60_000);
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o1', now: T0, leaseExpiresAt: lease }), { kind: 'started' });
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o2', now: at(1), leaseExpiresAt: lease }), {
-          kind: 'in_progress',
-          leaseExpiresAt: lease,
-        });
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f2', owner: 'o2', now: at(1), leaseExpiresAt: lease }), { kind: 'conflict' });
-        assert.equal(await idempotency.complete(scope, { owner: 'o2', response, now: at(2), retainUntil: at(86_400_000) }), false, 'only the owner completes');
-        assert.equal(await idempotency.complete(scope, { owner: 'o1', response, now: at(2), retainUntil: at(86_400_000) }), true);
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o3', now: at(3), leaseExpiresAt: lease }), { kind: 'completed', response });
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f2', owner: 'o3', now: at(3), leaseExpiresAt: lease }), { kind: 'conflict' });
-        assert.equal(await idempotency.complete(scope, { owner: 'o1', response, now: at(4), retainUntil: at(86_400_000) }), false, 'completes once');
+        assert.deepEqual(
+          await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o1', now: T0, leaseExpiresAt: lease }),
+          { kind: 'started' },
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o2', now: at(1), leaseExpiresAt: lease }),
+          {
+            kind: 'in_progress',
+            leaseExpiresAt: lease,
+          },
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, { fingerprint: 'f2', owner: 'o2', now: at(1), leaseExpiresAt: lease }),
+          { kind: 'conflict' },
+        );
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'o2', response, now: at(2), retainUntil: at(86_400_000) }),
+          false,
+          'only the owner completes',
+        );
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'o1', response, now: at(2), retainUntil: at(86_400_000) }),
+          true,
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, { fingerprint: 'f1', owner: 'o3', now: at(3), leaseExpiresAt: lease }),
+          { kind: 'completed', response },
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, { fingerprint: 'f2', owner: 'o3', now: at(3), leaseExpiresAt: lease }),
+          { kind: 'conflict' },
+        );
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'o1', response, now: at(4), retainUntil: at(86_400_000) }),
+          false,
+          'completes once',
+        );
       });
 
       withStores('scoped per organization', async ({ idempotency }) => {
@@ -180,30 +236,86 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       withStores('an expired lease is taken over; the old owner can no longer complete', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'crash' };
         await idempotency.begin(scope, { fingerprint: 'f1', owner: 'crashed', now: T0, leaseExpiresAt: at(10_000) });
-        assert.equal((await idempotency.begin(scope, { fingerprint: 'f1', owner: 'x', now: at(9_999), leaseExpiresAt: at(70_000) })).kind, 'in_progress');
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f2', owner: 'next', now: at(10_000), leaseExpiresAt: at(70_000) }), { kind: 'started' });
-        assert.equal(await idempotency.complete(scope, { owner: 'crashed', response, now: at(11_000), retainUntil: at(99_000) }), false);
-        assert.equal(await idempotency.complete(scope, { owner: 'next', response, now: at(11_000), retainUntil: at(99_000) }), true);
+        assert.equal(
+          (
+            await idempotency.begin(scope, {
+              fingerprint: 'f1',
+              owner: 'x',
+              now: at(9_999),
+              leaseExpiresAt: at(70_000),
+            })
+          ).kind,
+          'in_progress',
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, {
+            fingerprint: 'f2',
+            owner: 'next',
+            now: at(10_000),
+            leaseExpiresAt: at(70_000),
+          }),
+          { kind: 'started' },
+        );
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'crashed', response, now: at(11_000), retainUntil: at(99_000) }),
+          false,
+        );
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'next', response, now: at(11_000), retainUntil: at(99_000) }),
+          true,
+        );
       });
 
       withStores('a late completion by the owner still counts while nobody took over', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'late' };
         await idempotency.begin(scope, { fingerprint: 'f', owner: 'slow', now: T0, leaseExpiresAt: at(10_000) });
-        assert.equal(await idempotency.complete(scope, { owner: 'slow', response, now: at(20_000), retainUntil: at(99_000) }), true);
-        assert.equal((await idempotency.begin(scope, { fingerprint: 'f', owner: 'o', now: at(21_000), leaseExpiresAt: at(80_000) })).kind, 'completed');
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'slow', response, now: at(20_000), retainUntil: at(99_000) }),
+          true,
+        );
+        assert.equal(
+          (
+            await idempotency.begin(scope, {
+              fingerprint: 'f',
+              owner: 'o',
+              now: at(21_000),
+              leaseExpiresAt: at(80_000),
+            })
+          ).kind,
+          'completed',
+        );
       });
 
       withStores('retention: an expired result lets the key execute again', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'old' };
         await idempotency.begin(scope, { fingerprint: 'f1', owner: 'a', now: T0, leaseExpiresAt: at(60_000) });
         await idempotency.complete(scope, { owner: 'a', response, now: at(1000), retainUntil: at(86_401_000) });
-        assert.equal((await idempotency.begin(scope, { fingerprint: 'f2', owner: 'b', now: at(86_400_999), leaseExpiresAt: at(86_460_000) })).kind, 'conflict');
-        assert.deepEqual(await idempotency.begin(scope, { fingerprint: 'f2', owner: 'b', now: at(86_401_000), leaseExpiresAt: at(86_460_000) }), { kind: 'started' });
+        assert.equal(
+          (
+            await idempotency.begin(scope, {
+              fingerprint: 'f2',
+              owner: 'b',
+              now: at(86_400_999),
+              leaseExpiresAt: at(86_460_000),
+            })
+          ).kind,
+          'conflict',
+        );
+        assert.deepEqual(
+          await idempotency.begin(scope, {
+            fingerprint: 'f2',
+            owner: 'b',
+            now: at(86_401_000),
+            leaseExpiresAt: at(86_460_000),
+          }),
+          { kind: 'started' },
+        );
       });
 
       withStores('abandon frees the key for its owner only', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'fix-me' };
-        const begin = (owner: string, fingerprint = 'f1') => idempotency.begin(scope, { fingerprint, owner, now: T0, leaseExpiresAt: at(60_000) });
+        const begin = (owner: string, fingerprint = 'f1') =>
+          idempotency.begin(scope, { fingerprint, owner, now: T0, leaseExpiresAt: at(60_000) });
         await begin('a');
         await idempotency.abandon(scope, { owner: 'b' });
         assert.equal((await begin('b')).kind, 'in_progress');
@@ -217,7 +329,9 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
       withStores('concurrent begins: exactly one starts', async ({ idempotency }) => {
         const scope = { organizationId: randomUUID(), key: 'race' };
         const outcomes = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => idempotency.begin(scope, { fingerprint: 'f', owner: `o${i}`, now: T0, leaseExpiresAt: at(60_000) })),
+          Array.from({ length: 50 }, (_, i) =>
+            idempotency.begin(scope, { fingerprint: 'f', owner: `o${i}`, now: T0, leaseExpiresAt: at(60_000) }),
+          ),
         );
         assert.equal(outcomes.filter((o) => o.kind === 'started').length, 1);
         assert.equal(outcomes.filter((o) => o.kind === 'in_progress').length, 49);
@@ -231,8 +345,22 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         await idempotency.begin(live, { fingerprint: 'f', owner: 'a', now: T0, leaseExpiresAt: at(60_000) });
         await idempotency.complete(live, { owner: 'a', response, now: T0, retainUntil: at(86_400_000) });
         assert.ok((await idempotency.purgeExpired(at(2000))) >= 1);
-        assert.equal((await idempotency.begin(live, { fingerprint: 'f', owner: 'b', now: at(3000), leaseExpiresAt: at(60_000) })).kind, 'completed');
-        assert.equal((await idempotency.begin(expired, { fingerprint: 'g', owner: 'b', now: at(3000), leaseExpiresAt: at(60_000) })).kind, 'started');
+        assert.equal(
+          (await idempotency.begin(live, { fingerprint: 'f', owner: 'b', now: at(3000), leaseExpiresAt: at(60_000) }))
+            .kind,
+          'completed',
+        );
+        assert.equal(
+          (
+            await idempotency.begin(expired, {
+              fingerprint: 'g',
+              owner: 'b',
+              now: at(3000),
+              leaseExpiresAt: at(60_000),
+            })
+          ).kind,
+          'started',
+        );
       });
     });
 
@@ -253,14 +381,43 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         assert.deepEqual(await quota.reserve(a), { ok: true, usage: { used: 0, reserved: 1 } });
         assert.deepEqual(await quota.reserve(b), { ok: true, usage: { used: 0, reserved: 2 } });
         assert.deepEqual(await quota.reserve(reserveParams(orgId, 2)), { ok: false, usage: { used: 0, reserved: 2 } });
-        assert.deepEqual(await quota.commit({ organizationId: orgId, reservationId: a.reservationId, now: at(1) }), { used: 1, reserved: 1 });
-        assert.equal(await quota.commit({ organizationId: orgId, reservationId: a.reservationId, now: at(2) }), null, 'commits once');
-        assert.equal(await quota.release({ organizationId: orgId, reservationId: a.reservationId, now: at(2) }), null, 'a committed unit is not released');
-        assert.equal(await quota.commit({ organizationId: randomUUID(), reservationId: b.reservationId, now: at(2) }), null, 'another organization cannot commit it');
-        assert.deepEqual(await quota.release({ organizationId: orgId, reservationId: b.reservationId, now: at(3) }), { used: 1, reserved: 0 });
-        assert.equal(await quota.release({ organizationId: orgId, reservationId: b.reservationId, now: at(3) }), null, 'release is idempotent');
-        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(4) }), { used: 1, reserved: 0 });
-        assert.deepEqual(await quota.reserve(reserveParams(orgId, 1)), { ok: false, usage: { used: 1, reserved: 0 } }, 'a lowered limit below used');
+        assert.deepEqual(await quota.commit({ organizationId: orgId, reservationId: a.reservationId, now: at(1) }), {
+          used: 1,
+          reserved: 1,
+        });
+        assert.equal(
+          await quota.commit({ organizationId: orgId, reservationId: a.reservationId, now: at(2) }),
+          null,
+          'commits once',
+        );
+        assert.equal(
+          await quota.release({ organizationId: orgId, reservationId: a.reservationId, now: at(2) }),
+          null,
+          'a committed unit is not released',
+        );
+        assert.equal(
+          await quota.commit({ organizationId: randomUUID(), reservationId: b.reservationId, now: at(2) }),
+          null,
+          'another organization cannot commit it',
+        );
+        assert.deepEqual(await quota.release({ organizationId: orgId, reservationId: b.reservationId, now: at(3) }), {
+          used: 1,
+          reserved: 0,
+        });
+        assert.equal(
+          await quota.release({ organizationId: orgId, reservationId: b.reservationId, now: at(3) }),
+          null,
+          'release is idempotent',
+        );
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(4) }), {
+          used: 1,
+          reserved: 0,
+        });
+        assert.deepEqual(
+          await quota.reserve(reserveParams(orgId, 1)),
+          { ok: false, usage: { used: 1, reserved: 0 } },
+          'a lowered limit below used',
+        );
       });
 
       withStores('concurrent reserves never exceed the limit (500 for 100 units)', async ({ quota }) => {
@@ -269,8 +426,13 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         const outcomes = await Promise.all(attempts.map((p) => quota.reserve(p)));
         const granted = attempts.filter((_, i) => outcomes[i]!.ok);
         assert.equal(granted.length, 100);
-        await Promise.all(granted.map((p) => quota.commit({ organizationId: orgId, reservationId: p.reservationId, now: at(1) })));
-        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(2) }), { used: 100, reserved: 0 });
+        await Promise.all(
+          granted.map((p) => quota.commit({ organizationId: orgId, reservationId: p.reservationId, now: at(1) })),
+        );
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(2) }), {
+          used: 100,
+          reserved: 0,
+        });
       });
 
       withStores('an expired reservation counts as released and cannot be billed', async ({ quota }) => {
@@ -278,12 +440,21 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         const crashed = reserveParams(orgId, 1);
         await quota.reserve(crashed);
         assert.equal((await quota.reserve(reserveParams(orgId, 1, at(59_999)))).ok, false);
-        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(60_000) }), { used: 0, reserved: 0 });
-        assert.equal(await quota.commit({ organizationId: orgId, reservationId: crashed.reservationId, now: at(60_000) }), null);
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(60_000) }), {
+          used: 0,
+          reserved: 0,
+        });
+        assert.equal(
+          await quota.commit({ organizationId: orgId, reservationId: crashed.reservationId, now: at(60_000) }),
+          null,
+        );
         const next = reserveParams(orgId, 1, at(60_000));
         assert.equal((await quota.reserve(next)).ok, true);
         assert.ok((await quota.purgeExpired(at(200_000))) >= 1);
-        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(200_000) }), { used: 0, reserved: 0 });
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(200_000) }), {
+          used: 0,
+          reserved: 0,
+        });
       });
 
       withStores('months are separate; a unit is billed to the month it was reserved in', async ({ quota }) => {
@@ -291,10 +462,19 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         const march = reserveParams(orgId, 1, T0, '2026-03');
         assert.equal((await quota.reserve(march)).ok, true);
         // Committed after midnight UTC: still March's unit.
-        assert.deepEqual(await quota.commit({ organizationId: orgId, reservationId: march.reservationId, now: at(31_000) }), { used: 1, reserved: 0 });
+        assert.deepEqual(
+          await quota.commit({ organizationId: orgId, reservationId: march.reservationId, now: at(31_000) }),
+          { used: 1, reserved: 0 },
+        );
         assert.equal((await quota.reserve(reserveParams(orgId, 1, at(31_000), '2026-03'))).ok, false);
-        assert.deepEqual(await quota.reserve(reserveParams(orgId, 1, at(31_000), '2026-04')), { ok: true, usage: { used: 0, reserved: 1 } });
-        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(32_000) }), { used: 1, reserved: 0 });
+        assert.deepEqual(await quota.reserve(reserveParams(orgId, 1, at(31_000), '2026-04')), {
+          ok: true,
+          usage: { used: 0, reserved: 1 },
+        });
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(32_000) }), {
+          used: 1,
+          reserved: 0,
+        });
       });
     });
 
@@ -310,13 +490,18 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         assert.deepEqual(await hit(minute, at(2)), { allowed: false, count: 3 });
         const next = new Date('2026-04-01T00:00:00.000Z');
         assert.deepEqual(await hit(next, at(30_000)), { allowed: true, count: 1 });
-        assert.deepEqual(await limits.hitRate({ organizationId: randomUUID(), windowStart: next, limit: 3, now: at(30_000) }), { allowed: true, count: 1 });
+        assert.deepEqual(
+          await limits.hitRate({ organizationId: randomUUID(), windowStart: next, limit: 3, now: at(30_000) }),
+          { allowed: true, count: 1 },
+        );
       });
 
       withStores('concurrent hits admit exactly the limit', async ({ limits }) => {
         const organizationId = randomUUID();
         const windowStart = new Date('2026-03-31T23:59:00.000Z');
-        const outcomes = await Promise.all(Array.from({ length: 50 }, () => limits.hitRate({ organizationId, windowStart, limit: 10, now: T0 })));
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, () => limits.hitRate({ organizationId, windowStart, limit: 10, now: T0 })),
+        );
         assert.equal(outcomes.filter((o) => o.allowed).length, 10);
       });
 
@@ -336,11 +521,24 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
 
         const other = randomUUID();
         const outcomes = await Promise.all(
-          Array.from({ length: 30 }, (_, i) => limits.acquireSlot({ organizationId: other, slotId: `s${i}`, limit: 5, now: T0, expiresAt: at(60_000) })),
+          Array.from({ length: 30 }, (_, i) =>
+            limits.acquireSlot({ organizationId: other, slotId: `s${i}`, limit: 5, now: T0, expiresAt: at(60_000) }),
+          ),
         );
         assert.equal(outcomes.filter((o) => o.ok).length, 5);
         assert.ok((await limits.purgeExpired(at(120_000))) >= 5);
-        assert.equal((await limits.acquireSlot({ organizationId: other, slotId: 'z', limit: 1, now: at(120_000), expiresAt: at(180_000) })).ok, true);
+        assert.equal(
+          (
+            await limits.acquireSlot({
+              organizationId: other,
+              slotId: 'z',
+              limit: 1,
+              now: at(120_000),
+              expiresAt: at(180_000),
+            })
+          ).ok,
+          true,
+        );
       });
     });
 
@@ -349,9 +547,36 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         const orgId = randomUUID();
         await usage.appendUsage(usageRecord(orgId, { at: at(-1), latencyMs: 1000 }));
         await usage.appendUsage(usageRecord(orgId, { latencyMs: 100 }));
-        await usage.appendUsage(usageRecord(orgId, { at: at(10), overallState: 'LIMITED_DATA', coverage: 'partial', billable: false, latencyMs: 200 }));
-        await usage.appendUsage(usageRecord(orgId, { at: at(20), overallState: null, coverage: null, billable: false, latencyMs: 301, errorCode: 'provider_unavailable' }));
-        await usage.appendUsage(usageRecord(orgId, { at: at(30), network: null, overallState: null, coverage: null, billable: false, latencyMs: 2, errorCode: 'validation_error' }));
+        await usage.appendUsage(
+          usageRecord(orgId, {
+            at: at(10),
+            overallState: 'LIMITED_DATA',
+            coverage: 'partial',
+            billable: false,
+            latencyMs: 200,
+          }),
+        );
+        await usage.appendUsage(
+          usageRecord(orgId, {
+            at: at(20),
+            overallState: null,
+            coverage: null,
+            billable: false,
+            latencyMs: 301,
+            errorCode: 'provider_unavailable',
+          }),
+        );
+        await usage.appendUsage(
+          usageRecord(orgId, {
+            at: at(30),
+            network: null,
+            overallState: null,
+            coverage: null,
+            billable: false,
+            latencyMs: 2,
+            errorCode: 'validation_error',
+          }),
+        );
         await usage.appendUsage(usageRecord(orgId, { at: at(40) }));
         await usage.appendUsage(usageRecord(randomUUID(), { at: at(5) }));
         assert.deepEqual(await usage.summarizeUsage({ organizationId: orgId, since: T0, until: at(40) }), {
@@ -379,7 +604,11 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
         await usage.appendUsage(usageRecord(orgId, { at: at(-86_400_000) }));
         await usage.appendUsage(usageRecord(orgId));
         assert.ok((await usage.purgeUsageBefore(at(-1))) >= 1);
-        const summary = await usage.summarizeUsage({ organizationId: orgId, since: at(-100 * 86_400_000), until: at(1) });
+        const summary = await usage.summarizeUsage({
+          organizationId: orgId,
+          since: at(-100 * 86_400_000),
+          until: at(1),
+        });
         assert.equal(summary.requests, 1);
       });
     });

@@ -18,9 +18,7 @@ export function isPlainDecimal(value: string): boolean {
   return value.length > 0 && value.length <= MAX_AMOUNT_LENGTH && DECIMAL.test(value);
 }
 
-export type AmountParseError =
-  | { kind: 'not_a_decimal' }
-  | { kind: 'excess_precision'; decimals: number };
+export type AmountParseError = { kind: 'not_a_decimal' } | { kind: 'excess_precision'; decimals: number };
 
 /**
  * Raw integer units of a decimal string for an asset with `decimals` decimals.

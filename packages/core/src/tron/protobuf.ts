@@ -113,7 +113,8 @@ const ADDRESS_FIELDS: Record<string, { message: string; paths: string[] }> = {
 };
 
 // type_url comes from the bytes: only own keys, never Object.prototype's.
-const addressFieldsOf = (typeName: string) => (Object.hasOwn(ADDRESS_FIELDS, typeName) ? ADDRESS_FIELDS[typeName] : undefined);
+const addressFieldsOf = (typeName: string) =>
+  Object.hasOwn(ADDRESS_FIELDS, typeName) ? ADDRESS_FIELDS[typeName] : undefined;
 
 /** The values at a JSON path of a decoded or printed message, walking nested messages and arrays (every value found, unfiltered). */
 export function valuesAtPath(message: unknown, path: string): unknown[] {
@@ -182,7 +183,12 @@ function decodeParameter(typeName: string, value: Uint8Array): DecodedParameter 
   switch (typeName) {
     case 'TransferContract': {
       const p = plain(parameterTypes.TransferContract);
-      return { type: typeName, owner_address: hex(p.owner_address), to_address: hex(p.to_address), amount: big(p.amount) };
+      return {
+        type: typeName,
+        owner_address: hex(p.owner_address),
+        to_address: hex(p.to_address),
+        amount: big(p.amount),
+      };
     }
     case 'TransferAssetContract': {
       const p = plain(parameterTypes.TransferAssetContract);
@@ -303,7 +309,8 @@ export function encodeRawData(input: RawDataInput): string {
   const contract = input.contract.map((c) => {
     const other = addressFieldsOf(c.typeName);
     const type =
-      parameterTypes[c.typeName as keyof typeof parameterTypes] ?? (other ? root.lookupType(`protocol.${other.message}`) : OwnerOnlyType);
+      parameterTypes[c.typeName as keyof typeof parameterTypes] ??
+      (other ? root.lookupType(`protocol.${other.message}`) : OwnerOnlyType);
     const value = type.encode(type.fromObject(toMessage(c.parameter))).finish();
     return {
       type: c.typeNumber,

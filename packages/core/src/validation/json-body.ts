@@ -5,7 +5,8 @@ import { requestError, type RequestError } from './request-error.js';
 export const MAX_BODY_BYTES = 4096;
 
 /** The 422 for a body over the limit, whoever noticed it (here, or an adapter that stopped reading). */
-export const payloadTooLarge = (): RequestError => requestError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+export const payloadTooLarge = (): RequestError =>
+  requestError('payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
 
 // fatal: invalid UTF-8 is an error, not U+FFFD; ignoreBOM: a BOM stays in the text, so JSON.parse rejects it.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

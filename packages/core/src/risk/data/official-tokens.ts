@@ -23,7 +23,13 @@ export interface OfficialTokenData {
 
 export const OFFICIAL_TRON_TOKENS: readonly OfficialTokenData[] = [
   { symbol: 'TRX', name: 'TRON', decimals: 6, aliases: ['Tronix'] },
-  { symbol: 'USDT', name: 'Tether USD', contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6, aliases: ['Tether'] },
+  {
+    symbol: 'USDT',
+    name: 'Tether USD',
+    contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    decimals: 6,
+    aliases: ['Tether'],
+  },
   { symbol: 'USDC', name: 'USD Coin', contract: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8', decimals: 6 },
   { symbol: 'USDD', name: 'Decentralized USD', contract: 'TXDk8mbtRbXeYuMNS83CfKPaYYT8XWv9Hz', decimals: 18 },
   // The older USDD contract: official-legacy; 18 decimals per wallet code (not independently verified).
