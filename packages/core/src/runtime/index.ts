@@ -8,7 +8,8 @@ export {
   type UsageCall,
 } from './service.js';
 export type { SafetyProviders, SafetyServiceOptions } from './context.js';
-export { describeError, errorBody, type ErrorDescription, type RuntimeError } from './errors.js';
+export { describeError, type ErrorDescription, type RuntimeError } from './errors.js';
+export { errorBody } from './response.js';
 export {
   keyMetadata,
   type AdminActor,
@@ -21,5 +22,4 @@ export {
   type OrganizationView,
 } from './admin.js';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
-export { entitlementsOf } from './access.js';
 export { requestIdFrom } from './request-id.js';

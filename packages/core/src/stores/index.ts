@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { CheckStore } from './checks.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
 import type { OrganizationStore } from './organizations.js';
@@ -6,11 +7,23 @@ import type { QuotaStore } from './quota.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
+export type * from './checks.js';
 export type * from './idempotency.js';
 export type * from './limits.js';
 export type * from './organizations.js';
 export type * from './quota.js';
 export type * from './usage.js';
+export {
+  addDays,
+  countUsage,
+  emptyUsageDay,
+  latencyBucket,
+  latencyQuantile,
+  LATENCY_BUCKET_BOUNDS_MS,
+  summarizeUsageDays,
+  utcDay,
+} from './usage.js';
+export { entitlementsOf } from './organizations.js';
 
 /**
  * All the state the core has. One database may implement every interface; each method is one
@@ -24,9 +37,12 @@ export type * from './usage.js';
  * edge or a lease expiry by the skew. Leases (idempotency in progress, quota reservations,
  * concurrency slots) end at their expiry whether or not anyone purges them.
  *
+ * A check uses `checks` (begin and finish, one call each); the other stores' per-step methods
+ * define what those calls do and serve the usage report, the admin API and the sweeper.
+ *
  * Failures: expected outcomes are values (`{ ok: false }`, `null`, `conflict`); a rejected
  * promise means the store itself failed, which the runtime answers as an error (503
- * `rate_limiter_unavailable` for limits, else 500) and never as an answer.
+ * `rate_limiter_unavailable` when a check or usage request cannot be admitted, else 500) and never as an answer.
  */
 export interface SafetyStores {
   organizations: OrganizationStore;
@@ -35,4 +51,5 @@ export interface SafetyStores {
   quota: QuotaStore;
   limits: LimitStore;
   usage: UsageStore;
+  checks: CheckStore;
 }
