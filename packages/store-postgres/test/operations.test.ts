@@ -144,7 +144,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       now: T0,
     });
     await a.limits.acquireSlot({ organizationId: org, slotId: 's', limit: 1, now: T0, expiresAt: at(30_000) });
-    await a.usage.appendUsage({
+    await a.usage.recordUsage({
       organizationId: org,
       at: at(-100 * DAY),
       network: 'tron',
@@ -154,7 +154,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       latencyMs: 1,
       errorCode: null,
     });
-    await a.usage.appendUsage({
+    await a.usage.recordUsage({
       organizationId: org,
       at: T0,
       network: 'tron',
@@ -181,11 +181,17 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
               (SELECT count(*)::int FROM quota_reservations WHERE organization_id = $1) AS reservations,
               (SELECT count(*)::int FROM rate_windows WHERE organization_id = $1) AS windows,
               (SELECT count(*)::int FROM concurrency_slots WHERE organization_id = $1) AS slots,
-              (SELECT count(*)::int FROM usage_records WHERE organization_id = $1) AS usage`,
+              (SELECT count(*)::int FROM usage_days WHERE organization_id = $1) AS usage`,
       [org],
     );
     assert.deepEqual(left.rows[0], { idempotency: 1, reservations: 1, windows: 0, slots: 0, usage: 1 });
-    assert.deepEqual(await a.sweep(at(120_000)), { idempotency: 0, quotaReservations: 0, limits: 0, usage: 0 });
+    assert.deepEqual(await a.sweep(at(120_000), { usageRetentionDays: 95 }), {
+      idempotency: 0,
+      quotaReservations: 0,
+      limits: 0,
+      usage: 0,
+      complete: true,
+    });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);
   });
 });
