@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { ApiKeyRecord } from '../stores/api-keys.js';
+import { runCheckStoreConformance } from './check-store-conformance.js';
 import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, Organization, Plan } from '../stores/organizations.js';
 import {
@@ -85,6 +86,8 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
     });
 
   describe(`${name}: store conformance`, () => {
+    runCheckStoreConformance(factory);
+
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {
         const code = `plan-${randomUUID().slice(0, 8)}`;
