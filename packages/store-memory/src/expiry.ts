@@ -14,6 +14,11 @@ export class ExpiryQueue<T> {
     this.#items.push(item);
   }
 
+  /** Whether the front item is due at `now` (a check that costs nothing when nothing is). */
+  due(now: number): boolean {
+    return this.#head < this.#times.length && this.#times[this.#head]! <= now;
+  }
+
   /** Calls `expire` on each item due at `now` (at most `limit`); returns how many were due. */
   popDue(now: number, expire: (item: T) => void, limit = Infinity): number {
     let popped = 0;

@@ -32,7 +32,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   /** `begin` without a promise, for the check store. */
   claim(scope: IdempotencyScope, params: BeginParams): BeginOutcome {
     const now = params.now.getTime();
-    this.#reclaim(now, RECLAIM_PER_WRITE);
+    if (this.#leases.due(now) || this.#retained.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
     if (entry && entry.expiresAt > now) {

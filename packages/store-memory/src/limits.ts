@@ -29,7 +29,8 @@ export class MemoryLimitStore implements LimitStore {
 
   /** `hitRate` without a promise, for the check store. */
   hit(params: RateHitParams): RateWindowOutcome {
-    this.#reclaim(params.now.getTime(), RECLAIM_PER_WRITE);
+    const now = params.now.getTime();
+    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
     const start = params.windowStart.getTime();
     const current = this.#windows.get(params.organizationId);
     // A lagging clock (an older window start) counts into the newer window, as in SQL.
@@ -50,7 +51,7 @@ export class MemoryLimitStore implements LimitStore {
   /** `acquireSlot` without a promise. */
   acquire(params: AcquireSlotParams): SlotOutcome {
     const now = params.now.getTime();
-    this.#reclaim(now, RECLAIM_PER_WRITE);
+    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
     let slots = this.#slots.get(params.organizationId);
     if (!slots) this.#slots.set(params.organizationId, (slots = new Map()));
     for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);

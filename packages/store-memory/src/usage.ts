@@ -9,6 +9,8 @@ import {
   type UsageStore,
 } from '@tron-safety/core';
 
+const DAY_MS = 86_400_000;
+
 /**
  * Usage as daily buckets per organization: memory grows with organizations × days kept, not with
  * requests. Days before the retention (relative to the newest day recorded) are dropped as a
@@ -29,7 +31,7 @@ export class MemoryUsageStore implements UsageStore {
 
   /** `recordUsage` without a promise, for the check store. */
   record(record: UsageRecord): void {
-    const day = utcDay(record.at);
+    const day = this.#dayOf(record.at.getTime());
     let buckets = this.#days.get(day);
     if (!buckets) {
       this.#days.set(day, (buckets = new Map()));
@@ -38,6 +40,16 @@ export class MemoryUsageStore implements UsageStore {
     let bucket = buckets.get(record.organizationId);
     if (!bucket) buckets.set(record.organizationId, (bucket = emptyUsageDay(day)));
     countUsage(bucket, record);
+  }
+
+  /** The UTC day of an instant, remembering the last one (most records fall on the same day). */
+  #lastDay = { start: 0, end: 0, day: '' };
+  #dayOf(at: number): string {
+    const last = this.#lastDay;
+    if (at >= last.start && at < last.end) return last.day;
+    const start = at - (((at % DAY_MS) + DAY_MS) % DAY_MS);
+    this.#lastDay = { start, end: start + DAY_MS, day: utcDay(new Date(start)) };
+    return this.#lastDay.day;
   }
 
   async readUsageDays(params: UsageDaysParams): Promise<UsageDay[]> {

@@ -78,7 +78,8 @@ async function begin(
 ): Promise<Begun> {
   const { stores, providers } = scope.ctx;
   const now = scope.now();
-  const params = beginParams(scope, credential, input, now);
+  const month = monthOf(now);
+  const params = beginParams(scope, credential, input, now, month.key);
   let answer;
   try {
     answer = await stores.checks.begin(params);
@@ -117,15 +118,15 @@ async function begin(
     case 'in_progress':
       return { response: scope.fail({ kind: 'idempotency_in_progress', retryAfterSeconds: 1 }, a.limits) };
     case 'completed':
-      return { response: replay(scope, a, { ...a.limits, quota: quotaState(a, now) }) };
+      return { response: replay(scope, a, { ...a.limits, quota: quotaState(a, month.end) }) };
     case 'quota_exceeded': {
-      const limits = { ...a.limits, quota: quotaState(a, now) };
-      const retryAfterSeconds = secondsUntil(monthOf(now).end, now);
+      const limits = { ...a.limits, quota: quotaState(a, month.end) };
+      const retryAfterSeconds = secondsUntil(month.end, now);
       return close({ ...slot, claim }, { kind: 'quota_exceeded', retryAfterSeconds }, limits);
     }
     case 'started': {
       const held = { ...slot, claim, reservationId: params.work!.quota.reservationId };
-      const hold = new CheckHold(scope, held, { ...a.limits, quota: quotaState(a, now) });
+      const hold = new CheckHold(scope, held, { ...a.limits, quota: quotaState(a, month.end) });
       return { hold, run: { chain: providers.chain!, request: (input as { value: CheckInput }).value.request } };
     }
   }
@@ -137,6 +138,7 @@ function beginParams(
   credential: CheckCredential,
   input: Result<CheckInput, RuntimeError>,
   now: Date,
+  period: string,
 ): BeginCheckParams {
   const lease = new Date(now.getTime() + scope.ctx.options.leaseMs);
   const slot = scope.ctx.providers.chain ? { slotId: randomUUID(), expiresAt: lease } : null;
@@ -146,13 +148,13 @@ function beginParams(
     idempotencyKey === null
       ? null
       : { key: idempotencyKey, fingerprint: request.fingerprint, owner: randomUUID(), leaseExpiresAt: lease };
-  const quota = { period: monthOf(now).key, reservationId: randomUUID(), expiresAt: lease };
+  const quota = { period, reservationId: randomUUID(), expiresAt: lease };
   return { credential, ...rateWindowOf(now), slot, work: { network: request.network, idempotency, quota } };
 }
 
-function quotaState(admission: Admission, now: Date): LimitState['quota'] {
+function quotaState(admission: Admission, periodEnd: Date): LimitState['quota'] {
   const usage = 'quota' in admission ? admission.quota : { used: 0, reserved: 0 };
-  return { limit: admission.entitlements.monthlyQuota, usage, periodEnd: monthOf(now).end };
+  return { limit: admission.entitlements.monthlyQuota, usage, periodEnd };
 }
 
 /** The stored response as it was, plus this request's rate and quota headers and the replay flag. */

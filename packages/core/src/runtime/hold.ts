@@ -136,11 +136,12 @@ export class CheckHold {
 
   /** What a replay needs beyond the constant Content-Type: status, body, X-Request-ID, the reply's own headers. */
   #stored(reply: Reply): StoredResponse {
-    return {
+    // Frozen: a store may keep it as it is, without a copy.
+    return Object.freeze({
       status: reply.status,
-      headers: { 'X-Request-ID': this.scope.requestId, ...reply.headers },
+      headers: Object.freeze({ 'X-Request-ID': this.scope.requestId, ...reply.headers }),
       body: reply.body,
-    };
+    });
   }
 
   /** The reply with the limit headers, the quota as `finish` left it when it moved. */
