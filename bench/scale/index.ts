@@ -24,6 +24,7 @@ import { createPostgresStores, migrate } from '@tron-safety/store-postgres';
 import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 import express from 'express';
 import { Pool } from 'undici';
+import { cpuPerCheck } from '../check-cpu/index.js';
 import { startCountingProxy } from './round-trips.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);
@@ -241,29 +242,9 @@ for (const [name, stores] of [
 
 // ---- 5. CPU per check ------------------------------------------------------------------------------------
 {
-  const s = service(createMemoryStores());
-  const { apiKey } = await tenant(s);
-  const body = checkBody(tx(), { expected_amount: '1.5' });
-  const run = async (n: number) => {
-    const started = process.cpuUsage();
-    for (let i = 0; i < n; i++) {
-      const r = await s.handle({
-        method: 'POST',
-        path: '/v1/transaction/check',
-        query: {},
-        headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-        body,
-      });
-      if (r.status !== 200) throw new Error(`check: HTTP ${r.status}`);
-    }
-    const used = process.cpuUsage(started);
-    return (used.user + used.system) / n;
-  };
-  await run(5_000);
-  const figures = [];
-  for (let round = 0; round < ROUNDS; round++) figures.push(await run(20_000));
+  const { median: perCheck, all } = await cpuPerCheck(20_000, ROUNDS);
   console.log(
-    `\nService CPU per check (store-memory, instant providers, keyed, one at a time): ${median(figures).toFixed(1)} µs (${range(figures)})`,
+    `\nService CPU per check (store-memory, instant providers, keyed, one at a time): ${perCheck.toFixed(1)} µs (${range(all)})`,
   );
 }
 

@@ -38,3 +38,38 @@ test('usage memory does not grow with requests: 150,000 records of one day are o
   assert.equal(days[0]!.requests, 150_000);
   assert.equal(await usage.purgeUsageBefore('2026-05-21'), 1);
 });
+
+test('idempotency records and slots are reclaimed in time order as traffic goes on, without a sweeper', async () => {
+  const stores = createMemoryStores();
+  const t0 = Date.parse('2026-05-20T00:00:00Z');
+  // 20,000 keyed checks over 20 minutes, each completed and retained for 60 s.
+  for (let i = 0; i < 20_000; i++) {
+    const now = new Date(t0 + i * 60);
+    const scope = { organizationId: 'org', key: `k${i}` };
+    await stores.idempotency.begin(scope, {
+      fingerprint: 'f',
+      owner: 'o',
+      now,
+      leaseExpiresAt: new Date(now.getTime() + 30_000),
+    });
+    await stores.idempotency.complete(scope, {
+      owner: 'o',
+      response: { status: 200, headers: {}, body: '{}' },
+      now,
+      retainUntil: new Date(now.getTime() + 60_000),
+    });
+    await stores.limits.acquireSlot({
+      organizationId: 'org',
+      slotId: `s${i}`,
+      limit: 1e9,
+      now,
+      expiresAt: new Date(now.getTime() + 30_000),
+    });
+  }
+  // About one retention's worth is held (60 s of traffic = 1,000 records), not all 20,000.
+  assert.ok(stores.idempotency.size < 1_100, `held ${stores.idempotency.size}`);
+  assert.ok(
+    (await stores.limits.purgeExpired(new Date(t0 + 20_000 * 60 + 60_000))) < 1_100,
+    'slots were reclaimed on the way',
+  );
+});
