@@ -232,6 +232,27 @@ describe('Chainalysis Entity API adapter', () => {
     assert.equal(answered(await aml().assessAddress(ADDR.severe, ctx())).level, 'severe', 'the same address answers');
   });
 
+  test('Vendor answers complete or unavailable: a bare {"risk":"Low"}, or a complete answer naming no address, is unavailable over HTTP', async () => {
+    const cases: [unknown, string][] = [
+      [{ risk: 'Low' }, 'Chainalysis Entity API: names no address'],
+      [{ risk: 'Low', status: 'COMPLETE' }, 'Chainalysis Entity API: names no address'],
+      [{ risk: 'Low', address: ADDR.low }, 'Chainalysis Entity API: assessment status missing'],
+    ];
+    try {
+      for (const [body, reason] of cases) {
+        fake.setFault('entity', ADDR.low, { kind: 'body', body });
+        assert.deepEqual(await aml().assessAddress(ADDR.low, ctx()), { status: 'unavailable', reason });
+      }
+    } finally {
+      fake.setFault('entity', ADDR.low, null);
+    }
+    assert.equal(
+      answered(await aml().assessAddress(ADDR.low, ctx())).level,
+      'low',
+      'a complete answer naming it counts',
+    );
+  });
+
   test('the check deadline releases the caller at once, long before the call timeout', async () => {
     fake.setFault('entity', ADDR.medium, { kind: 'hang' });
     try {
