@@ -5,6 +5,7 @@ import { createChainalysisAmlProvider, INDIRECT_EXPOSURE_HOPS } from '../src/ris
 import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanctions.js';
 import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import { BUNDLED_LIST_CURRENT } from '../src/testing/fake-ofac.js';
 import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
 import {
   startFakeChainalysis,
@@ -494,7 +495,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
       try {
         const api = sanctionsApi({ timeoutMs: fault.kind === 'delay' || fault.kind === 'hang' ? 150 : 3000 });
         assert.equal((await api.screen([ADDR.clean], ctx())).status, 'unavailable');
-        const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+        const combined = combineSanctionsProviders([
+          createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+          api,
+        ]);
         const clean: SanctionsAnswer = await combined.screen([ADDR.clean], ctx());
         assert.equal(clean.status, 'unavailable', 'no hit + a failed source is not clean');
         const hit = answered(await combined.screen([ADDR.clean, ADDR.listed], ctx()));
@@ -512,7 +516,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     fake.setFault('sanctions', ADDR.clean, { kind: 'hang' });
     try {
       const api = sanctionsApi({ timeoutMs: 5000, ttlMs: 60_000 });
-      const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+      const combined = combineSanctionsProviders([
+        createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+        api,
+      ]);
       const started = Date.now();
       const [alone, both] = await Promise.all([
         api.screen([ADDR.clean], { signal: AbortSignal.timeout(60) }),
@@ -527,7 +534,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
   });
 
   test('combined: no hit and every source answered → answered clean, as of the oldest source', async () => {
-    const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), sanctionsApi()]);
+    const combined = combineSanctionsProviders([
+      createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+      sanctionsApi(),
+    ]);
     const answer = answered(await combined.screen([ADDR.clean], ctx()));
     assert.deepEqual(answer.hits, []);
     assert.equal(answer.asOf.getTime(), OFAC_TRON_LIST.asOf.getTime());

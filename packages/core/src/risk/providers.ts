@@ -6,6 +6,7 @@ import { createSanctionsScreen } from './sanctions-combine.js';
 import {
   checkMaxAgeDays,
   createListSanctionsProvider,
+  DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
   loadSanctionsListFile,
   OFAC_TRON_LIST,
   type SanctionsList,
@@ -39,11 +40,16 @@ export interface RiskConfig {
   /** Extra address lists screened with the bundled OFAC list (`# full-list` marks a full one). */
   sanctionsListFiles?: readonly string[];
   /**
-   * Maximum age in days of the newest full list (bundled or `# full-list` file): past it, the lists
-   * answer `unavailable` unless they hit (default: no limit, since the bundled list is only as new as
-   * its last regeneration). A clean sanctions API answer for every address still counts.
+   * Maximum age in days since the newest full list (the OFAC list in use, or a `# full-list` file) was
+   * last confirmed current: past it, the lists answer `unavailable` unless they hit (default 2). A clean
+   * sanctions API answer for every address still counts.
    */
-  sanctionsListMaxAgeDays?: number | null;
+  sanctionsListMaxAgeDays?: number;
+  /**
+   * The OFAC list in use, read at every screen (an `OfacRefresher` keeps it current); default: the bundled
+   * snapshot, which is older than the default age limit, so refresh it (or give a current list file).
+   */
+  ofacList?: { current(): SanctionsList };
   /**
    * Addresses sent to the Chainalysis sanctions API per check (default 32); the rest are screened by
    * the lists only (see `createSanctionsScreen`).
@@ -103,7 +109,10 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   ]);
   if (settings.isErr()) return err(settings.error);
   const [ttlMs, timeoutMs, deadlineMarginMs, maxAddresses] = settings.value;
-  const maxAgeDays = checked('sanctionsListMaxAgeDays', checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? null));
+  const maxAgeDays = checked(
+    'sanctionsListMaxAgeDays',
+    checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS),
+  );
   if (maxAgeDays.isErr()) return err(maxAgeDays.error);
   const entityUrl = checked('chainalysisApiUrl', httpUrl(config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL));
   if (entityUrl.isErr()) return err(entityUrl.error);
@@ -113,15 +122,16 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   );
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
-  const lists: SanctionsList[] = [OFAC_TRON_LIST];
+  const files: SanctionsList[] = [];
   for (const path of config.sanctionsListFiles ?? []) {
     const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
     if (list.isErr()) return err(list.error);
-    lists.push(list.value);
+    files.push(list.value);
   }
+  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs };
   const sanctions = createSanctionsScreen(
-    createListSanctionsProvider(lists, { maxAgeDays: maxAgeDays.value }),
+    createListSanctionsProvider(() => [ofac.current(), ...files], { maxAgeDays: maxAgeDays.value }),
     config.chainalysisSanctionsApiKey
       ? {
           provider: createChainalysisSanctionsProvider({
