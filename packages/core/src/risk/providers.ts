@@ -50,6 +50,8 @@ export interface RiskConfig {
    * snapshot, which is older than the default age limit, so refresh it (or give a current list file).
    */
   ofacList?: { current(): SanctionsList };
+  /** The clock the lists' age is measured on (default `Date.now`; tests move it). */
+  now?: () => number;
   /**
    * Addresses sent to the Chainalysis sanctions API per check (default 32); the rest are screened by
    * the lists only (see `createSanctionsScreen`).
@@ -131,7 +133,10 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs };
   const sanctions = createSanctionsScreen(
-    createListSanctionsProvider(() => [ofac.current(), ...files], { maxAgeDays: maxAgeDays.value }),
+    createListSanctionsProvider(() => [ofac.current(), ...files], {
+      maxAgeDays: maxAgeDays.value,
+      ...(config.now ? { now: config.now } : {}),
+    }),
     config.chainalysisSanctionsApiKey
       ? {
           provider: createChainalysisSanctionsProvider({
