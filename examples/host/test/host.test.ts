@@ -60,7 +60,7 @@ describe('the host in-process', () => {
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
     ];
     for (const [env, field] of cases) {
-      const config = parseConfig({ PORT: '0', ...env })._unsafeUnwrap();
+      const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();
       const error = (await startHost(config, createLogger('silent')))._unsafeUnwrapErr();
       assert.equal(error.field, field);
       assert.ok(error.message.startsWith(`${field}: `), error.message);
@@ -70,6 +70,7 @@ describe('the host in-process', () => {
   test('/v1/status says disabled while the host drains its in-flight checks', async () => {
     const config = parseConfig({
       PORT: '0',
+      OFAC_SDN_URL: 'off',
       TRON_FULLNODE_URL: node.url,
       SAFETY_SEED_FILE: seedFile(),
       SHUTDOWN_GRACE_MS: '300',

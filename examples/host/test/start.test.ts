@@ -146,6 +146,7 @@ describe('the host started as a user starts it', () => {
     CHAINALYSIS_API_KEY: 'test-entity-key',
     CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
     CHAINALYSIS_SANCTIONS_API_KEY: 'test-sanctions-key',
+    OFAC_SDN_URL: 'off', // offline: the sanctions API answers for every address here
     ...extra,
   });
 

@@ -17,14 +17,18 @@ export interface OfacListInUse {
   list: SanctionsList;
 }
 
-/** Hit detail: `OFAC SDN (Digital Currency Address - XBT)` and the entry's name. */
-export function screeningList(entries: readonly SanctionsListEntry[], confirmedAt: Date): SanctionsList {
+/** Hit detail: `OFAC SDN (Digital Currency Address - XBT)` and the entry's name (a plain list has no tags). */
+export function screeningList(
+  entries: readonly SanctionsListEntry[],
+  confirmedAt: Date,
+  format: OfacListInUse['format'] = 'sdn',
+): SanctionsList {
+  const sourceOf = (tag: string) =>
+    format === 'plain' ? 'OFAC SDN (plain list loaded by an operator)' : `OFAC SDN (Digital Currency Address - ${tag})`;
   return {
     asOf: confirmedAt,
     full: true,
-    addresses: new Map(
-      entries.map((e) => [e.address, { source: `OFAC SDN (Digital Currency Address - ${e.tag})`, name: e.name }]),
-    ),
+    addresses: new Map(entries.map((e) => [e.address, { source: sourceOf(e.tag), name: e.name }])),
   };
 }
 
@@ -36,7 +40,7 @@ export function listInUseOf(stored: StoredSanctionsList): OfacListInUse {
     publishedAt: stored.publishedAt,
     confirmedAt: stored.confirmedAt,
     validators: { etag: stored.etag, lastModified: stored.lastModified },
-    list: screeningList(stored.entries, stored.confirmedAt),
+    list: screeningList(stored.entries, stored.confirmedAt, stored.format),
   };
 }
 
