@@ -58,6 +58,7 @@ describe('the host in-process', () => {
       [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
       [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
+      [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
     ];
     for (const [env, field] of cases) {
       const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();

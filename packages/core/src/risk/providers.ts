@@ -22,6 +22,7 @@ import {
   amlCoveredAssets,
   createTokenAuthenticityProvider,
   createTokenRegistry,
+  loadTokenRegistryFile,
   type OfficialTokenData,
 } from './token-registry.js';
 
@@ -59,6 +60,8 @@ export interface RiskConfig {
   chainalysisSanctionsMaxAddresses?: number;
   /** Tokens added to the official registry. */
   extraTokens?: readonly OfficialTokenData[];
+  /** A JSON file of a deployment's own official tokens (`loadTokenRegistryFile`), added to the registry. */
+  tokenRegistryFile?: string | null;
   /** Assets the AML vendor covers (default: TRX and every TRC20 of the registry, extensions included). */
   amlSupportedAssets?: readonly AssetRef[];
   /** Reuse of vendor answers (default 5 minutes; 0 = no cache). */
@@ -87,6 +90,7 @@ export const RISK_CONFIG_VARIABLES = {
   chainalysisSanctionsMaxAddresses: 'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
   sanctionsListFiles: 'SANCTIONS_LIST_FILES',
   sanctionsListMaxAgeDays: 'SANCTIONS_LIST_MAX_AGE_DAYS',
+  tokenRegistryFile: 'TOKEN_REGISTRY_FILE',
   cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
   timeoutMs: 'RISK_TIMEOUT_MS',
 } as const satisfies Partial<Record<keyof RiskConfig, string>>;
@@ -150,7 +154,19 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
       : null,
   );
 
-  const registry = checked('extraTokens', createTokenRegistry(config.extraTokens ?? []));
+  const file = config.tokenRegistryFile;
+  const fileTokens = file
+    ? checked(
+        'tokenRegistryFile',
+        loadTokenRegistryFile(file).andThen((tokens) =>
+          createTokenRegistry(tokens)
+            .map(() => tokens)
+            .mapErr((message) => `${file}: ${message}`),
+        ),
+      )
+    : ok([]);
+  if (fileTokens.isErr()) return err(fileTokens.error);
+  const registry = checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
   if (registry.isErr()) return err(registry.error);
 
   const aml = config.chainalysisApiKey
@@ -199,6 +215,7 @@ export function riskConfigFromEnv(
     chainalysisSanctionsUrl: value('chainalysisSanctionsUrl') ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL,
     chainalysisSanctionsApiKey: value('chainalysisSanctionsApiKey') ?? null,
     sanctionsListFiles: files ?? [],
+    tokenRegistryFile: value('tokenRegistryFile') ?? null,
     ...(ttlSeconds !== undefined ? { cacheTtlMs: ttlSeconds * 1000 } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(maxAgeDays !== undefined ? { sanctionsListMaxAgeDays: maxAgeDays } : {}),
