@@ -56,12 +56,18 @@ class AddressCollector {
     if (isTronAddress(address)) {
       if (this.entries.has(address)) return;
       if (this.entries.size >= this.maxAddresses) this.overflow = true;
-      else this.entries.set(address, { address, tag, name });
-    } else if (TRON_SHAPED.test(address) && this.rejected.length < MAX_REJECTED) this.rejected.push(address);
+      else
+        this.entries.set(detach(address), { address: detach(address), tag: detach(tag), name: name && detach(name) });
+    } else if (TRON_SHAPED.test(address) && this.rejected.length < MAX_REJECTED) this.rejected.push(detach(address));
   }
 }
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+/**
+ * A copy that does not share the parser's chunk: V8 keeps a substring as a view of its parent, so one kept
+ * address would pin a whole chunk of the file (and hundreds of them, most of it).
+ */
+const detach = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 const clean = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 function utcDay(year: number, month: number, day: number): Date | null {
@@ -138,7 +144,7 @@ function advancedReader(addresses: AddressCollector): FormatReader {
     close(name, text, path) {
       if (name === 'FeatureType' && featureTypeId !== null) {
         const type = clean(text);
-        if (type.startsWith(ID_PREFIX)) featureTypes.set(featureTypeId, type.slice(ID_PREFIX.length));
+        if (type.startsWith(ID_PREFIX)) featureTypes.set(detach(featureTypeId), detach(type.slice(ID_PREFIX.length)));
         featureTypeId = null;
       } else if (path.at(-2) === 'DateOfIssue' && ['Year', 'Month', 'Day'].includes(name))
         date[name] = Number(clean(text));
