@@ -24,7 +24,8 @@ const TARGET_MB = 64;
 /** Writes `megabytes` of sdn.xml: entries with passports and addresses of several chains, ~1 in 40 a TRON address. */
 async function writeSyntheticSdn(path: string, megabytes: number): Promise<{ bytes: number; tron: number }> {
   const out = createWriteStream(path);
-  const write = (text: string) => (out.write(text) ? Promise.resolve() : new Promise((r) => out.once('drain', r)));
+  const write = (text: string) =>
+    out.write(text) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r()));
   await write(renderSdnHead(new Date('2026-11-20T00:00:00Z'), 0));
   let bytes = 0;
   let tron = 0;

@@ -182,7 +182,7 @@ const READERS: Record<string, { format: OfacXmlFormat; reader: (a: AddressCollec
  * error, never an empty or partial list.
  */
 export async function parseOfacXml(
-  chunks: AsyncIterable<Uint8Array | string>,
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
   limits: OfacParseLimits,
 ): Promise<Result<ParsedOfacList, string>> {
   const addresses = new AddressCollector(limits.maxAddresses);
