@@ -25,7 +25,6 @@ import {
 const ADDED = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const UNDER_XBT = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
 const CLEAN = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
-const LISTED = 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM';
 const ctx = { signal: new AbortController().signal };
 const PUBLISHED = new Date('2026-11-20T00:00:00Z');
 

@@ -1,4 +1,6 @@
 import type {
+  ConfirmListParams,
+  ReplaceListParams,
   SanctionsListFailure,
   SanctionsListStore,
   StoredSanctionsList,
@@ -25,19 +27,14 @@ export class MemorySanctionsListStore implements SanctionsListStore {
     return this.#list && { ...header(this.#list), entries: this.#list.entries.map((e) => ({ ...e })) };
   }
 
-  async replaceList({ replaces, list }: { replaces: string | null; list: StoredSanctionsList }): Promise<boolean> {
+  async replaceList({ replaces, list }: ReplaceListParams): Promise<boolean> {
     if ((this.#list?.id ?? null) !== replaces) return false;
     if (list.addressCount !== list.entries.length) throw new RangeError('addressCount must equal entries.length');
     this.#list = { ...header(list), entries: list.entries.map((e) => ({ ...e })) };
     return true;
   }
 
-  async confirmList(params: {
-    id: string;
-    confirmedAt: Date;
-    etag: string | null;
-    lastModified: string | null;
-  }): Promise<boolean> {
+  async confirmList(params: ConfirmListParams): Promise<boolean> {
     const list = this.#list;
     if (list?.id !== params.id) return false;
     const confirmedAt = new Date(Math.max(list.confirmedAt.getTime(), params.confirmedAt.getTime()));

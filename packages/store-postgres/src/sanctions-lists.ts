@@ -1,4 +1,6 @@
 import type {
+  ConfirmListParams,
+  ReplaceListParams,
   SanctionsListFailure,
   SanctionsListStore,
   StoredSanctionsList,
@@ -67,7 +69,7 @@ export class PostgresSanctionsListStore implements SanctionsListStore {
     });
   }
 
-  async replaceList({ replaces, list }: { replaces: string | null; list: StoredSanctionsList }): Promise<boolean> {
+  async replaceList({ replaces, list }: ReplaceListParams): Promise<boolean> {
     if (list.addressCount !== list.entries.length) throw new RangeError('addressCount must equal entries.length');
     return inTransaction(this.pool, async (client) => {
       const values = [
@@ -106,12 +108,7 @@ export class PostgresSanctionsListStore implements SanctionsListStore {
     });
   }
 
-  async confirmList(params: {
-    id: string;
-    confirmedAt: Date;
-    etag: string | null;
-    lastModified: string | null;
-  }): Promise<boolean> {
+  async confirmList(params: ConfirmListParams): Promise<boolean> {
     const result = await this.pool.query(
       `UPDATE sanctions_list SET confirmed_at = GREATEST(confirmed_at, $2), etag = $3, last_modified = $4
        WHERE id = $1`,

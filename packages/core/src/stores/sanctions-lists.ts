@@ -30,6 +30,19 @@ export interface StoredSanctionsList extends StoredSanctionsListHeader {
   entries: SanctionsListEntry[];
 }
 
+export interface ReplaceListParams {
+  /** The id of the stored list this replaces, or null for none. */
+  replaces: string | null;
+  list: StoredSanctionsList;
+}
+
+export interface ConfirmListParams {
+  id: string;
+  confirmedAt: Date;
+  etag: string | null;
+  lastModified: string | null;
+}
+
 export interface SanctionsListFailure {
   at: Date;
   reason: string;
@@ -47,17 +60,12 @@ export interface SanctionsListStore {
    * stored list is still `replaces` (its id, or null for none): false, and nothing written, when another
    * host got there first. `addressCount` must equal `entries.length`.
    */
-  replaceList(params: { replaces: string | null; list: StoredSanctionsList }): Promise<boolean>;
+  replaceList(params: ReplaceListParams): Promise<boolean>;
   /**
    * A 304 or an unchanged download: moves list `id`'s `confirmedAt` forward (never back) and sets its
    * validators. False when `id` is no longer the stored list.
    */
-  confirmList(params: {
-    id: string;
-    confirmedAt: Date;
-    etag: string | null;
-    lastModified: string | null;
-  }): Promise<boolean>;
+  confirmList(params: ConfirmListParams): Promise<boolean>;
   /** Keeps the most recent failed refresh (for `sanctions status`), replacing the one before. */
   recordFailure(failure: SanctionsListFailure): Promise<void>;
   lastFailure(): Promise<SanctionsListFailure | null>;
