@@ -5,6 +5,7 @@ import { MemoryIdempotencyStore } from './idempotency.js';
 import { MemoryLimitStore } from './limits.js';
 import { MemoryOrganizationStore } from './organizations.js';
 import { MemoryQuotaStore } from './quota.js';
+import { MemorySanctionsListStore } from './sanctions-lists.js';
 import { MemoryUsageStore } from './usage.js';
 
 export { MemoryApiKeyStore } from './api-keys.js';
@@ -13,6 +14,7 @@ export { MemoryIdempotencyStore } from './idempotency.js';
 export { MemoryLimitStore } from './limits.js';
 export { MemoryOrganizationStore } from './organizations.js';
 export { MemoryQuotaStore } from './quota.js';
+export { MemorySanctionsListStore } from './sanctions-lists.js';
 export { MemoryUsageStore } from './usage.js';
 
 export interface MemoryStoreOptions {
@@ -27,6 +29,7 @@ export interface MemoryStores extends SafetyStores {
   quota: MemoryQuotaStore;
   limits: MemoryLimitStore;
   usage: MemoryUsageStore;
+  sanctionsLists: MemorySanctionsListStore;
   checks: MemoryCheckStore;
 }
 
@@ -44,6 +47,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
     quota: new MemoryQuotaStore(),
     limits: new MemoryLimitStore(),
     usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
+    sanctionsLists: new MemorySanctionsListStore(),
   };
   return { ...parts, checks: new MemoryCheckStore(parts) };
 }

@@ -4,6 +4,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
 import type { OrganizationStore } from './organizations.js';
 import type { QuotaStore } from './quota.js';
+import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
@@ -12,6 +13,7 @@ export type * from './idempotency.js';
 export type * from './limits.js';
 export type * from './organizations.js';
 export type * from './quota.js';
+export type * from './sanctions-lists.js';
 export type * from './usage.js';
 export {
   addDays,
@@ -52,4 +54,5 @@ export interface SafetyStores {
   limits: LimitStore;
   usage: UsageStore;
   checks: CheckStore;
+  sanctionsLists: SanctionsListStore;
 }

@@ -12,6 +12,7 @@ import {
   summarizeUsageDays,
   type UsageRecord,
 } from '../stores/usage.js';
+import { runSanctionsListStoreConformance } from './sanctions-lists-conformance.js';
 
 /**
  * What a store implementation must do, as node:test cases: every store package runs this same
@@ -75,6 +76,7 @@ function usageRecord(organizationId: string, overrides: Partial<UsageRecord> = {
 }
 
 export function runStoreConformance(name: string, factory: StoreFactory): void {
+  runSanctionsListStoreConformance(name, factory);
   const withStores = (title: string, body: (stores: SafetyStores) => Promise<void>) =>
     test(title, async () => {
       const { stores, close } = await factory();
