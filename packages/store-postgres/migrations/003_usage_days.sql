@@ -31,7 +31,8 @@ CREATE TABLE usage_days (
 -- The retention sweep deletes the oldest days first.
 CREATE INDEX usage_days_day ON usage_days (day);
 
--- Counts one check into its organization's day.
+-- Counts one check into its organization's day. PL/pgSQL rather than SQL: its plan is cached per
+-- connection (a non-inlined SQL function is planned again on every call).
 CREATE FUNCTION usage_record(
   p_organization_id text,
   p_day             date,
@@ -40,7 +41,8 @@ CREATE FUNCTION usage_record(
   p_billable        boolean,
   p_error           boolean,
   p_latency_ms      integer
-) RETURNS void LANGUAGE sql AS $$
+) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   INSERT INTO usage_days AS d (organization_id, day, requests, billable, limited_data, errors, latency_sum_ms,
                                latency_count, by_network, by_overall_state, latency_histogram)
   VALUES (p_organization_id, p_day, 1, p_billable::integer, COALESCE(p_overall_state = 'LIMITED_DATA', false)::integer,
@@ -62,7 +64,8 @@ CREATE FUNCTION usage_record(
       ELSE jsonb_set(d.by_overall_state, ARRAY[p_overall_state],
                      to_jsonb(COALESCE((d.by_overall_state ->> p_overall_state)::integer, 0) + 1)) END,
     latency_histogram[usage_latency_bucket(p_latency_ms)] =
-      d.latency_histogram[usage_latency_bucket(p_latency_ms)] + 1
+      d.latency_histogram[usage_latency_bucket(p_latency_ms)] + 1;
+END;
 $$;
 
 -- The per-check rows of the previous schema, folded into their UTC days.

@@ -1,6 +1,7 @@
 -- A check in two calls: begin_check and finish_check, one round trip each. Each step is a
 -- function of its own, also called by the per-step methods of the stores, so a step has one
--- definition. Both functions are VOLATILE: every statement inside takes a fresh snapshot and
+-- definition. All are PL/pgSQL, whose statement plans are cached per connection (a non-inlined
+-- SQL function would be planned again on every call). Both functions are VOLATILE: every statement inside takes a fresh snapshot and
 -- sees what other transactions committed before it, as separate statements did before.
 --
 -- Row-locking order (every writer takes locks in this order, so concurrent checks, finishes and
@@ -72,37 +73,45 @@ $$;
 CREATE FUNCTION idempotency_complete(
   p_organization_id text, p_key text, p_owner text, p_retain_until timestamptz,
   p_status integer, p_headers json, p_body text
-) RETURNS boolean LANGUAGE sql AS $$
-  WITH done AS (
-    UPDATE idempotency_records SET state = 'completed', owner = NULL, expires_at = p_retain_until,
-      response_status = p_status, response_headers = p_headers, response_body = p_body
-    WHERE organization_id = p_organization_id AND key = p_key AND state = 'in_progress' AND owner = p_owner
-    RETURNING 1)
-  SELECT EXISTS (SELECT 1 FROM done)
+) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE idempotency_records SET state = 'completed', owner = NULL, expires_at = p_retain_until,
+    response_status = p_status, response_headers = p_headers, response_body = p_body
+  WHERE organization_id = p_organization_id AND key = p_key AND state = 'in_progress' AND owner = p_owner;
+  RETURN FOUND;
+END;
 $$;
 
 CREATE FUNCTION idempotency_abandon(p_organization_id text, p_key text, p_owner text)
-RETURNS void LANGUAGE sql AS $$
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
   DELETE FROM idempotency_records
-   WHERE organization_id = p_organization_id AND key = p_key AND state = 'in_progress' AND owner = p_owner
+   WHERE organization_id = p_organization_id AND key = p_key AND state = 'in_progress' AND owner = p_owner;
+END;
 $$;
 
 -- Live reserved units of a period: the counter minus reservations already expired but not yet
 -- reclaimed.
 CREATE FUNCTION quota_usage(p_organization_id text, p_period text, p_now timestamptz)
-RETURNS TABLE (used integer, reserved integer) LANGUAGE sql STABLE AS $$
-  SELECT q.used, q.reserved - (SELECT count(*) FROM quota_reservations r
+RETURNS TABLE (used integer, reserved integer) LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY SELECT q.used, q.reserved - (SELECT count(*) FROM quota_reservations r
            WHERE r.organization_id = q.organization_id AND r.period = q.period AND r.expires_at <= p_now)::integer
-    FROM quota_counters q WHERE q.organization_id = p_organization_id AND q.period = p_period
-  UNION ALL
-  SELECT 0, 0 WHERE NOT EXISTS (
-    SELECT 1 FROM quota_counters q WHERE q.organization_id = p_organization_id AND q.period = p_period)
+    FROM quota_counters q WHERE q.organization_id = p_organization_id AND q.period = p_period;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 0, 0;
+  END IF;
+END;
 $$;
 
 -- Deletes up to p_limit of the period's reservations that expired at or before p_now and takes
 -- them off the counter. Reservation rows are locked in id order, before the counter.
 CREATE FUNCTION quota_reclaim(p_organization_id text, p_period text, p_now timestamptz, p_limit integer)
-RETURNS integer LANGUAGE sql AS $$
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  v_reclaimed integer;
+BEGIN
   WITH expired AS (
     DELETE FROM quota_reservations WHERE id IN (
       SELECT id FROM quota_reservations
@@ -115,7 +124,9 @@ RETURNS integer LANGUAGE sql AS $$
     UPDATE quota_counters SET reserved = reserved - (SELECT count(*) FROM expired)
      WHERE organization_id = p_organization_id AND period = p_period AND EXISTS (SELECT 1 FROM expired)
     RETURNING 1)
-  SELECT count(*)::integer FROM expired
+  SELECT count(*)::integer INTO v_reclaimed FROM expired;
+  RETURN v_reclaimed;
+END;
 $$;
 
 -- Reserves one unit if used + reserved < p_limit (live reservations only). The conditional upsert
@@ -152,8 +163,10 @@ $$;
 -- second call finds no row, so a unit is never billed twice. live = false: expired or unknown.
 CREATE FUNCTION quota_finalize(
   p_organization_id text, p_reservation_id text, p_now timestamptz, p_commit boolean
-) RETURNS TABLE (live boolean, used integer, reserved integer) LANGUAGE sql AS $$
-  WITH gone AS (
+) RETURNS TABLE (live boolean, used integer, reserved integer) LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY WITH gone AS (
     DELETE FROM quota_reservations WHERE id = p_reservation_id AND organization_id = p_organization_id
     RETURNING organization_id, period, expires_at > p_now AS live),
   moved AS (
@@ -164,7 +177,8 @@ CREATE FUNCTION quota_finalize(
   SELECT m.live, m.used, m.reserved - (SELECT count(*) FROM quota_reservations r
            WHERE r.organization_id = p_organization_id AND r.period = m.period AND r.expires_at <= p_now
              AND r.id <> p_reservation_id)::integer
-    FROM moved m
+    FROM moved m;
+END;
 $$;
 
 -- begin: authenticate (an active API key by its hash, or an organization id another entry point

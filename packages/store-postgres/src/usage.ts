@@ -41,8 +41,8 @@ export class PostgresUsageStore implements UsageStore {
   }
 
   async readUsageDays(params: UsageDaysParams): Promise<UsageDay[]> {
+    // Not a named statement: a generic plan cached while the table was small would keep scanning it whole.
     const { rows } = await this.pool.query({
-      name: 'usage_days',
       text: `SELECT to_char(day, 'YYYY-MM-DD') AS day, requests, billable, limited_data, errors, latency_sum_ms,
                     latency_count, by_network, by_overall_state, latency_histogram
                FROM usage_days WHERE organization_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
