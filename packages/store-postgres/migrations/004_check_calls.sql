@@ -304,7 +304,3 @@ BEGIN
   RETURN NEXT;
 END;
 $$;
-
--- Completed responses are JSON of about 2 KB: compress them in the row from 128 bytes on
--- (PostgreSQL's default starts at about 2 KB).
-ALTER TABLE idempotency_records SET (toast_tuple_target = 128);

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { BeginCheckOutcome, BeginCheckParams, CheckWork, FinishCheckParams } from '../stores/checks.js';
 import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, Organization } from '../stores/organizations.js';
-import type { StoreFactory } from './store-conformance.js';
 
 /**
  * `checks.begin` and `checks.finish`: each step as the per-step stores define it, in the order
@@ -93,17 +92,10 @@ function finishing(who: Tenant, p: BeginCheckParams, overrides: Partial<FinishCh
 
 const RESPONSE = { status: 200, headers: { 'X-Request-ID': 'r-1' }, body: '{"ok":"ü"}' };
 
-export function runCheckStoreConformance(factory: StoreFactory): void {
-  const withStores = (title: string, body: (stores: SafetyStores) => Promise<void>) =>
-    test(title, async () => {
-      const { stores, close } = await factory();
-      try {
-        await body(stores);
-      } finally {
-        await close?.();
-      }
-    });
+/** A test given fresh stores (closed after), as the store conformance suite makes them. */
+export type WithStores = (title: string, body: (stores: SafetyStores) => Promise<void>) => void;
 
+export function runCheckStoreConformance(withStores: WithStores): void {
   describe('checks: begin and finish', () => {
     withStores(
       'begin authenticates an active key or an organization id; refuses unknown, revoked, suspended, planless',

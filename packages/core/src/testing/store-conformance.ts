@@ -88,7 +88,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
     });
 
   describe(`${name}: store conformance`, () => {
-    runCheckStoreConformance(factory);
+    runCheckStoreConformance(withStores);
 
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {
