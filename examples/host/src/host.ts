@@ -72,6 +72,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
   });
+  // The first check then finds its node connections open; best effort, bounded, never awaited.
+  void chain.warmUp(AbortSignal.timeout(1000));
   await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
     sanctions.stop();

@@ -12,6 +12,7 @@ export * from './runtime/node-adapter.js';
 export * from './validation/index.js';
 export * from './stores/index.js';
 export * from './runtime/index.js';
+export { gatherEvidence, type Evidence, type EvidenceError, type EvidenceRequest } from './runtime/evidence.js';
 export * from './chain/provider.js';
 export { TronNodeClient, describeNodeError, DEFAULT_RETRY } from './chain/client.js';
 export type { NodeCallError, RetryPolicy, TronNode, TronNodeClientOptions } from './chain/client.js';

@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import { assess } from '../assessment/assess.js';
-import type { TransferSelection } from '../assessment/input.js';
-import { selectTransfer } from '../assessment/matching.js';
-import type { ChainFacts, ChainFactsProvider, ProviderContext } from '../chain/facts.js';
-import { gatherSignals } from '../risk/gather.js';
-import type { RiskProviders, RiskSignals } from '../risk/signals.js';
+import type { ChainFactsProvider } from '../chain/facts.js';
 import type { BeginCheckParams, CheckCredential } from '../stores/checks.js';
 import {
   payloadTooLarge,
@@ -14,8 +10,9 @@ import {
   type NormalizedCheckRequest,
 } from '../validation/index.js';
 import { admitted, apiKeyCredential, rateWindowOf, type Admission } from './access.js';
-import { abortErrorOf, type RequestScope } from './context.js';
+import type { RequestScope } from './context.js';
 import type { RuntimeError } from './errors.js';
+import { gatherEvidence } from './evidence.js';
 import { CheckHold, failure, type CheckOutcome, type Held } from './hold.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import type { LimitState } from './response.js';
@@ -175,14 +172,16 @@ async function execute(
 ): Promise<CheckOutcome> {
   const { network } = request;
   if (scope.signal.aborted) return failure(scope, scope.abortError(), network);
-  const context = { signal: scope.signal, deadlineAt: scope.deadlineAt };
+  const ctx = { signal: scope.signal, deadlineAt: scope.deadlineAt };
   // The one race of a check: a provider that ignores its signal must not keep the check's holdings.
   const evidence = await Promise.race([
-    gatherEvidence(request, chain, scope.ctx.providers.risk, context),
+    gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx }),
     scope.providersStopped().then(() => null),
   ]);
   if (evidence === null) return failure(scope, scope.abortError(), network);
-  if (evidence.isErr()) return failure(scope, evidence.error, network);
+  if (evidence.isErr()) {
+    return failure(scope, evidence.error.kind === 'aborted' ? scope.abortError() : evidence.error, network);
+  }
   if (scope.signal.aborted) return failure(scope, scope.abortError(), network);
   const { facts, signals } = evidence.value;
   const assessed = assess({
@@ -209,28 +208,4 @@ async function execute(
     store: true,
     usage: { network, overallState: result.overall_state, coverage: result.coverage, errorCode: null },
   };
-}
-
-interface Evidence {
-  facts: ChainFacts;
-  selection: TransferSelection;
-  signals: RiskSignals;
-}
-
-/** Chain facts → transfer selection → risk signals. */
-async function gatherEvidence(
-  request: NormalizedCheckRequest,
-  chain: ChainFactsProvider,
-  risk: RiskProviders,
-  context: ProviderContext,
-): Promise<Result<Evidence, RuntimeError>> {
-  const fetched = await chain.getTransactionFacts(request.txHash, context);
-  if (fetched.isErr()) {
-    const aborted = fetched.error.kind === 'aborted' && context.signal.aborted;
-    return err(aborted ? abortErrorOf(context.signal) : { kind: 'provider_unavailable' });
-  }
-  const facts = fetched.value;
-  const selection = selectTransfer(facts, request.expectations);
-  const signals = await gatherSignals(facts, selection.transfer, risk, context);
-  return ok({ facts, selection, signals });
 }
