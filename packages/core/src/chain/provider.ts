@@ -1,6 +1,7 @@
 import { err, errAsync, ok, ResultAsync, type Result } from 'neverthrow';
 import type { TransactionState } from '../contract/enums.js';
 import { hexToBase58Address } from '../tron/address.js';
+import type { ProviderCallObserver } from './call-observer.js';
 import { describeNodeError, TronNodeClient, type NodeCallError, type RetryPolicy, type TronNode } from './client.js';
 import {
   REQUIRED_CONFIRMATIONS,
@@ -70,6 +71,8 @@ export interface TronChainFactsProviderOptions {
   tokenCacheClock?: () => number;
   /** Connections per node origin; default 16. */
   connections?: number;
+  /** Sees every node call and how it ended (metrics, logs); see `ProviderCallObserver`. */
+  onCall?: ProviderCallObserver;
 }
 
 export interface TronChainFactsProvider extends ChainFactsProvider {
@@ -134,6 +137,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.retry !== undefined ? { retry: options.retry } : {}),
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
+    ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
   });
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
