@@ -3,6 +3,7 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
+  OFAC_TRON_LIST,
   type SafetyService,
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
@@ -10,6 +11,8 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { createObservability } from './ops/observability.js';
+import { startOpsListener } from './ops/server.js';
 import { withHostRoutes } from './routes.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { openStores } from './stores.js';
@@ -26,6 +29,8 @@ export interface RunningHost {
   url: string;
   service: SafetyService;
   server: Server;
+  /** The operations listener's URL (`/metrics`, `/healthz`, `/readyz`), null when OPS_PORT is unset. */
+  opsUrl: string | null;
   seeded: SeedSummary | null;
   /** Where the state lives, for the start-up log. */
   stores: string;
@@ -47,7 +52,9 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
-  const risk = createRiskProviders(config.risk);
+  // The sanctions list age comes from this function: today the bundled list's date.
+  const observability = createObservability({ sanctionsListAsOf: () => OFAC_TRON_LIST.asOf });
+  const risk = createRiskProviders(config.risk, { onCall: observability.onProviderCall });
   if (risk.isErr()) {
     const field = risk.error.variable ?? risk.error.option;
     return err({ field, message: `${field}: ${risk.error.message}` });
@@ -67,13 +74,14 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
+    onCall: observability.onProviderCall,
   });
   const release = async () => {
     await chain.close();
     await stores.value.close();
   };
   const service = createSafetyService(
-    stores.value.stores,
+    observability.counted(stores.value.stores),
     { chain, risk: risk.value },
     {
       deadlineMs: config.requestDeadlineMs,
@@ -100,8 +108,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     }
   }
 
-  const handler = withRequestLog(withHostRoutes(service), logger);
-  const server = createHttpServer(handler, config.framework);
+  const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.value.stores.apiKeys));
+  const server = createHttpServer(handler, config.framework, config.http);
   const responses = trackResponses(server);
   let listening;
   try {
@@ -114,12 +122,25 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     });
   }
 
+  let stopping: Promise<void> | null = null;
+  const ops = await startOpsListener(config.ops, {
+    registry: observability.metrics.registry,
+    readiness: [
+      { component: 'database', check: () => stores.value.ping().then(() => null) },
+      { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
+    ],
+  });
+  if (ops.isErr()) {
+    await stopAccepting(server);
+    await release();
+    return err(ops.error);
+  }
+
   const sweeper = setInterval(() => {
     stores.value.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>
     (stopping ??= (async () => {
       logger.info(
@@ -133,10 +154,13 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       await responses.settled(WRITE_BOUND_MS);
       server.closeAllConnections();
       await closed;
-      const reserved = await reservedQuota(service);
+      // Unknown (null) when the stores cannot say, e.g. the database is down: the stop goes on.
+      const reserved = await reservedQuota(service).catch(() => null);
       await release();
+      await ops.value?.close();
       logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
     })());
 
-  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, stop });
+  const opsUrl = ops.value?.url ?? null;
+  return ok({ url: listening.url, opsUrl, service, server, seeded, stores: stores.value.description, stop });
 }
