@@ -205,6 +205,25 @@ describe('Operations: readiness follows the database and the shutdown', () => {
   });
 });
 
+test('when the nodes hang, the 503/504 line names the calls that timed out or had not answered', async () => {
+  const node = await startFakeTronNode();
+  node.fault({ fault: { kind: 'hang' } });
+  const { host, lines } = await startTestHost({ TRON_FULLNODE_URL: node.url, REQUEST_DEADLINE_MS: '1500' });
+  try {
+    const answer = await check(host.url, TRON_FIXTURE_TX.trxTransfer);
+    assert.ok(answer.status === 503 || answer.status === 504, String(answer.status));
+    const line = lines.find((l) => l.msg === 'request' && l.status === answer.status)!;
+    const calls = line.provider_calls as { provider: string; call: string; outcome: string }[];
+    assert.ok(
+      calls.some((c) => c.call === 'gettransactionbyid' && ['aborted', 'timeout', 'no answer yet'].includes(c.outcome)),
+      JSON.stringify(calls),
+    );
+  } finally {
+    await host.stop('test end');
+    await node.close();
+  }
+});
+
 test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_API_KEY', () => {
   const bare = parseConfig({})._unsafeUnwrap();
   assert.deepEqual(
