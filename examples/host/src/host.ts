@@ -3,7 +3,6 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
-  OFAC_TRON_LIST,
   type SafetyService,
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
@@ -14,6 +13,7 @@ import { withRequestLog } from './log.js';
 import { createObservability } from './ops/observability.js';
 import { startOpsListener } from './ops/server.js';
 import { withHostRoutes } from './routes.js';
+import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { openStores } from './stores.js';
 
@@ -34,6 +34,8 @@ export interface RunningHost {
   seeded: SeedSummary | null;
   /** Where the state lives, for the start-up log. */
   stores: string;
+  /** The OFAC list in use, refreshed in the background (README "Operations"). */
+  sanctions: HostSanctions;
   /** Graceful stop: refuse new work, let in-flight checks finish (up to the grace), release, close. */
   stop(reason: string): Promise<void>;
 }
@@ -52,9 +54,13 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
-  // The sanctions list age comes from this function: today the bundled list's date.
-  const observability = createObservability({ sanctionsListAsOf: () => OFAC_TRON_LIST.asOf });
-  const risk = createRiskProviders(config.risk, { onCall: observability.onProviderCall });
+  const sanctions = createHostSanctions(config.ofac, logger);
+  // The sanctions list age gauge reads the list in use: when it was last confirmed current.
+  const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
+  const risk = createRiskProviders(
+    { ...config.risk, ofacList: sanctions.list },
+    { onCall: observability.onProviderCall },
+  );
   if (risk.isErr()) {
     const field = risk.error.variable ?? risk.error.option;
     return err({ field, message: `${field}: ${risk.error.message}` });
@@ -76,7 +82,9 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
     onCall: observability.onProviderCall,
   });
+  await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
+    sanctions.stop();
     await chain.close();
     await stores.value.close();
   };
@@ -162,5 +170,14 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     })());
 
   const opsUrl = ops.value?.url ?? null;
-  return ok({ url: listening.url, opsUrl, service, server, seeded, stores: stores.value.description, stop });
+  return ok({
+    url: listening.url,
+    opsUrl,
+    service,
+    server,
+    seeded,
+    stores: stores.value.description,
+    sanctions,
+    stop,
+  });
 }

@@ -52,7 +52,13 @@ export async function startTestHost(
       done();
     },
   });
-  const config = parseConfig({ PORT: '0', SAFETY_SEED_FILE: writeSeedFile(), ...env })._unsafeUnwrap();
+  // OFAC_SDN_URL off: tests stay offline (with the fake vendors' sanctions API answering for every address).
+  const config = parseConfig({
+    PORT: '0',
+    OFAC_SDN_URL: 'off',
+    SAFETY_SEED_FILE: writeSeedFile(),
+    ...env,
+  })._unsafeUnwrap();
   const host = (await startHost(change(config), createLogger('info', sink)))._unsafeUnwrap();
   return { host, lines };
 }

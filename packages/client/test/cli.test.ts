@@ -70,6 +70,7 @@ describe('tron-safety CLI against a real host', () => {
     });
     const config = parseConfig({
       PORT: '0',
+      OFAC_SDN_URL: 'off', // offline: the fake sanctions API answers for every address
       SAFETY_SEED_FILE: seedFile(),
       TRON_FULLNODE_URL: node.url,
       CHAINALYSIS_API_URL: vendors.entityUrl,

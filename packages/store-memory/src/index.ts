@@ -27,6 +27,9 @@ import type {
   UsageSummary,
   UsageWindowParams,
 } from '@tron-safety/core';
+import { MemorySanctionsListStore } from './sanctions-lists.js';
+
+export { MemorySanctionsListStore };
 
 /**
  * Every store in one process's memory. Each method runs without yielding between its read and
@@ -41,6 +44,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): SafetyStor
     quota: new MemoryQuotaStore(),
     limits: new MemoryLimitStore(),
     usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
+    sanctionsLists: new MemorySanctionsListStore(),
   };
 }
 

@@ -6,4 +6,5 @@ export { PostgresIdempotencyStore } from './idempotency.js';
 export { PostgresLimitStore } from './limits.js';
 export { PostgresOrganizationStore } from './organizations.js';
 export { PostgresQuotaStore } from './quota.js';
+export { PostgresSanctionsListStore } from './sanctions-lists.js';
 export { PostgresUsageStore } from './usage.js';

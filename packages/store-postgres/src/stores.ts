@@ -7,6 +7,7 @@ import { PostgresLimitStore } from './limits.js';
 import { migrate, type MigrateResult } from './migrations.js';
 import { PostgresOrganizationStore } from './organizations.js';
 import { PostgresQuotaStore } from './quota.js';
+import { PostgresSanctionsListStore } from './sanctions-lists.js';
 import { PostgresUsageStore } from './usage.js';
 
 export interface SweepResult {
@@ -51,6 +52,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
     quota,
     limits,
     usage,
+    sanctionsLists: new PostgresSanctionsListStore(pool),
     pool,
     migrate: () => migrate(pool),
     async sweep(now = new Date(), sweepOptions = {}) {

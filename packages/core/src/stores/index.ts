@@ -3,6 +3,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
 import type { OrganizationStore } from './organizations.js';
 import type { QuotaStore } from './quota.js';
+import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
@@ -10,6 +11,7 @@ export type * from './idempotency.js';
 export type * from './limits.js';
 export type * from './organizations.js';
 export type * from './quota.js';
+export type * from './sanctions-lists.js';
 export type * from './usage.js';
 
 /**
@@ -35,4 +37,5 @@ export interface SafetyStores {
   quota: QuotaStore;
   limits: LimitStore;
   usage: UsageStore;
+  sanctionsLists: SanctionsListStore;
 }
