@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { createObservability } from './ops/observability.js';
+import { startOpsListener } from './ops/server.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
@@ -27,6 +29,8 @@ export interface RunningHost {
   url: string;
   service: SafetyService;
   server: Server;
+  /** The operations listener's URL (`/metrics`, `/healthz`, `/readyz`), null when OPS_PORT is unset. */
+  opsUrl: string | null;
   seeded: SeedSummary | null;
   /** Where the state lives, for the start-up log. */
   stores: string;
@@ -51,7 +55,12 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const sanctions = createHostSanctions(config.ofac, logger);
-  const risk = createRiskProviders({ ...config.risk, ofacList: sanctions.list });
+  // The sanctions list age gauge reads the list in use: when it was last confirmed current.
+  const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
+  const risk = createRiskProviders(
+    { ...config.risk, ofacList: sanctions.list },
+    { onCall: observability.onProviderCall },
+  );
   if (risk.isErr()) {
     const field = risk.error.variable ?? risk.error.option;
     return err({ field, message: `${field}: ${risk.error.message}` });
@@ -71,6 +80,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
+    onCall: observability.onProviderCall,
   });
   // The first check then finds its node connections open; best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
@@ -81,7 +91,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await stores.value.close();
   };
   const service = createSafetyService(
-    stores.value.stores,
+    observability.counted(stores.value.stores),
     { chain, risk: risk.value },
     {
       deadlineMs: config.requestDeadlineMs,
@@ -108,8 +118,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     }
   }
 
-  const handler = withRequestLog(withHostRoutes(service), logger);
-  const server = createHttpServer(handler, config.framework);
+  const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.value.stores.apiKeys));
+  const server = createHttpServer(handler, config.framework, config.http);
   const responses = trackResponses(server);
   let listening;
   try {
@@ -122,12 +132,25 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     });
   }
 
+  let stopping: Promise<void> | null = null;
+  const ops = await startOpsListener(config.ops, {
+    registry: observability.metrics.registry,
+    readiness: [
+      { component: 'database', check: () => stores.value.ping().then(() => null) },
+      { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
+    ],
+  });
+  if (ops.isErr()) {
+    await stopAccepting(server);
+    await release();
+    return err(ops.error);
+  }
+
   const sweeper = setInterval(() => {
     stores.value.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>
     (stopping ??= (async () => {
       logger.info(
@@ -141,10 +164,22 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       await responses.settled(WRITE_BOUND_MS);
       server.closeAllConnections();
       await closed;
-      const reserved = await reservedQuota(service);
+      // Unknown (null) when the stores cannot say, e.g. the database is down: the stop goes on.
+      const reserved = await reservedQuota(service).catch(() => null);
       await release();
+      await ops.value?.close();
       logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
     })());
 
-  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, sanctions, stop });
+  const opsUrl = ops.value?.url ?? null;
+  return ok({
+    url: listening.url,
+    opsUrl,
+    service,
+    server,
+    seeded,
+    stores: stores.value.description,
+    sanctions,
+    stop,
+  });
 }

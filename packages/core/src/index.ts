@@ -2,6 +2,7 @@ export * from './contract/index.js';
 export * from './tron/address.js';
 export * from './tron/amount.js';
 export * from './chain/facts.js';
+export * from './chain/call-observer.js';
 export * from './risk/signals.js';
 export * from './risk/index.js';
 export * from './assessment/input.js';

@@ -1,4 +1,5 @@
 import { err, errAsync, ok, ResultAsync, type Result } from 'neverthrow';
+import type { ProviderCallObserver } from './call-observer.js';
 import { TronNodeClient, type RetryPolicy, type TronNode } from './client.js';
 import { assembleFacts, planTokens, type TokenPlan } from './assemble.js';
 import { collectAnswers, collectMetadata, type MetadataTable, type NodeAnswers } from './collect.js';
@@ -63,6 +64,8 @@ export interface TronChainFactsProviderOptions {
    * is read from the nodes.
    */
   knownTokens?: readonly KnownToken[];
+  /** Sees every node call and how it ended (metrics, logs); see `ProviderCallObserver`. */
+  onCall?: ProviderCallObserver;
 }
 
 export interface TronChainFactsProvider extends ChainFactsProvider {
@@ -130,6 +133,8 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.retry !== undefined ? { retry: options.retry } : {}),
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
+    ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
+    ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
   });
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),

@@ -23,3 +23,4 @@ export {
 } from './admin.js';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
 export { requestIdFrom } from './request-id.js';
+export { API_RESPONSE_HEADERS, withApiHeaders } from './api-headers.js';
