@@ -4,6 +4,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { Network } from '../contract/enums.js';
 import type { UsageResponse } from '../contract/models.js';
 import type { ApiKeyRecord } from '../stores/api-keys.js';
+import type { MemberRole } from '../stores/members.js';
 import type { SafetyStores } from '../stores/index.js';
 import type {
   EntitlementAssignment,
@@ -18,7 +19,7 @@ import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from '.
 import { buildUsageReport } from './usage-report.js';
 
 /** Member roles of an organization (spec Authentication 4). */
-export type MemberRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+export type { MemberRole };
 
 /**
  * Who calls the admin API. The host authenticates the person (portal session, CLI operator)
