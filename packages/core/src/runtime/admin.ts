@@ -16,6 +16,7 @@ import type {
 } from '../stores/organizations.js';
 import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
+import { createMembersApi } from './members.js';
 import { buildUsageReport } from './usage-report.js';
 
 /** Member roles of an organization (spec Authentication 4). */
@@ -352,6 +353,9 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       if (!entitlements) return fail('not_found', 'the organization has no plan version');
       return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
     },
+
+    /** Members, their invitations and roles, and the portal's password check. */
+    members: createMembersApi(stores, now),
 
     /** For hosts loading a seed file: idempotent upserts, no actor (the host is the operator). */
     seed: {

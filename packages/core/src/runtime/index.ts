@@ -21,5 +21,15 @@ export {
   type OrganizationView,
 } from './admin.js';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
+export {
+  INVITATION_TTL_MS,
+  MEMBER_ROLES,
+  normalizeEmail,
+  type IssuedInvitation,
+  type MembersApi,
+  type MemberView,
+} from './members.js';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.js';
+export { newToken, tokenHash } from './tokens.js';
 export { entitlementsOf } from './access.js';
 export { requestIdFrom } from './request-id.js';
