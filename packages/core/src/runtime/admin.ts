@@ -61,6 +61,8 @@ export interface OrganizationView {
 export type AssignmentInput = { plan: string; version?: number } | { entitlements: Entitlements };
 
 const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
+/** Whether a member of this role may create, rotate and revoke keys (spec Authentication 4). */
+export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role);
 const MAX_LABEL_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
@@ -116,7 +118,7 @@ function permit(actor: AdminActor, organizationId: string | null, permission: Pe
   if (permission === 'operate' || actor.organizationId !== organizationId) {
     return fail('forbidden', 'not allowed for this member');
   }
-  if (permission === 'manage_keys' && !KEY_MANAGERS.includes(actor.role)) {
+  if (permission === 'manage_keys' && !mayManageApiKeys(actor.role)) {
     return fail('forbidden', `role '${actor.role}' cannot manage API keys`);
   }
   return ok(undefined);

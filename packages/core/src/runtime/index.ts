@@ -11,6 +11,7 @@ export type { SafetyProviders, SafetyServiceOptions } from './context.js';
 export { describeError, errorBody, type ErrorDescription, type RuntimeError } from './errors.js';
 export {
   keyMetadata,
+  mayManageApiKeys,
   type AdminActor,
   type AdminApi,
   type AdminError,
@@ -24,6 +25,7 @@ export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
 export {
   INVITATION_TTL_MS,
   MEMBER_ROLES,
+  mayManageMembers,
   normalizeEmail,
   type IssuedInvitation,
   type MembersApi,

@@ -53,6 +53,9 @@ export function normalizeEmail(email: string): string | null {
   return normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized) ? normalized : null;
 }
 
+/** Whether a member of this role may invite, change and remove members. */
+export const mayManageMembers = (role: MemberRole) => MEMBER_MANAGERS.includes(role);
+
 const isRole = (role: string): role is MemberRole => (MEMBER_ROLES as readonly string[]).includes(role);
 
 /**
@@ -67,7 +70,7 @@ function permitMembers(
 ): Result<void, AdminError> {
   if (actor.kind === 'operator') return ok(undefined);
   if (actor.organizationId !== organizationId) return fail('forbidden', 'not allowed for this member');
-  if (!MEMBER_MANAGERS.includes(actor.role)) return fail('forbidden', `role '${actor.role}' cannot manage members`);
+  if (!mayManageMembers(actor.role)) return fail('forbidden', `role '${actor.role}' cannot manage members`);
   if (ownerRoleInvolved && actor.role !== 'owner') return fail('forbidden', 'only an owner can change owners');
   return ok(undefined);
 }
