@@ -22,6 +22,8 @@ export interface HostConfig {
   logLevel: string;
   /** Beyond the table: how long SIGTERM/SIGINT waits for in-flight checks. */
   shutdownGraceMs: number;
+  /** The portal takes the client and scheme from the proxy's X-Forwarded-* headers. */
+  portalTrustProxy: boolean;
 }
 
 /** A refused configuration names the variable (or seed field) that is wrong. */
@@ -54,6 +56,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     framework: read.oneOf('HOST_FRAMEWORK', ['express', 'koa'] as const, 'express'),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000),
+    portalTrustProxy: read.boolean('PORTAL_TRUST_PROXY', false),
   };
   return read.error ? err(read.error) : ok(config);
 }

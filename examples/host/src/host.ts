@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { openStores } from './stores.js';
@@ -101,7 +102,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   }
 
   const handler = withRequestLog(withHostRoutes(service), logger);
-  const server = createHttpServer(handler, config.framework);
+  const server = createHttpServer(handler, config.framework, mountPortal(service, stores.value.stores, config, logger));
   const responses = trackResponses(server);
   let listening;
   try {

@@ -5,6 +5,7 @@ import { safetyMiddleware } from '@tron-safety/adapters-koa';
 import express from 'express';
 import Koa from 'koa';
 import type { Handler } from './log.js';
+import { expressPortal, koaPortal, type PortalMount } from './portal-mount.js';
 
 export type Framework = 'express' | 'koa';
 
@@ -14,14 +15,16 @@ const everything = () => true;
  * An HTTP server serving `handler` through the chosen framework's adapter. The host gives every
  * path to the service, so unknown paths also answer in the spec's JSON envelope.
  */
-export function createHttpServer(handler: Handler, framework: Framework): Server {
+export function createHttpServer(handler: Handler, framework: Framework, portal?: PortalMount): Server {
   if (framework === 'koa') {
     const app = new Koa();
+    if (portal) app.use(koaPortal(portal));
     app.use(safetyMiddleware(handler, { matches: everything }));
     return createServer(app.callback());
   }
   const app = express();
   app.disable('x-powered-by');
+  if (portal) app.use(expressPortal(portal));
   app.use(safetyRouter(handler, { matches: everything }));
   return createServer(app);
 }
