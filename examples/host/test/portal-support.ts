@@ -10,6 +10,7 @@ export const PORTAL_PASSWORD = 'correct horse battery';
 /** A seed file with one organization, its owner (with a password) and no API key. */
 export function portalSeedFile(
   members = [{ email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD }],
+  monthlyQuota = 1000,
 ): string {
   const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-portal-')), 'seed.json');
   const plan = {
@@ -18,7 +19,7 @@ export function portalSeedFile(
     name: 'Team',
     rate_limit_per_minute: 120,
     max_concurrent_requests: 4,
-    monthly_quota: 1000,
+    monthly_quota: monthlyQuota,
     enabled_networks: ['tron'],
   };
   const organization = {

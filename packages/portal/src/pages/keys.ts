@@ -88,7 +88,7 @@ function issuedPage(ctx: SignedIn, issued: IssuedApiKey, what: string): CoreHttp
       that runs in a browser.
     </p>
     <div class="secret">
-      <label for="issued-key">API key ${issued.metadata.label}</label>
+      <label for="issued-key">API key “${issued.metadata.label}”</label>
       <input id="issued-key" readonly value="${issued.key}" spellcheck="false" />
       <button type="button" data-copy="issued-key" hidden>Copy</button>
     </div>
