@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe } from 'node:test';
 import type { SafetyStores } from '../stores/index.js';
 import type { MemberRecord, MemberRole } from '../stores/members.js';
 import type { SessionRecord } from '../stores/sessions.js';
@@ -9,9 +9,8 @@ import type { SessionRecord } from '../stores/sessions.js';
 // store package runs these through `runStoreConformance`. Ids, emails and hashes are random, so
 // the cases may share one database.
 
-type Factory = () =>
-  | Promise<{ stores: SafetyStores; close?: () => Promise<void> }>
-  | { stores: SafetyStores; close?: () => Promise<void> };
+/** The suite's way to run a case on fresh stores (closed after it). */
+type WithStores = (title: string, body: (stores: SafetyStores) => Promise<void>) => void;
 
 const T0 = new Date('2026-05-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -44,17 +43,7 @@ function session(memberId: string, organizationId: string, overrides: Partial<Se
   };
 }
 
-export function runPortalStoreConformance(factory: Factory): void {
-  const withStores = (title: string, body: (stores: SafetyStores) => Promise<void>) =>
-    test(title, async () => {
-      const { stores, close } = await factory();
-      try {
-        await body(stores);
-      } finally {
-        await close?.();
-      }
-    });
-
+export function runPortalStoreConformance(withStores: WithStores): void {
   describe('portal members', () => {
     withStores(
       'insert once per id and email, find by email, read within the organization, list oldest first',

@@ -80,7 +80,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
     });
 
   describe(`${name}: store conformance`, () => {
-    runPortalStoreConformance(factory);
+    runPortalStoreConformance(withStores);
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {
         const code = `plan-${randomUUID().slice(0, 8)}`;

@@ -4,7 +4,7 @@ import { formatTime } from '../format.js';
 import { html, type Html } from '../html.js';
 import { PORTAL_PATH, queryValue, redirect } from '../http.js';
 import { errorPage, refusal } from './errors.js';
-import { csrfField, layout, notice, problem } from './layout.js';
+import { csrfField, layout, notice, problem, shownOnce, table } from './layout.js';
 
 const KEYS = `${PORTAL_PATH}/keys`;
 
@@ -56,26 +56,14 @@ export async function keysPage(
   const keys = listed.value;
   const body = html`${notice(queryValue(ctx.request, 'done'))}${problem(view.error)}
     <p>A key is shown in full once, when it is created or rotated; afterwards only its first characters.</p>
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Label</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Created</th>
-          <th scope="col">Status</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          keys.length
-            ? keys.map((k) => row(ctx, k, keys))
-            : html`<tr>
-                <td colspan="5">No keys yet.</td>
-              </tr>`
-        }
-      </tbody>
-    </table>
+    ${table(
+      ['Label', 'Prefix', 'Created', 'Status'],
+      keys.length
+        ? keys.map((k) => row(ctx, k, keys))
+        : html`<tr>
+            <td colspan="5">No keys yet.</td>
+          </tr>`,
+    )}
     ${createForm(ctx)}`;
   return layout(ctx, { title: 'API keys', section: 'keys', body, status: view.status ?? 200 });
 }
@@ -87,11 +75,7 @@ function issuedPage(ctx: SignedIn, issued: IssuedApiKey, what: string): CoreHttp
       <strong>Copy the key now: it is not shown again.</strong> Keep it on your server only, never in a URL or in code
       that runs in a browser.
     </p>
-    <div class="secret">
-      <label for="issued-key">API key “${issued.metadata.label}”</label>
-      <input id="issued-key" readonly value="${issued.key}" spellcheck="false" />
-      <button type="button" data-copy="issued-key" hidden>Copy</button>
-    </div>
+    ${shownOnce({ id: 'issued-key', label: `API key “${issued.metadata.label}”`, value: issued.key })}
     <p><a href="${KEYS}">Back to the keys</a></p>`;
   return layout(ctx, { title: 'Your new API key', section: 'keys', body });
 }

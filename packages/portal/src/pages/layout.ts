@@ -32,6 +32,31 @@ export function problem(message: string | null | undefined): Html | null {
   return message ? html`<p class="problem" role="alert">${message}</p>` : null;
 }
 
+/** A table whose last column holds the row's actions (named for screen readers only). */
+export function table(columns: string[], rows: Html[] | Html): Html {
+  const headers = columns.map((c) => html`<th scope="col">${c}</th>`);
+  return html`<table>
+    <thead>
+      <tr>
+        ${headers}
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
+/** A secret shown once (a new key, an invitation link): selectable, and a copy button where script runs. */
+export function shownOnce(view: { id: string; label: string; value: string }): Html {
+  return html`<div class="secret">
+    <label for="${view.id}">${view.label}</label>
+    <input id="${view.id}" readonly value="${view.value}" spellcheck="false" />
+    <button type="button" data-copy="${view.id}" hidden>Copy</button>
+  </div>`;
+}
+
 export const csrfField = (token: string) => html`<input type="hidden" name="csrf" value="${token}" />`;
 
 function document(title: string, content: Html): Html {

@@ -11,7 +11,7 @@ import { formatTime, sentence } from '../format.js';
 import { html, type Html } from '../html.js';
 import { header, PORTAL_PATH, queryValue, redirect } from '../http.js';
 import { errorPage, refusal } from './errors.js';
-import { csrfField, layout, notice, problem } from './layout.js';
+import { csrfField, layout, notice, problem, shownOnce, table } from './layout.js';
 
 const MEMBERS = `${PORTAL_PATH}/members`;
 
@@ -83,20 +83,11 @@ export async function membersPage(
   const listed = await ctx.deps.admin.members.listMembers(ctx.actor, ctx.organization.organization.id);
   if (listed.isErr()) return refusal(ctx, listed.error);
   const body = html`${notice(queryValue(ctx.request, 'done'))}${problem(view.error)}
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Role</th>
-          <th scope="col">Status</th>
-          <th scope="col"><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${listed.value.map((m) => row(ctx, m))}
-      </tbody>
-    </table>
-    ${inviteForm(ctx)}`;
+  ${table(
+    ['Email', 'Role', 'Status'],
+    listed.value.map((m) => row(ctx, m)),
+  )}
+  ${inviteForm(ctx)}`;
   return layout(ctx, { title: 'Members', section: 'members', body, status: view.status ?? 200 });
 }
 
@@ -111,11 +102,7 @@ function invitedPage(ctx: SignedIn, issued: IssuedInvitation): CoreHttpResponse 
       <strong>Send this link to ${issued.member.email} now: it is not shown again.</strong> It sets their password once
       and works until ${formatTime(issued.expiresAt)}.
     </p>
-    <div class="secret">
-      <label for="invitation-link">Invitation link</label>
-      <input id="invitation-link" readonly value="${invitationLink(ctx, issued.token)}" spellcheck="false" />
-      <button type="button" data-copy="invitation-link" hidden>Copy</button>
-    </div>
+    ${shownOnce({ id: 'invitation-link', label: 'Invitation link', value: invitationLink(ctx, issued.token) })}
     <p><a href="${MEMBERS}">Back to the members</a></p>`;
   return layout(ctx, { title: 'Invitation', section: 'members', body });
 }
