@@ -1,13 +1,20 @@
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../../packages/core/src/tron/address.js';
-import type { SdnTronEntry, TronFeature } from './sdn-advanced.js';
+
+/** One TRON address of the bundled snapshot: the OFAC currency tag it is filed under and its entry's name. */
+export interface SdnTronEntry {
+  address: string;
+  /** `TRX`, `USDT`, `XBT`, … (what follows `Digital Currency Address - `). */
+  feature: string;
+  name: string | null;
+}
 
 /**
  * The per-asset lists of 0xB10C/ofac-sanctioned-digital-currency-addresses (`address` a line) and
  * its bob-teamone fork (`address;names`, aliases `;`-separated inside quotes), which are generated
  * from the same `sdn_advanced.xml`. Non-TRON lines (USDT on other chains) are skipped.
  */
-export function parseAddressList(text: string, feature: TronFeature): Result<SdnTronEntry[], string> {
+export function parseAddressList(text: string, feature: string): Result<SdnTronEntry[], string> {
   const entries: SdnTronEntry[] = [];
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();

@@ -1,20 +1,22 @@
 /**
- * Regenerates the bundled OFAC TRON list, `packages/core/src/risk/data/ofac-tron.ts`.
+ * Regenerates the bundled OFAC TRON snapshot, `packages/core/src/risk/data/ofac-tron.ts`.
  *
- * From OFAC's advanced XML (the source of truth; needs the file, which this offline repo lacks):
- *   curl -o sdn_advanced.xml https://www.treasury.gov/ofac/downloads/sanctions/1.0/sdn_advanced.xml
- *   node --import tsx scripts/sanctions/generate.ts --xml sdn_advanced.xml
+ * From OFAC's XML (the source of truth; sdn.xml or sdn_advanced.xml, read by the same streaming parser as
+ * the hosts' refresh: every TRON-format address of every `Digital Currency Address - *` tag, XBT included):
+ *   curl -L -o sdn.xml https://www.treasury.gov/ofac/downloads/sdn.xml
+ *   node --conditions=source --import tsx scripts/sanctions/generate.ts --xml sdn.xml
  * From the per-asset lists derived from it (how the committed data was made; see README):
- *   node --import tsx scripts/sanctions/generate.ts --trx ofac_trx.txt --trx ofac_trx_named.txt \
+ *   node --conditions=source --import tsx scripts/sanctions/generate.ts --trx ofac_trx.txt --trx ofac_trx_named.txt \
  *     --usdt ofac_usdt_named.txt --as-of 2025-11-27T12:26:36Z --provenance "..."
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { OFAC_TRON_ENTRIES } from '../../packages/core/src/risk/data/ofac-tron.js';
-import { mergeEntries, parseAddressList } from './address-lists.js';
+import { DEFAULT_OFAC_DOWNLOAD_LIMITS } from '../../packages/core/src/risk/ofac/download.js';
+import { parseOfacXml } from '../../packages/core/src/risk/ofac/sdn-xml.js';
+import { mergeEntries, parseAddressList, type SdnTronEntry } from './address-lists.js';
 import { renderOfacModule } from './render.js';
-import { parseSdnAdvanced, type SdnTronEntry } from './sdn-advanced.js';
 
 const OUT = fileURLToPath(new URL('../../packages/core/src/risk/data/ofac-tron.ts', import.meta.url));
 
@@ -38,13 +40,14 @@ let entries: SdnTronEntry[];
 let asOf: string;
 let provenance: string;
 if (values.xml) {
-  const parsed = parseSdnAdvanced(readFileSync(values.xml, 'utf8'));
+  const parsed = await parseOfacXml(createReadStream(values.xml), DEFAULT_OFAC_DOWNLOAD_LIMITS);
   if (parsed.isErr()) fail(parsed.error);
   for (const value of parsed.value.rejected)
     console.warn(`generate: skipped a value that should be a TRON address and is not: ${value}`);
-  entries = parsed.value.entries;
-  asOf = values['as-of'] ?? `${parsed.value.issued}T00:00:00Z`;
-  provenance = values.provenance ?? `OFAC sdn_advanced.xml, DateOfIssue ${parsed.value.issued}`;
+  entries = parsed.value.entries.map(({ address, tag, name }) => ({ address, feature: tag, name }));
+  const published = parsed.value.publishedAt.toISOString();
+  asOf = values['as-of'] ?? published;
+  provenance = values.provenance ?? `OFAC ${parsed.value.format}.xml, published ${published.slice(0, 10)}`;
 } else {
   if (!values.trx?.length || !values['as-of']) fail('give --xml FILE, or --trx/--usdt list files with --as-of');
   const read = (file: string, feature: 'TRX' | 'USDT') => {

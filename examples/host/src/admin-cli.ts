@@ -21,6 +21,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Result } from 'neverthrow';
 import { request } from 'undici';
 import { registerMemberCommands } from './admin-members.js';
+import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.js';
 import { parseConfig } from './config.js';
 import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile, type SeedMemberSecret } from './seed-file.js';
 import { openStores, type HostStores } from './stores.js';
@@ -54,21 +55,20 @@ const opened: HostStores[] = [];
 const adminOf = (stores: HostStores['stores']) =>
   createSafetyService(stores, { chain: null, risk: createRiskProviders()._unsafeUnwrap() }).admin;
 
+async function openDatabase(databaseUrl: string): Promise<HostStores['stores']> {
+  const config = parseConfig({ DATABASE_URL: databaseUrl });
+  if (config.isErr()) throw new Exit(2, config.error.message);
+  const stores = await openStores(config.value.databaseUrl);
+  if (stores.isErr()) throw new Exit(2, stores.error.message);
+  opened.push(stores.value);
+  return stores.value.stores;
+}
+
 async function open(path: string | undefined, create = false): Promise<Session> {
   const databaseUrl = process.env.DATABASE_URL?.trim();
   if (databaseUrl) {
-    const config = parseConfig({ DATABASE_URL: databaseUrl });
-    if (config.isErr()) throw new Exit(2, config.error.message);
-    const stores = await openStores(config.value.databaseUrl);
-    if (stores.isErr()) throw new Exit(2, stores.error.message);
-    opened.push(stores.value);
-    return {
-      mode: 'postgres',
-      admin: adminOf(stores.value.stores),
-      keys: new Map(),
-      members: new Map(),
-      save: async () => {},
-    };
+    const stores = await openDatabase(databaseUrl);
+    return { mode: 'postgres', admin: adminOf(stores), keys: new Map(), members: new Map(), save: async () => {} };
   }
   if (!path)
     throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
@@ -376,6 +376,15 @@ export function buildProgram(): Command {
         throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
       printUsage(body as UsageResponse);
     });
+  addSanctionsCommands(program, {
+    print,
+    exit: (code, message) => new Exit(code, message),
+    store: async () => {
+      const databaseUrl = process.env.DATABASE_URL?.trim();
+      if (!databaseUrl) throw new Exit(2, MEMORY_MODE_SANCTIONS);
+      return (await openDatabase(databaseUrl)).sanctionsLists;
+    },
+  });
   return program;
 }
 

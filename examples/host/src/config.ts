@@ -1,5 +1,6 @@
 import { riskConfigFromEnv, type RiskConfig } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
+import { readOfacConfig, type OfacHostConfig } from './sanctions-refresh.js';
 
 /** The host's configuration, read from the environment (README: "Configuration"). */
 export interface HostConfig {
@@ -12,6 +13,8 @@ export interface HostConfig {
   tronApiKey: string | null;
   /** CHAINALYSIS_*, SANCTIONS_LIST_FILES, RISK_*: read by the core's `riskConfigFromEnv`. */
   risk: RiskConfig;
+  /** OFAC_SDN_URL, OFAC_REFRESH_SECONDS: where and how often the OFAC list is refreshed. */
+  ofac: OfacHostConfig;
   requestDeadlineMs: number;
   idempotencyRetentionSeconds: number;
   /** null: the chain provider's documented default. */
@@ -49,6 +52,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     tronSolidityUrl: read.url('TRON_SOLIDITY_URL', fullNode),
     tronApiKey: read.optionalText('TRON_API_KEY'),
     risk: read.risk(),
+    ofac: readOfacConfig(read),
     requestDeadlineMs: read.integer('REQUEST_DEADLINE_MS', 12_000, 100, 600_000),
     idempotencyRetentionSeconds: read.integer('IDEMPOTENCY_RETENTION_SECONDS', 86_400, 1, 366 * 86_400),
     maxTransfers: read.optionalInteger('MAX_TRANSFERS', 1, 100_000),
@@ -71,7 +75,7 @@ class Reader {
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
   }
 
-  private fail<T>(field: string, message: string, placeholder: T): T {
+  fail<T>(field: string, message: string, placeholder: T): T {
     this.error ??= { field, message: `${field}: ${message}` };
     return placeholder;
   }

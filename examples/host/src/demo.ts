@@ -6,7 +6,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hexToBase58Address } from '@tron-safety/core';
-import { startFakeChainalysis, startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT } from '@tron-safety/core/fakes';
+import {
+  bundledSdnEntries,
+  startFakeChainalysis,
+  startFakeOfac,
+  startFakeTronNode,
+  TRON_FIXTURE_TX,
+  USDT_CONTRACT,
+} from '@tron-safety/core/fakes';
 import { request } from 'undici';
 import { parseConfig } from './config.js';
 import { startHost } from './host.js';
@@ -40,6 +47,15 @@ async function main(): Promise<void> {
   });
   console.log(
     `  fake Chainalysis    ${vendors.entityUrl.replace(/\/api\/risk$/, '')}  (DEMO risk data: every address Low, ${DEMO_HIGH_RISK} High; not real screening)`,
+  );
+
+  // The host refreshes its OFAC list from here: the bundled snapshot's addresses republished as today's list.
+  const ofac = await startFakeOfac({
+    published: new Date(new Date().toISOString().slice(0, 10)),
+    entries: bundledSdnEntries(),
+  });
+  console.log(
+    `  fake OFAC list      ${ofac.url}  (DEMO sanctions data: the bundled snapshot republished as today's list; not OFAC's current list)`,
   );
 
   const seedDir = mkdtempSync(join(tmpdir(), 'tron-safety-demo-'));
@@ -77,6 +93,7 @@ async function main(): Promise<void> {
     databaseUrl: null,
     tronFullNodeUrl: node.url,
     tronSolidityUrl: node.url,
+    ofac: { ...parsed.value.ofac, url: ofac.url },
     risk: {
       ...parsed.value.risk,
       chainalysisApiUrl: vendors.entityUrl,
@@ -90,6 +107,7 @@ async function main(): Promise<void> {
   if (started.isErr() && started.error.field === 'PORT') started = await startHost({ ...config, port: 0 }, logger);
   if (started.isErr()) throw new Error(started.error.message);
   const host = started.value;
+  await host.sanctions.firstRefresh();
   console.log(`  host                ${host.url}  (${config.framework}, in-memory stores, seeded from ${seedFile})`);
   console.log(`  demo API key        ${bold(DEMO_KEY)}`);
   console.log(
@@ -156,7 +174,7 @@ async function main(): Promise<void> {
   for (const c of cases(usdt.transfers?.[0] ?? {})) await run(c.label, c.body);
   console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
   console.log(
-    'Risk answers above are DEMO data from a local fake server, not real screening; chain facts are recorded mainnet responses.',
+    'Risk answers and the OFAC list above are DEMO data from local fake servers, not real screening; chain facts are recorded mainnet responses.',
   );
   console.log(
     'HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n',
@@ -167,7 +185,7 @@ async function main(): Promise<void> {
       process.off('SIGINT', stop).off('SIGTERM', stop);
       void host
         .stop(signal)
-        .then(() => Promise.all([node.close(), vendors.close()]))
+        .then(() => Promise.all([node.close(), vendors.close(), ofac.close()]))
         .then(() => resolve());
     };
     process.on('SIGINT', stop).on('SIGTERM', stop);

@@ -12,6 +12,7 @@ import { createHttpServer, listen, stopAccepting, trackResponses } from './http-
 import { withRequestLog } from './log.js';
 import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
+import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { openStores } from './stores.js';
 
@@ -30,6 +31,8 @@ export interface RunningHost {
   seeded: SeedSummary | null;
   /** Where the state lives, for the start-up log. */
   stores: string;
+  /** The OFAC list in use, refreshed in the background (README "Operations"). */
+  sanctions: HostSanctions;
   /** Graceful stop: refuse new work, let in-flight checks finish (up to the grace), release, close. */
   stop(reason: string): Promise<void>;
 }
@@ -48,7 +51,8 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
-  const risk = createRiskProviders(config.risk);
+  const sanctions = createHostSanctions(config.ofac, logger);
+  const risk = createRiskProviders({ ...config.risk, ofacList: sanctions.list });
   if (risk.isErr()) {
     const field = risk.error.variable ?? risk.error.option;
     return err({ field, message: `${field}: ${risk.error.message}` });
@@ -69,7 +73,9 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
   });
+  await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
+    sanctions.stop();
     await chain.close();
     await stores.value.close();
   };
@@ -139,5 +145,5 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
     })());
 
-  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, stop });
+  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, sanctions, stop });
 }

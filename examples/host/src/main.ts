@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The host process: configuration from the environment (README "Configuration"), then serve
 // until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
+import { DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS } from '@tron-safety/core';
 import { parseConfig } from './config.js';
 import { startHost } from './host.js';
 import { createLogger, originOf } from './log.js';
+import { describeSanctions } from './sanctions-refresh.js';
 
 async function main(): Promise<number> {
   const parsed = parseConfig(process.env);
@@ -28,6 +30,16 @@ async function main(): Promise<number> {
     };
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   });
+  const sanctions = describeSanctions(
+    host.sanctions.status(),
+    config.risk.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
+    config.ofac.url,
+  );
+  if (sanctions.past_limit)
+    logger.warn(
+      { sanctions },
+      `sanctions list in use is past the ${sanctions.max_age_days}-day age limit: it proves no address clean until a refresh succeeds`,
+    );
   logger.info(
     {
       url: host.url,
@@ -36,9 +48,10 @@ async function main(): Promise<number> {
       tron_full_node: originOf(config.tronFullNodeUrl),
       tron_solidity_node: originOf(config.tronSolidityUrl),
       aml: config.risk.chainalysisApiKey ? 'chainalysis entity api' : 'not configured: AML unavailable in every result',
-      sanctions: config.risk.chainalysisSanctionsApiKey
-        ? 'bundled OFAC list + chainalysis sanctions api'
-        : 'bundled OFAC list (+ SANCTIONS_LIST_FILES)',
+      sanctions: {
+        ...sanctions,
+        api: config.risk.chainalysisSanctionsApiKey ? 'chainalysis sanctions api' : 'none (lists only)',
+      },
       // each difference was logged as a warning
       seeded: host.seeded && { ...host.seeded, differences: host.seeded.differences.length },
       api_disabled: config.apiDisabled,

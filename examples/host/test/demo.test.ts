@@ -72,6 +72,8 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   assert.match(out, /demo API key\s+tsk_live_demo_/);
   assert.match(out, /developer portal\s+http:\/\/\S+\/portal\/\s+\(sign in as demo@example\.com/);
   assert.match(out, /DEMO risk data/);
+  // The demo serves its own current OFAC list and says it is demo data.
+  assert.match(out, /fake OFAC list .*DEMO sanctions data/);
   const row = (label: string) => out.split('\n').find((line) => line.startsWith(label)) ?? '';
   assert.match(row('TRX transfer '), /confirmed\s+CLEAR\s+TX_FINALIZED/);
   assert.match(row('same USDT payment, wrong expected amount'), /REVIEW\s+EXPECTED_AMOUNT_MISMATCH/);

@@ -58,9 +58,10 @@ describe('the host in-process', () => {
       [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
       [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
+      [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
     ];
     for (const [env, field] of cases) {
-      const config = parseConfig({ PORT: '0', ...env })._unsafeUnwrap();
+      const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();
       const error = (await startHost(config, createLogger('silent')))._unsafeUnwrapErr();
       assert.equal(error.field, field);
       assert.ok(error.message.startsWith(`${field}: `), error.message);
@@ -70,6 +71,7 @@ describe('the host in-process', () => {
   test('/v1/status says disabled while the host drains its in-flight checks', async () => {
     const config = parseConfig({
       PORT: '0',
+      OFAC_SDN_URL: 'off',
       TRON_FULLNODE_URL: node.url,
       SAFETY_SEED_FILE: seedFile(),
       SHUTDOWN_GRACE_MS: '300',

@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import {
+  bundledSdnEntries,
   startFakeChainalysis,
+  startFakeOfac,
   startFakeTronNode,
   TRON_FIXTURE_TX,
   type FakeChainalysis,
+  type FakeOfac,
   type FakeTronNode,
 } from '@tron-safety/core/testing';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -50,6 +53,7 @@ if (missing && process.env.CI === 'true') {
 function browserSuite(): void {
   let node: FakeTronNode;
   let vendors: FakeChainalysis;
+  let ofac: FakeOfac;
   let host: RunningHost;
   let context: BrowserContext;
   let page: Page;
@@ -82,13 +86,18 @@ function browserSuite(): void {
 
   before(async () => {
     node = await startFakeTronNode();
-    // Every address Low: checks are complete, so they are billable and show on the quota bar.
+    // Every address Low and today's sanctions list: checks are complete, so they are billable and show on the quota bar.
     vendors = await startFakeChainalysis({ defaultEntity: { risk: 'Low' } });
+    ofac = await startFakeOfac({
+      published: new Date(new Date().toISOString().slice(0, 10)),
+      entries: bundledSdnEntries(),
+    });
     const config = parseConfig({
       PORT: '0',
       TRON_FULLNODE_URL: node.url,
       CHAINALYSIS_API_URL: vendors.entityUrl,
       CHAINALYSIS_API_KEY: 'test',
+      OFAC_SDN_URL: ofac.url,
       SAFETY_SEED_FILE: portalSeedFile(undefined, 20),
     });
     host = (await startHost(config._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
@@ -107,6 +116,7 @@ function browserSuite(): void {
     await host?.stop('test');
     await node?.close();
     await vendors?.close();
+    await ofac?.close();
     rmSync(userDataDir, { recursive: true, force: true });
   });
 

@@ -24,6 +24,7 @@ describe('the portal on PostgreSQL, across hosts', { skip: postgres.skip }, () =
     for (const framework of ['express', 'koa']) {
       const env = {
         PORT: '0',
+        OFAC_SDN_URL: 'off',
         HOST_FRAMEWORK: framework,
         DATABASE_URL: db.url,
         TRON_FULLNODE_URL: node.url,

@@ -25,6 +25,7 @@ describe('the host serves the portal under /portal', () => {
     test(`${framework}: a seeded member signs in, creates a key that checks a transaction; the session never authenticates /v1`, async () => {
       const config = parseConfig({
         PORT: '0',
+        OFAC_SDN_URL: 'off',
         HOST_FRAMEWORK: framework,
         TRON_FULLNODE_URL: node.url,
         SAFETY_SEED_FILE: portalSeedFile(),
@@ -94,6 +95,7 @@ describe('seed file members', () => {
   test('a password the portal would refuse stops the start, naming the member', async () => {
     const config = parseConfig({
       PORT: '0',
+      OFAC_SDN_URL: 'off',
       SAFETY_SEED_FILE: portalSeedFile([{ email: 'a@example.com', role: 'owner', password: 'short' }]),
     })._unsafeUnwrap();
     const error = (await startHost(config, createLogger('silent')))._unsafeUnwrapErr();

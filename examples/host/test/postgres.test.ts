@@ -75,6 +75,7 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
       CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
       CHAINALYSIS_SANCTIONS_API_KEY: 'k',
       HOST_FRAMEWORK: framework,
+      OFAC_SDN_URL: 'off',
       ...env,
     })._unsafeUnwrap();
     const started = (await startHost(config, createLogger('warn', sink)))._unsafeUnwrap();

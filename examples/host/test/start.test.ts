@@ -146,6 +146,7 @@ describe('the host started as a user starts it', () => {
     CHAINALYSIS_API_KEY: 'test-entity-key',
     CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
     CHAINALYSIS_SANCTIONS_API_KEY: 'test-sanctions-key',
+    OFAC_SDN_URL: 'off', // offline: the sanctions API answers for every address here
     ...extra,
   });
 
@@ -158,6 +159,14 @@ describe('the host started as a user starts it', () => {
     const first = await check(host.url, TRON_FIXTURE_TX.trxTransfer);
     assert.equal(first.status, 200);
     assert.equal(first.json.transaction_state, 'confirmed');
+    // Sanctions: the start-up line names the list in use and its age, and warns when it is past the limit.
+    const listening = host.lines.find((l) => String(l.msg).startsWith('listening')) as { sanctions?: any };
+    assert.deepEqual(
+      [listening.sanctions?.list, listening.sanctions?.refresh, listening.sanctions?.past_limit],
+      ['bundled snapshot', 'off', true],
+    );
+    assert.ok(listening.sanctions.age_hours > 48);
+    assert.ok(host.lines.some((l) => l.level === 40 && /past the 2-day age limit/.test(String(l.msg))));
 
     const removeFault = node.fault({ fault: { kind: 'latency', ms: 700 } });
     try {

@@ -472,16 +472,37 @@ describe('response fields', () => {
     assert.equal(r.amount, null);
     assert.equal(r.decimals, null);
   });
-  test('no selected transfer: top-level transfer fields are null', () => {
+  test('Sender: no selected transfer: sender is the signer, the other top-level transfer fields are null', () => {
     const r = check({
-      facts: facts({ transfers: [usdt(0, alice, bob, 1n), usdt(1, bob, alice, 1n)], primaryTransfer: null }),
+      facts: facts({
+        owner: ADDR.carol,
+        transfers: [usdt(0, alice, bob, 1n), usdt(1, bob, alice, 1n)],
+        primaryTransfer: null,
+      }),
       signals: signals({ token: null }),
     });
-    assert.deepEqual([r.sender, r.recipient, r.token_contract, r.amount], [null, null, null, null]);
+    assert.deepEqual(
+      [r.sender, r.recipient, r.token_contract, r.token_symbol, r.decimals, r.amount],
+      [ADDR.carol, null, null, null, null, null],
+    );
     assert.equal(r.token_authenticity, 'unknown');
     // Tokens move and nobody established their authenticity: not a clean result.
     assert.ok(codes(r).includes('TOKEN_AUTH_UNAVAILABLE'), codes(r).join());
     assert.equal(r.overall_state, 'LIMITED_DATA');
+  });
+  test('Sender: a selected transfer gives its own sender, not the signer (a TRC20 transferFrom pays from another account)', () => {
+    const r = check({ facts: facts({ owner: ADDR.carol, transfers: [usdt(0, alice, bob, 1n)], primaryTransfer: 0 }) });
+    assert.equal(r.sender, alice);
+  });
+  test('Sender: a failed call or a vote (nothing moved) answers its signer; matching is unchanged', () => {
+    for (const state of ['failed', 'confirmed'] as const) {
+      const r = check({
+        facts: facts({ state, owner: ADDR.carol, transfers: [], primaryTransfer: null }),
+        signals: signals({ token: null }),
+        expectations: expecting({ recipient: bob }),
+      });
+      assert.deepEqual([r.sender, r.recipient, r.amount, r.recipient_match], [ADDR.carol, null, null, false], state);
+    }
   });
   test('no selected transfer and only TRX moving: token authenticity not applicable', () => {
     const r = check({

@@ -65,12 +65,16 @@ describe('vendor scales → our levels (the interface fits TRM and AMLBot as wel
 });
 
 describe('Chainalysis body edge cases', () => {
-  test('an assessment that is not COMPLETE is unavailable; status absent is fine', () => {
+  test('Vendor answers complete or unavailable: an assessment that is not COMPLETE, or says no status, is unavailable', () => {
     assert.deepEqual(amlAnswerFromEntity({ risk: 'Low', status: 'IN_PROGRESS' }, new Date(0)), {
       status: 'unavailable',
       reason: 'Chainalysis Entity API: assessment IN_PROGRESS',
     });
-    assert.equal(amlAnswerFromEntity({ risk: 'Low' }, new Date(0)).status, 'answered');
+    assert.deepEqual(amlAnswerFromEntity({ risk: 'Low' }, new Date(0)), {
+      status: 'unavailable',
+      reason: 'Chainalysis Entity API: assessment status missing',
+    });
+    assert.equal(amlAnswerFromEntity({ risk: 'Low', status: 'COMPLETE' }, new Date(0)).status, 'answered');
   });
 });
 

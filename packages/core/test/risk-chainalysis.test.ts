@@ -5,6 +5,7 @@ import { createChainalysisAmlProvider, INDIRECT_EXPOSURE_HOPS } from '../src/ris
 import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanctions.js';
 import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import { BUNDLED_LIST_CURRENT } from '../src/testing/fake-ofac.js';
 import type { AmlAnswer, SanctionsAnswer } from '../src/risk/signals.js';
 import {
   startFakeChainalysis,
@@ -230,6 +231,27 @@ describe('Chainalysis Entity API adapter', () => {
       fake.setFault('entity', ADDR.severe, null);
     }
     assert.equal(answered(await aml().assessAddress(ADDR.severe, ctx())).level, 'severe', 'the same address answers');
+  });
+
+  test('Vendor answers complete or unavailable: a bare {"risk":"Low"}, or a complete answer naming no address, is unavailable over HTTP', async () => {
+    const cases: [unknown, string][] = [
+      [{ risk: 'Low' }, 'Chainalysis Entity API: names no address'],
+      [{ risk: 'Low', status: 'COMPLETE' }, 'Chainalysis Entity API: names no address'],
+      [{ risk: 'Low', address: ADDR.low }, 'Chainalysis Entity API: assessment status missing'],
+    ];
+    try {
+      for (const [body, reason] of cases) {
+        fake.setFault('entity', ADDR.low, { kind: 'body', body });
+        assert.deepEqual(await aml().assessAddress(ADDR.low, ctx()), { status: 'unavailable', reason });
+      }
+    } finally {
+      fake.setFault('entity', ADDR.low, null);
+    }
+    assert.equal(
+      answered(await aml().assessAddress(ADDR.low, ctx())).level,
+      'low',
+      'a complete answer naming it counts',
+    );
   });
 
   test('the check deadline releases the caller at once, long before the call timeout', async () => {
@@ -473,7 +495,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
       try {
         const api = sanctionsApi({ timeoutMs: fault.kind === 'delay' || fault.kind === 'hang' ? 150 : 3000 });
         assert.equal((await api.screen([ADDR.clean], ctx())).status, 'unavailable');
-        const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+        const combined = combineSanctionsProviders([
+          createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+          api,
+        ]);
         const clean: SanctionsAnswer = await combined.screen([ADDR.clean], ctx());
         assert.equal(clean.status, 'unavailable', 'no hit + a failed source is not clean');
         const hit = answered(await combined.screen([ADDR.clean, ADDR.listed], ctx()));
@@ -491,7 +516,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     fake.setFault('sanctions', ADDR.clean, { kind: 'hang' });
     try {
       const api = sanctionsApi({ timeoutMs: 5000, ttlMs: 60_000 });
-      const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), api]);
+      const combined = combineSanctionsProviders([
+        createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+        api,
+      ]);
       const started = Date.now();
       const [alone, both] = await Promise.all([
         api.screen([ADDR.clean], { signal: AbortSignal.timeout(60) }),
@@ -506,7 +534,10 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
   });
 
   test('combined: no hit and every source answered → answered clean, as of the oldest source', async () => {
-    const combined = combineSanctionsProviders([createListSanctionsProvider([OFAC_TRON_LIST]), sanctionsApi()]);
+    const combined = combineSanctionsProviders([
+      createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT),
+      sanctionsApi(),
+    ]);
     const answer = answered(await combined.screen([ADDR.clean], ctx()));
     assert.deepEqual(answer.hits, []);
     assert.equal(answer.asOf.getTime(), OFAC_TRON_LIST.asOf.getTime());

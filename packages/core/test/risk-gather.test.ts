@@ -8,11 +8,16 @@ import type { ChainFacts, Transfer } from '../src/chain/facts.js';
 import { gatherSignals, involvedAddresses } from '../src/risk/gather.js';
 import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import { BUNDLED_LIST_CURRENT, currentOfacList } from '../src/testing/fake-ofac.js';
 import type { AmlAnswer, RiskProviders, SanctionsAnswer } from '../src/risk/signals.js';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createSafetyService } from '../src/runtime/service.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 import { checkBody, instantChain, seedTenant } from '../src/testing/service-harness.js';
+
+/** The bundled OFAC entries as a list a refresh confirmed at the start of this file's run. */
+const CURRENT_OFAC_LIST = currentOfacList();
+const CURRENT_OFAC = { ofacList: { current: () => CURRENT_OFAC_LIST } };
 
 const OWNER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const SENDER = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'; // OFAC TRX list
@@ -169,7 +174,7 @@ describe('gatherSignals', () => {
   test('the counterparties a value-less call names are screened too: a listed called contract is a hit, HIGH_RISK', async () => {
     const { providers } = recording();
     const screened: string[][] = [];
-    const list = createListSanctionsProvider([OFAC_TRON_LIST]);
+    const list = createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT);
     const withList: RiskProviders = {
       ...providers,
       sanctions: { screen: (addresses, c) => (screened.push([...addresses]), list.screen(addresses, c)) },
@@ -234,7 +239,7 @@ describe('gatherSignals', () => {
       'nothing to screen is not "not applicable" when the list was cut',
     );
 
-    const listed = { ...providers, sanctions: createListSanctionsProvider([OFAC_TRON_LIST]) };
+    const listed = { ...providers, sanctions: createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT) };
     const hit = await gatherSignals(facts([transfer()], { transfersTruncated: true }), transfer(), listed, ctx());
     assert.equal(hit.sanctions?.status, 'answered');
     assert.deepEqual(
@@ -338,7 +343,10 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
   });
 
   test('no keys: lists only and AML unavailable ("not configured"); bad settings are load errors', async () => {
-    const providers = createRiskProviders(riskConfigFromEnv({})._unsafeUnwrap())._unsafeUnwrap();
+    const providers = createRiskProviders({
+      ...riskConfigFromEnv({})._unsafeUnwrap(),
+      ...CURRENT_OFAC,
+    })._unsafeUnwrap();
     const signals = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
     assert.deepEqual(signals.aml, { status: 'unavailable', reason: 'AML vendor not configured' });
     assert.equal(signals.sanctions?.status, 'answered');
@@ -464,6 +472,7 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
         chainalysisSanctionsApiKey: 'k',
         chainalysisSanctionsMaxAddresses: 2,
         cacheTtlMs: 0,
+        ...CURRENT_OFAC,
         ...overrides,
       })._unsafeUnwrap();
     const clean = transfer({ sender: OWNER, recipient: FAKE_USDT });
@@ -477,7 +486,12 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       [OWNER, FAKE_USDT].sort(),
       'owner and the focus transfer first',
     );
-    const listsOnly = await gatherSignals(facts([clean]), clean, createRiskProviders()._unsafeUnwrap(), ctx());
+    const listsOnly = await gatherSignals(
+      facts([clean]),
+      clean,
+      createRiskProviders(CURRENT_OFAC)._unsafeUnwrap(),
+      ctx(),
+    );
     assert.equal(listsOnly.sanctions?.status, 'answered');
     assert.deepEqual(
       signals.sanctions,
@@ -485,11 +499,12 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       'clean, as with the lists alone (the bundled list date)',
     );
     // Lists too old to vouch: the address beyond the cap is screened by nothing current.
-    const stale = await gatherSignals(facts([clean]), clean, withApi({ sanctionsListMaxAgeDays: 1 }), ctx());
+    const bundled = { current: () => OFAC_TRON_LIST };
+    const stale = await gatherSignals(facts([clean]), clean, withApi({ ofacList: bundled }), ctx());
     assert.equal(stale.sanctions?.status, 'unavailable');
     assert.match(
       (stale.sanctions as { reason: string }).reason,
-      /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 1-day limit$/,
+      /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 2-day limit$/,
     );
     // An API failure without a hit still makes the answer unavailable, current lists or not.
     fake.setFault('sanctions', OWNER, { kind: 'status', status: 500 });

@@ -13,10 +13,11 @@ import {
   type SanctionsList,
 } from '../src/risk/sanctions-list.js';
 import type { SanctionsAnswer } from '../src/risk/signals.js';
+import { BUNDLED_LIST_CURRENT } from '../src/testing/fake-ofac.js';
 import { fixturePath } from '../src/testing/fixtures.js';
 
 const ctx = { signal: new AbortController().signal };
-const screener = createListSanctionsProvider([OFAC_TRON_LIST]);
+const screener = createListSanctionsProvider([OFAC_TRON_LIST], BUNDLED_LIST_CURRENT);
 const NOT_LISTED = ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8'];
 
 /** The TRON addresses of one OFAC file (`address` or `address;names` lines). */
@@ -77,14 +78,18 @@ describe('bundled OFAC list: every address of every OFAC file is a hit', () => {
 describe('maximum list age', () => {
   const DAY = 86_400_000;
   const asOf = new Date(OFAC_TRON_AS_OF).getTime();
-  const aged = (days: number, maxAgeDays: number | null) =>
-    createListSanctionsProvider([OFAC_TRON_LIST], { maxAgeDays, now: () => asOf + days * DAY });
+  const aged = (days: number, maxAgeDays?: number) =>
+    createListSanctionsProvider([OFAC_TRON_LIST], {
+      ...(maxAgeDays ? { maxAgeDays } : {}),
+      now: () => asOf + days * DAY,
+    });
 
   test('past the limit no hit is unavailable (the list no longer proves clean), a hit still stands', async () => {
     const stale = await aged(31, 30).screen(NOT_LISTED, ctx);
     assert.deepEqual(stale, {
       status: 'unavailable',
       reason: 'sanctions list as of 2025-11-27T12:26:36.000Z is older than the 30-day limit',
+      asOf: OFAC_TRON_LIST.asOf,
     });
     const hit = await aged(31, 30).screen([...NOT_LISTED, 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM'], ctx);
     assert.equal(hit.status, 'answered');
@@ -94,10 +99,11 @@ describe('maximum list age', () => {
     );
   });
 
-  test('within the limit, or with no limit (the default), no hit is clean', async () => {
+  test('Freshness by default: within the limit no hit is clean; the default limit is 2 days, and there is no "no limit"', async () => {
     assert.equal((await aged(30, 30).screen(NOT_LISTED, ctx)).status, 'answered');
-    assert.equal((await aged(10_000, null).screen(NOT_LISTED, ctx)).status, 'answered');
-    assert.throws(() => aged(0, 0), /maxAgeDays/);
+    assert.equal((await aged(2).screen(NOT_LISTED, ctx)).status, 'answered');
+    assert.equal((await aged(2.01).screen(NOT_LISTED, ctx)).status, 'unavailable');
+    assert.throws(() => createListSanctionsProvider([OFAC_TRON_LIST], { maxAgeDays: 0 }), /maxAgeDays/);
   });
 });
 
@@ -174,6 +180,7 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
     assert.deepEqual(await screen([oldFull]).screen(NOT_LISTED, ctx), {
       status: 'unavailable',
       reason: `sanctions list as of ${oldFull.asOf.toISOString()} is older than the 30-day limit`,
+      asOf: oldFull.asOf,
     });
   });
 });

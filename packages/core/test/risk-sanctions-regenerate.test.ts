@@ -3,66 +3,50 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { mergeEntries, parseAddressList } from '../../../scripts/sanctions/address-lists.js';
 import { renderOfacModule } from '../../../scripts/sanctions/render.js';
-import { parseSdnAdvanced } from '../../../scripts/sanctions/sdn-advanced.js';
-import { decodeEntities, scanXml } from '../../../scripts/sanctions/xml-scan.js';
 import { OFAC_TRON_AS_OF, OFAC_TRON_PROVENANCE } from '../src/risk/data/ofac-tron.js';
+import { parseOfacXml } from '../src/risk/ofac/sdn-xml.js';
 import { fixturePath } from '../src/testing/fixtures.js';
 
 const sample = readFileSync(new URL('../../../scripts/sanctions/sample-sdn-advanced.xml', import.meta.url), 'utf8');
 
-describe('sdn_advanced.xml parser (scripts/sanctions)', () => {
-  test('the sample: TRX features and TRON addresses of USDT features, primary names, date of issue', () => {
-    const list = parseSdnAdvanced(sample)._unsafeUnwrap();
-    assert.equal(list.issued, '2025-11-26');
+describe('the generator reads sdn_advanced.xml with the refresh parser (scripts/sanctions)', () => {
+  const parse = (xml: string) => parseOfacXml([xml], { maxAddresses: 1000 });
+
+  test('the sample: TRON addresses of every Digital Currency Address tag, primary names, date of issue', async () => {
+    const list = (await parse(sample))._unsafeUnwrap();
+    assert.equal(list.format, 'sdn_advanced');
+    assert.equal(list.publishedAt.toISOString(), '2025-11-26T00:00:00.000Z');
     assert.deepEqual(list.entries, [
-      { address: 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz', feature: 'USDT', name: 'CHEIL CREDIT BANK' },
-      { address: 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', feature: 'TRX', name: 'Grinex' },
-      { address: 'TBcLqqqyZjNj1ptuXFgj5H768NhNU5nDyn', feature: 'TRX', name: 'Sokolovski Rolan' },
-      { address: 'TC8axQvzJEVR3NKN6mZnJtGy7537GEmh38', feature: 'TRX', name: 'Grinex' },
+      { address: 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz', tag: 'USDT', name: 'CHEIL CREDIT BANK' },
+      { address: 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM', tag: 'TRX', name: 'Grinex' },
+      { address: 'TBcLqqqyZjNj1ptuXFgj5H768NhNU5nDyn', tag: 'TRX', name: 'Sokolovski Rolan' },
+      { address: 'TC8axQvzJEVR3NKN6mZnJtGy7537GEmh38', tag: 'TRX', name: 'Grinex' },
     ]);
-    assert.deepEqual(
-      list.rejected,
-      ['TNotAValidTronAddress000000000000', 'TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ'],
-      'bad TRX values and TRON-shaped USDT values failing the checksum are reported',
-    );
+    assert.deepEqual(list.rejected, ['TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ'], 'a TRON-shaped value failing the checksum');
   });
 
-  test('a USDT value of another chain is skipped silently; a TRON-shaped one failing the checksum is reported', () => {
-    const usdt = (value: string) =>
-      sample
-        .replace('0x175d44451403Edf28469dF03A9280c1197ADb92c', value)
-        .replace('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mZ', '0xabc');
-    assert.deepEqual(parseSdnAdvanced(usdt('1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY'))._unsafeUnwrap().rejected, [
-      'TNotAValidTronAddress000000000000',
-    ]);
-    assert.deepEqual(parseSdnAdvanced(usdt('TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5'))._unsafeUnwrap().rejected, [
-      'TNotAValidTronAddress000000000000',
-      'TBATDh41qMQ1yeVYecneEvhpfayYmkAQW5',
-    ]);
+  test('a TRON address OFAC files under another tag (XBT) is taken, with that tag', async () => {
+    const xbt = sample.replace('12QtD5BFwRsdNsAZY76UVE1xyCGNTojH9h', 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
+    const entry = (await parse(xbt))
+      ._unsafeUnwrap()
+      .entries.find((e) => e.address === 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8');
+    assert.deepEqual(entry, {
+      address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8',
+      tag: 'XBT',
+      name: 'Bitcoin & Only Holder',
+    });
   });
 
-  test('broken or foreign input is an error, not an empty list', () => {
-    assert.match(parseSdnAdvanced(sample.replace('</DistinctParties>', ''))._unsafeUnwrapErr(), /malformed XML/);
+  test('broken or foreign input is an error, not an empty list', async () => {
+    assert.match((await parse(sample.replace('</DistinctParties>', '')))._unsafeUnwrapErr(), /malformed XML/);
     assert.match(
-      parseSdnAdvanced(sample.replace(/<DateOfIssue>[\s\S]*?<\/DateOfIssue>/, ''))._unsafeUnwrapErr(),
+      (await parse(sample.replace(/<DateOfIssue>[\s\S]*?<\/DateOfIssue>/, '')))._unsafeUnwrapErr(),
       /DateOfIssue/,
     );
     assert.match(
-      parseSdnAdvanced(sample.replaceAll('Digital Currency Address - ', 'Other - '))._unsafeUnwrapErr(),
+      (await parse(sample.replaceAll('Digital Currency Address - ', 'Other - ')))._unsafeUnwrapErr(),
       /no FeatureType/,
     );
-  });
-
-  test('the scanner: namespaces dropped, entities decoded, self-closing elements closed', () => {
-    const events = [...scanXml('<a:x k="1 &amp; 2"><y/>T&#x41;&lt;</a:x>')];
-    assert.deepEqual(events, [
-      { type: 'open', name: 'x', attrs: { k: '1 & 2' }, selfClosing: false },
-      { type: 'open', name: 'y', attrs: {}, selfClosing: true },
-      { type: 'close', name: 'y' },
-      { type: 'text', text: 'TA<' },
-      { type: 'close', name: 'x' },
-    ]);
-    assert.equal(decodeEntities('&quot;&apos;&#8366;'), `"'₮`);
   });
 });
 

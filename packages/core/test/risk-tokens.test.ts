@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
 import { OFFICIAL_TRON_TOKENS } from '../src/risk/data/official-tokens.js';
 import { skeleton } from '../src/risk/impersonation.js';
 import {
   createTokenAuthenticityProvider,
   createTokenRegistry,
+  loadTokenRegistryFile,
   type TokenRegistry,
 } from '../src/risk/token-registry.js';
 import type { AssetRef, TokenRef } from '../src/risk/signals.js';
@@ -31,7 +36,7 @@ const trc20 = (contract: string, symbol: string | null, name: string | null = nu
 
 describe('official tokens', () => {
   test('every registry entry (TRX native included) is official, with a valid contract and its decimals', async () => {
-    assert.equal(OFFICIAL_TRON_TOKENS.length, 13);
+    assert.equal(OFFICIAL_TRON_TOKENS.length, 19);
     for (const token of registry.tokens) {
       if (token.asset.kind === 'trc20') assert.ok(isTronAddress(token.asset.contract), token.symbol);
       assert.equal(
@@ -61,6 +66,25 @@ describe('official tokens', () => {
       'fake',
     );
     assert.equal(await verdict(trc20(OTHER, 'BTTOLD', 'BitTorrent Old')), 'fake');
+  });
+
+  test('A registry token is never judged fake: WBTT, the original SUN and BUSD on TRON at their contracts, whatever their metadata', async () => {
+    const cases: [string, string, string][] = [
+      ['TKfjV9RNKJJCqPvBtK8L7Knykh7DNWvnYt', 'WBTT', 'Wrapped BitTorrent'],
+      ['TKkeiboTkxXKJpbmVFbv4a8ov5rAfRDMf9', 'SUN', 'SUN'], // its symbol and name before the redenomination
+      ['TKkeiboTkxXKJpbmVFbv4a8ov5rAfRDMf9', 'SUNOLD', 'SUNOLD'],
+      ['TMz2SWatiAtZVVcH2ebpsbVtYwUPT9EdjH', 'BUSD', 'BUSD Token'],
+      ['TXpw8XeWYeTUd4quDskoUqeQPowRh4jY65', 'WBTC', 'Wrapped BTC'],
+    ];
+    for (const [contract, symbol, name] of cases)
+      assert.equal(await verdict(trc20(contract, symbol, name)), 'official', `${symbol} at ${contract}`);
+    // Every registry token, carrying the symbol and name of any other registry token, stays official.
+    for (const token of registry.tokens)
+      for (const other of registry.tokens)
+        assert.equal(await verdict({ asset: token.asset, symbol: other.symbol, name: other.name }), 'official');
+    // Their marks are protected elsewhere.
+    assert.equal(await verdict(trc20(OTHER, 'WBTT', null)), 'fake');
+    assert.equal(registry.find({ kind: 'trc20', contract: 'TKfjV9RNKJJCqPvBtK8L7Knykh7DNWvnYt' })?.decimals, 6);
   });
 
   test('the contracts public code gets wrong are not official', async () => {
@@ -242,5 +266,46 @@ describe('impersonation property', () => {
       fc.asyncProperty(disguised, async (symbol) => (await verdict(trc20(OTHER, symbol))) === 'fake'),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('TOKEN_REGISTRY_FILE', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'token-registry-'));
+  const file = (name: string, body: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, body);
+    return path;
+  };
+  const acme = { contract: OTHER, symbol: 'ACME', decimals: 6, name: 'Acme Pay' };
+
+  test("a deployment's own tokens are official at their contract; imitations of them are fake", async () => {
+    const path = file('ok.json', JSON.stringify([acme]));
+    const config = riskConfigFromEnv({ TOKEN_REGISTRY_FILE: path })._unsafeUnwrap();
+    assert.equal(config.tokenRegistryFile, path);
+    const { tokens } = createRiskProviders(config)._unsafeUnwrap();
+    const at = (contract: string, symbol: string) => tokens.assess(trc20(contract, symbol, null), ctx);
+    assert.equal(((await at(OTHER, 'ACME')) as { authenticity: string }).authenticity, 'official');
+    assert.equal(((await at(USDT, 'USDT')) as { authenticity: string }).authenticity, 'official');
+    const copy = await at('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME');
+    assert.equal((copy as { authenticity: string }).authenticity, 'fake');
+  });
+
+  test('a bad file is refused at load with a message naming the variable, the file and the entry', () => {
+    const refused = (body: string) => {
+      const path = file(`bad-${Math.random()}.json`, body);
+      const error = createRiskProviders({ tokenRegistryFile: path })._unsafeUnwrapErr();
+      assert.deepEqual([error.option, error.variable], ['tokenRegistryFile', 'TOKEN_REGISTRY_FILE']);
+      assert.ok(error.message.startsWith(path), error.message);
+      return error.message;
+    };
+    assert.match(refused('{"contract":'), /cannot read a JSON token registry/);
+    assert.match(refused(JSON.stringify(acme)), /must be a JSON array/);
+    assert.match(refused(JSON.stringify([{ ...acme, decimals: '6' }])), /entry 0: needs contract/);
+    assert.match(refused(JSON.stringify([acme, { ...acme, decimal: 6 }])), /entry 1: unknown field "decimal"/);
+    assert.match(
+      refused(JSON.stringify([{ ...acme, contract: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv9' }])),
+      /not a valid TRON address/,
+    );
+    assert.match(loadTokenRegistryFile(join(dir, 'missing.json'))._unsafeUnwrapErr(), /cannot read/);
   });
 });

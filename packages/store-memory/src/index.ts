@@ -29,6 +29,9 @@ import type {
 } from '@tron-safety/core';
 import { MemoryMemberStore } from './members.js';
 import { MemorySessionStore } from './sessions.js';
+import { MemorySanctionsListStore } from './sanctions-lists.js';
+
+export { MemorySanctionsListStore };
 
 /**
  * Every store in one process's memory. Each method runs without yielding between its read and
@@ -45,6 +48,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): SafetyStor
     usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
     members: new MemoryMemberStore(),
     sessions: new MemorySessionStore(),
+    sanctionsLists: new MemorySanctionsListStore(),
   };
 }
 

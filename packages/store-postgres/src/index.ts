@@ -8,4 +8,5 @@ export { PostgresMemberStore } from './members.js';
 export { PostgresOrganizationStore } from './organizations.js';
 export { PostgresQuotaStore } from './quota.js';
 export { PostgresSessionStore } from './sessions.js';
+export { PostgresSanctionsListStore } from './sanctions-lists.js';
 export { PostgresUsageStore } from './usage.js';

@@ -9,6 +9,7 @@ import { migrate, type MigrateResult } from './migrations.js';
 import { PostgresOrganizationStore } from './organizations.js';
 import { PostgresQuotaStore } from './quota.js';
 import { PostgresSessionStore } from './sessions.js';
+import { PostgresSanctionsListStore } from './sanctions-lists.js';
 import { PostgresUsageStore } from './usage.js';
 
 export interface SweepResult {
@@ -59,6 +60,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
     usage,
     members: new PostgresMemberStore(pool),
     sessions,
+    sanctionsLists: new PostgresSanctionsListStore(pool),
     pool,
     migrate: () => migrate(pool),
     async sweep(now = new Date(), sweepOptions = {}) {

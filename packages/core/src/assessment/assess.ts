@@ -91,7 +91,9 @@ export function assess(input: AssessmentInput): Result<TransactionCheckResponse,
       transaction_state: facts.state,
       confirmations: facts.confirmations,
       required_confirmations: REQUIRED_CONFIRMATIONS,
-      sender: selectedResponse?.sender ?? null,
+      // The payer of the selected transfer; with none selected (a failed call, several transfers, a vote)
+      // the signer, a fact of every found transaction. Null for not_found (the facts have no owner).
+      sender: selectedResponse === null ? facts.owner : selectedResponse.sender,
       recipient: selectedResponse?.recipient ?? null,
       token_contract: selectedResponse?.token_contract ?? null,
       token_symbol: selectedResponse?.token_symbol ?? null,

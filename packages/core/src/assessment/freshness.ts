@@ -17,13 +17,16 @@ const answeredAt = (answer: { status: string; asOf?: Date } | null) =>
 
 /**
  * Source times of one check, from the facts and signals the assessment used.
- * `risk_data_at`: the oldest `asOf` of the sanctions and AML answers; `token_data_at`: the oldest of
+ * `risk_data_at`: the oldest of the sanctions evidence's last confirmation (answered, or unavailable because
+ * the lists are too old) and the AML answer's `asOf`; `token_data_at`: the oldest of
  * the token answer's `asOf` and the chain's token metadata read time; `max_source_age_seconds`: whole
  * seconds from the oldest of those and the chain observation to `checked_at` (block time is when the
  * transaction happened, not how old our data is); 0 when a source claims a time after `checked_at`.
  */
 export function freshnessOf(facts: ChainFacts, signals: RiskSignals, checkedAt: Date): FreshnessResponse {
-  const riskDataAt = oldest([answeredAt(signals.sanctions), answeredAt(signals.aml)]);
+  // Sanctions: when the evidence used was last confirmed current, also when it was too old to prove clean.
+  const sanctionsAt = signals.sanctions?.asOf ?? null;
+  const riskDataAt = oldest([sanctionsAt, answeredAt(signals.aml)]);
   const tokenDataAt = oldest([answeredAt(signals.token), facts.tokenDataAt]);
   const oldestSource = oldest([facts.observedAt, riskDataAt, tokenDataAt])!;
   const age = Math.floor((checkedAt.getTime() - oldestSource.getTime()) / 1000);

@@ -69,12 +69,12 @@ export function createChainalysisAmlProvider(options: ChainalysisEntityOptions):
       signal,
     );
     if (body.isErr()) return { status: 'unavailable', reason: `Chainalysis Entity API: ${body.error}` };
-    // An answer about another address (a proxy's mix-up, a cache keyed wrongly) says nothing about this one.
-    if (body.value.address !== undefined && body.value.address !== address) {
-      return {
-        status: 'unavailable',
-        reason: `Chainalysis Entity API: answered for another address (${body.value.address})`,
-      };
+    // An answer about another address (a proxy's mix-up, a cache keyed wrongly), or one that names no
+    // address at all, says nothing we can tie to this one.
+    if (body.value.address !== address) {
+      const named =
+        body.value.address === undefined ? 'names no address' : `answered for another address (${body.value.address})`;
+      return { status: 'unavailable', reason: `Chainalysis Entity API: ${named}` };
     }
     return amlAnswerFromEntity(body.value, new Date());
   }, lookupOptions(options));
@@ -84,10 +84,14 @@ export function createChainalysisAmlProvider(options: ChainalysisEntityOptions):
   };
 }
 
-/** Entity body → our answer. Exported for tests and for Chainalysis-compatible vendors. */
+/**
+ * Entity body → our answer (the caller has checked that it names the address asked about). Exported for
+ * tests and for Chainalysis-compatible vendors.
+ */
 export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
-  if (body.status !== undefined && body.status !== 'COMPLETE') {
-    return { status: 'unavailable', reason: `Chainalysis Entity API: assessment ${body.status}` };
+  // Only an assessment that says it is complete is one: a bare `{"risk":"Low"}` is not "low".
+  if (body.status !== 'COMPLETE') {
+    return { status: 'unavailable', reason: `Chainalysis Entity API: assessment ${body.status ?? 'status missing'}` };
   }
   // The top-level `risk` and a triggered rule's `risk` can disagree (`Low` beside a Severe sanctions
   // rule): the highest counts, and a level we cannot read anywhere makes the whole answer unreadable.

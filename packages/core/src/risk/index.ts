@@ -15,6 +15,10 @@ export { skeleton as tokenTextSkeleton } from './impersonation.js';
 export * from './providers.js';
 export * from './sanctions-combine.js';
 export * from './sanctions-list.js';
+export * from './ofac/download.js';
+export * from './ofac/list-in-use.js';
+export * from './ofac/refresh.js';
+export * from './ofac/sdn-xml.js';
 export {
   DEFAULT_RISK_CACHE_TTL_MS,
   DEFAULT_RISK_DEADLINE_MARGIN_MS,

@@ -6,6 +6,7 @@ import { createSanctionsScreen } from './sanctions-combine.js';
 import {
   checkMaxAgeDays,
   createListSanctionsProvider,
+  DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
   loadSanctionsListFile,
   OFAC_TRON_LIST,
   type SanctionsList,
@@ -21,6 +22,7 @@ import {
   amlCoveredAssets,
   createTokenAuthenticityProvider,
   createTokenRegistry,
+  loadTokenRegistryFile,
   type OfficialTokenData,
 } from './token-registry.js';
 
@@ -39,11 +41,18 @@ export interface RiskConfig {
   /** Extra address lists screened with the bundled OFAC list (`# full-list` marks a full one). */
   sanctionsListFiles?: readonly string[];
   /**
-   * Maximum age in days of the newest full list (bundled or `# full-list` file): past it, the lists
-   * answer `unavailable` unless they hit (default: no limit, since the bundled list is only as new as
-   * its last regeneration). A clean sanctions API answer for every address still counts.
+   * Maximum age in days since the newest full list (the OFAC list in use, or a `# full-list` file) was
+   * last confirmed current: past it, the lists answer `unavailable` unless they hit (default 2). A clean
+   * sanctions API answer for every address still counts.
    */
-  sanctionsListMaxAgeDays?: number | null;
+  sanctionsListMaxAgeDays?: number;
+  /**
+   * The OFAC list in use, read at every screen (an `OfacRefresher` keeps it current); default: the bundled
+   * snapshot, which is older than the default age limit, so refresh it (or give a current list file).
+   */
+  ofacList?: { current(): SanctionsList };
+  /** The clock the lists' age is measured on (default `Date.now`; tests move it). */
+  now?: () => number;
   /**
    * Addresses sent to the Chainalysis sanctions API per check (default 32); the rest are screened by
    * the lists only (see `createSanctionsScreen`).
@@ -51,6 +60,8 @@ export interface RiskConfig {
   chainalysisSanctionsMaxAddresses?: number;
   /** Tokens added to the official registry. */
   extraTokens?: readonly OfficialTokenData[];
+  /** A JSON file of a deployment's own official tokens (`loadTokenRegistryFile`), added to the registry. */
+  tokenRegistryFile?: string | null;
   /** Assets the AML vendor covers (default: TRX and every TRC20 of the registry, extensions included). */
   amlSupportedAssets?: readonly AssetRef[];
   /** Reuse of vendor answers (default 5 minutes; 0 = no cache). */
@@ -79,6 +90,7 @@ export const RISK_CONFIG_VARIABLES = {
   chainalysisSanctionsMaxAddresses: 'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
   sanctionsListFiles: 'SANCTIONS_LIST_FILES',
   sanctionsListMaxAgeDays: 'SANCTIONS_LIST_MAX_AGE_DAYS',
+  tokenRegistryFile: 'TOKEN_REGISTRY_FILE',
   cacheTtlMs: 'RISK_CACHE_TTL_SECONDS',
   timeoutMs: 'RISK_TIMEOUT_MS',
 } as const satisfies Partial<Record<keyof RiskConfig, string>>;
@@ -103,7 +115,10 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   ]);
   if (settings.isErr()) return err(settings.error);
   const [ttlMs, timeoutMs, deadlineMarginMs, maxAddresses] = settings.value;
-  const maxAgeDays = checked('sanctionsListMaxAgeDays', checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? null));
+  const maxAgeDays = checked(
+    'sanctionsListMaxAgeDays',
+    checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS),
+  );
   if (maxAgeDays.isErr()) return err(maxAgeDays.error);
   const entityUrl = checked('chainalysisApiUrl', httpUrl(config.chainalysisApiUrl ?? DEFAULT_CHAINALYSIS_API_URL));
   if (entityUrl.isErr()) return err(entityUrl.error);
@@ -113,15 +128,19 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
   );
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
-  const lists: SanctionsList[] = [OFAC_TRON_LIST];
+  const files: SanctionsList[] = [];
   for (const path of config.sanctionsListFiles ?? []) {
     const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
     if (list.isErr()) return err(list.error);
-    lists.push(list.value);
+    files.push(list.value);
   }
+  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs };
   const sanctions = createSanctionsScreen(
-    createListSanctionsProvider(lists, { maxAgeDays: maxAgeDays.value }),
+    createListSanctionsProvider(() => [ofac.current(), ...files], {
+      maxAgeDays: maxAgeDays.value,
+      ...(config.now ? { now: config.now } : {}),
+    }),
     config.chainalysisSanctionsApiKey
       ? {
           provider: createChainalysisSanctionsProvider({
@@ -135,7 +154,19 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
       : null,
   );
 
-  const registry = checked('extraTokens', createTokenRegistry(config.extraTokens ?? []));
+  const file = config.tokenRegistryFile;
+  const fileTokens = file
+    ? checked(
+        'tokenRegistryFile',
+        loadTokenRegistryFile(file).andThen((tokens) =>
+          createTokenRegistry(tokens)
+            .map(() => tokens)
+            .mapErr((message) => `${file}: ${message}`),
+        ),
+      )
+    : ok([]);
+  if (fileTokens.isErr()) return err(fileTokens.error);
+  const registry = checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
   if (registry.isErr()) return err(registry.error);
 
   const aml = config.chainalysisApiKey
@@ -184,6 +215,7 @@ export function riskConfigFromEnv(
     chainalysisSanctionsUrl: value('chainalysisSanctionsUrl') ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL,
     chainalysisSanctionsApiKey: value('chainalysisSanctionsApiKey') ?? null,
     sanctionsListFiles: files ?? [],
+    tokenRegistryFile: value('tokenRegistryFile') ?? null,
     ...(ttlSeconds !== undefined ? { cacheTtlMs: ttlSeconds * 1000 } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(maxAgeDays !== undefined ? { sanctionsListMaxAgeDays: maxAgeDays } : {}),

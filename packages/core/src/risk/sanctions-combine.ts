@@ -16,7 +16,11 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
   for (const a of answered) for (const hit of a.hits) hits.set(`${hit.address}\n${hit.source}`, hit);
   const failed = answers.filter((a) => a.status === 'unavailable');
   if (hits.size === 0 && failed.length > 0) {
-    return { status: 'unavailable', reason: [...new Set(failed.map((f) => f.reason))].join('; ') };
+    const reason = [...new Set(failed.map((f) => f.reason))].join('; ');
+    const dated = failed.flatMap((f) => (f.asOf ? [f.asOf.getTime()] : []));
+    return dated.length > 0
+      ? { status: 'unavailable', reason, asOf: new Date(Math.min(...dated)) }
+      : { status: 'unavailable', reason };
   }
   const asOf = new Date(Math.min(...answered.map((a) => a.asOf.getTime())));
   return { status: 'answered', hits: [...hits.values()], asOf };

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
-import { OFAC_TRON_AS_OF, OFAC_TRON_ENTRIES } from './data/ofac-tron.js';
+import { bundledOfacList } from './ofac/list-in-use.js';
 import { positiveInteger } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
@@ -26,16 +26,7 @@ export interface SanctionsList {
  * The bundled OFAC SDN snapshot for TRON: the union of the `Digital Currency Address - TRX` list
  * and the TRON addresses OFAC lists under `- USDT` (see `data/ofac-tron.ts` for provenance and date).
  */
-export const OFAC_TRON_LIST: SanctionsList = {
-  asOf: new Date(OFAC_TRON_AS_OF),
-  full: true,
-  addresses: new Map(
-    OFAC_TRON_ENTRIES.map(([address, feature, name]) => [
-      address,
-      { source: `OFAC SDN (Digital Currency Address - ${feature})`, name },
-    ]),
-  ),
-};
+export const OFAC_TRON_LIST: SanctionsList = bundledOfacList().list;
 
 const AS_OF_COMMENT = /^#\s*as-of:\s*(\S+)\s*$/i;
 const FULL_LIST_COMMENT = /^#\s*full-list\s*$/i;
@@ -85,19 +76,25 @@ export function loadSanctionsListFile(path: string): Result<SanctionsList, strin
 
 export interface ListSanctionsOptions {
   /**
-   * Past this age (days since the newest full list's as-of date) the lists no longer prove an address
-   * clean: no hit is `unavailable`, while a hit still stands. Unset or null = no limit.
+   * Past this age (days since the newest full list was last confirmed current) the lists no longer prove
+   * an address clean: no hit is `unavailable`, while a hit still stands. Default 2; there is no "no limit".
    */
-  maxAgeDays?: number | null;
+  maxAgeDays?: number;
   now?: () => number;
 }
 
+/** OFAC publishes changes on working days; two days without a confirmation is stale. */
+export const DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS = 2;
+
 const DAY_MS = 86_400_000;
 
-/** The one check of a maximum list age (a positive whole number of days, or null for no limit). */
-export function checkMaxAgeDays(maxAgeDays: number | null): Result<number | null, string> {
-  return maxAgeDays === null ? ok(null) : positiveInteger(maxAgeDays);
+/** The one check of a maximum list age (a positive whole number of days). */
+export function checkMaxAgeDays(maxAgeDays: number): Result<number, string> {
+  return positiveInteger(maxAgeDays);
 }
+
+/** Lists that change while the process runs (a refreshed OFAC list): read at each screen. */
+export type SanctionsLists = readonly SanctionsList[] | (() => readonly SanctionsList[]);
 
 /**
  * The date the lists are as of: the newest full list's (a current full list makes the screen current,
@@ -109,29 +106,35 @@ export function listsAsOf(lists: readonly SanctionsList[]): Date {
   return new Date(full.length > 0 ? Math.max(...times) : Math.min(...times));
 }
 
-/** Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old). */
+/**
+ * Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old; the
+ * unavailable answer still says how old the lists are, for `freshness.risk_data_at`).
+ */
 export function createListSanctionsProvider(
-  lists: readonly SanctionsList[],
+  source: SanctionsLists,
   options: ListSanctionsOptions = {},
 ): SanctionsProvider {
-  if (lists.length === 0) throw new Error('a list screener needs at least one list');
+  const current = typeof source === 'function' ? source : () => source;
+  if (current().length === 0) throw new Error('a list screener needs at least one list');
   const { now = Date.now } = options;
-  const maxAgeDays = checkMaxAgeDays(options.maxAgeDays ?? null);
+  const maxAgeDays = checkMaxAgeDays(options.maxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS);
   if (maxAgeDays.isErr()) throw new Error(`maxAgeDays ${maxAgeDays.error}`);
   const limit = maxAgeDays.value;
-  const asOf = listsAsOf(lists);
   return {
     screen(addresses) {
+      const lists = current();
+      const asOf = listsAsOf(lists);
       const hits = [...new Set(addresses)].flatMap((address) =>
         lists.flatMap((list) => {
           const listed = list.addresses.get(address);
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
-      if (hits.length === 0 && limit !== null && now() - asOf.getTime() > limit * DAY_MS) {
+      if (hits.length === 0 && now() - asOf.getTime() > limit * DAY_MS) {
         return Promise.resolve<SanctionsAnswer>({
           status: 'unavailable',
           reason: `sanctions list as of ${asOf.toISOString()} is older than the ${limit}-day limit`,
+          asOf,
         });
       }
       return Promise.resolve<SanctionsAnswer>({ status: 'answered', hits, asOf });

@@ -14,10 +14,11 @@ export type SanctionsAnswer =
       status: 'answered';
       /** Every screened address that is listed (empty = screened, none listed). */
       hits: { address: string; source: string; name: string | null }[];
-      /** Age of the data: the list date, or when a live API answered (cache age included). */
+      /** Age of the data: when the list was last confirmed current, or when a live API answered (cache age included). */
       asOf: Date;
     }
-  | Unavailable;
+  /** `asOf`: lists too old to prove anything clean still say when they were last confirmed current. */
+  | (Unavailable & { asOf?: Date });
 
 export interface SanctionsProvider {
   /** Screens all `addresses` (base58). Never rejects: outside failures are `unavailable`. */

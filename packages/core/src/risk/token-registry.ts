@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
 import { isTronAddress } from '../tron/address.js';
@@ -97,6 +99,42 @@ export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenA
       return answer('unknown');
     },
   };
+}
+
+const TOKEN_FILE_FIELDS = ['contract', 'symbol', 'decimals', 'name'] as const;
+/** `TOKEN_REGISTRY_FILE`: a JSON array of a deployment's own official TRC20 tokens. */
+const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, decimals: t.number, name: t.string });
+
+/**
+ * Reads a token registry file (`[{"contract","symbol","decimals","name"}]`) through its codec: unreadable
+ * files, other JSON, missing, mistyped or unknown fields are errors naming the file and the entry. The
+ * entries are then checked like the bundled ones (`createTokenRegistry`).
+ */
+export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[], string> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (cause) {
+    return err(`${path}: cannot read a JSON token registry (${(cause as Error).message})`);
+  }
+  if (!Array.isArray(json)) return err(`${path}: must be a JSON array of {contract, symbol, decimals, name}`);
+  const tokens: OfficialTokenData[] = [];
+  for (const [i, entry] of json.entries()) {
+    const decoded = TokenRegistryFileEntry.decode(entry);
+    const extra =
+      entry && typeof entry === 'object'
+        ? Object.keys(entry).filter((k) => !(TOKEN_FILE_FIELDS as readonly string[]).includes(k))
+        : [];
+    if (decoded._tag === 'Left' || extra.length > 0) {
+      const wrong =
+        extra.length > 0
+          ? `unknown field "${extra[0]}"`
+          : 'needs contract, symbol, name (strings) and decimals (a number)';
+      return err(`${path}: entry ${i}: ${wrong}`);
+    }
+    tokens.push(decoded.right);
+  }
+  return ok(tokens);
 }
 
 function bundledRegistry(): TokenRegistry {

@@ -5,6 +5,7 @@ import type { MemberStore } from './members.js';
 import type { OrganizationStore } from './organizations.js';
 import type { QuotaStore } from './quota.js';
 import type { SessionStore } from './sessions.js';
+import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
@@ -14,6 +15,7 @@ export type * from './members.js';
 export type * from './organizations.js';
 export type * from './quota.js';
 export type * from './sessions.js';
+export type * from './sanctions-lists.js';
 export type * from './usage.js';
 
 /**
@@ -41,4 +43,5 @@ export interface SafetyStores {
   usage: UsageStore;
   members: MemberStore;
   sessions: SessionStore;
+  sanctionsLists: SanctionsListStore;
 }

@@ -58,7 +58,9 @@ export type FakeFault =
   /** Entity API: 200 with the address's answer but an assessment `status` other than COMPLETE (default PENDING). */
   | { kind: 'incomplete'; status?: string }
   /** Entity API: 200 with the answer for another address, naming that address. */
-  | { kind: 'other_address'; address: string };
+  | { kind: 'other_address'; address: string }
+  /** 200 with exactly this JSON body (e.g. a bare `{"risk":"Low"}` that names no address and no status). */
+  | { kind: 'body'; body: unknown };
 
 export type FakeApi = 'entity' | 'sanctions';
 
@@ -187,6 +189,8 @@ export async function startFakeChainalysis(options: FakeChainalysisOptions = {})
         return answer(api, address, res, fault.status ?? 'PENDING');
       case 'other_address':
         return answer(api, fault.address, res);
+      case 'body':
+        return send(res, 200, JSON.stringify(fault.body));
       case 'oversized': {
         res.writeHead(200, { 'content-type': 'application/json' });
         const pad = 'x'.repeat(64 * 1024);

@@ -2,6 +2,7 @@
 // the test runner (which, once loaded, takes over signals such as SIGINT).
 export { fixturesDir, fixturePath } from './fixtures.js';
 export * from './fake-vendors.js';
+export * from './fake-ofac.js';
 export * from './fake-tron-node.js';
 export {
   TRON_FIXTURE_TX,

@@ -6,6 +6,7 @@ import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, Organization, Plan } from '../stores/organizations.js';
 import type { UsageRecord } from '../stores/usage.js';
 import { runPortalStoreConformance } from './portal-store-conformance.js';
+import { runSanctionsListStoreConformance } from './sanctions-lists-conformance.js';
 
 /**
  * What a store implementation must do, as node:test cases: every store package runs this same
@@ -69,6 +70,7 @@ function usageRecord(organizationId: string, overrides: Partial<UsageRecord> = {
 }
 
 export function runStoreConformance(name: string, factory: StoreFactory): void {
+  runSanctionsListStoreConformance(name, factory);
   const withStores = (title: string, body: (stores: SafetyStores) => Promise<void>) =>
     test(title, async () => {
       const { stores, close } = await factory();

@@ -1,9 +1,16 @@
 /**
- * Official TRON tokens, pinned by exact contract. Source: the cross-checked table of
- * `shared/reference/risk-data.md` §3 (TronLink "Common token contracts (SSOT)", OneKey firmware
- * `tron_tokens.c`, Trust Wallet and JustLend configs); every contract passes base58check.
- * OneKey's single-source extras (WBTT, WBTC, ETH, HT, DOGE, NFT) are left to configuration: public code
- * labels WBTT's contract TKfjV9RN… variously WBTT, WBTC, USDJ or DAI, with 6 or 18 decimals.
+ * Official TRON tokens, pinned by exact contract. Sources: TronLink's "Common token contracts (SSOT)"
+ * (packages/core/fixtures/tokens), OneKey firmware `legacy/firmware/tron_tokens.c` @2117096474cc, the SUN
+ * issuer's SunSwap token list (sun-protocol's agent toolkit `tokens.py`: name, symbol, decimals, contract),
+ * JustLend DAO's market table (each market links its TronScan token page), and the official explorer
+ * TronScan (https://tronscan.org/#/token20/<contract>), named per token below. Every contract passes
+ * base58check (a test checks it). A token is listed when independent sources agree on its contract and
+ * decimals; a registry token is always `official`, never judged a look-alike of another.
+ *
+ * Left out, because public sources contest them: THb4CqiF… (called ETH in OneKey and SunSwap's list,
+ * ETHOLD elsewhere, while another list gives ETH to TRFe3hT5…, which SunSwap calls ETHB), TN3W4H6r…
+ * ("BTC" or "BTCT", flagged doubtful by others), THbVQp8k… ("DOGE" or "DOGET"), and tokens only one
+ * source names (sTRX, stUSDT, LTC, USD1): a deployment that accepts them adds them with TOKEN_REGISTRY_FILE.
  */
 
 /** When the table was cross-checked (feeds `token_data_at` for registry verdicts). */
@@ -45,4 +52,26 @@ export const OFFICIAL_TRON_TOKENS: readonly OfficialTokenData[] = [
   { symbol: 'WIN', name: 'WINkLink', contract: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', decimals: 6 },
   { symbol: 'TUSD', name: 'TrueUSD', contract: 'TUpMhErZL2fhh4sVNULAbNKLokS4GjC1F4', decimals: 18 },
   { symbol: 'USDJ', name: 'JUST Stablecoin', contract: 'TMwFHYXLJaRUPeW6421aqXL4ZEzPRFGkGT', decimals: 18 },
+  // WBTT, Wrapped BitTorrent, 6 decimals: SunSwap's token list, OneKey, uniblow's TRON list; TronScan
+  // token20/TKfjV9RNKJJCqPvBtK8L7Knykh7DNWvnYt. (Some public code mislabels this contract WBTC, USDJ or DAI:
+  // three sources that name it agree on WBTT with 6 decimals, and the look-alike rule called it fake.)
+  { symbol: 'WBTT', name: 'Wrapped BitTorrent', contract: 'TKfjV9RNKJJCqPvBtK8L7Knykh7DNWvnYt', decimals: 6 },
+  // The original SUN, renamed SUNOLD at the 2021 SUN redenomination, 18 decimals: SunSwap's token list
+  // (SUNOLD), a TronScan-logo token list and uniblow; on chain it was "SUN", so the look-alike rule called it fake.
+  {
+    symbol: 'SUNOLD',
+    name: 'SUNOLD',
+    contract: 'TKkeiboTkxXKJpbmVFbv4a8ov5rAfRDMf9',
+    decimals: 18,
+    aliases: ['SUN Token'],
+  },
+  // BUSD on TRON, 18 decimals: JustLend DAO's legacy jBUSDOLD market (underlying linked to TronScan
+  // token20/TMz2SWatiAtZVVcH2ebpsbVtYwUPT9EdjH), uniblow's TRON list ("BUSD Token"), wallet configs (18).
+  { symbol: 'BUSD', name: 'BUSD Token', contract: 'TMz2SWatiAtZVVcH2ebpsbVtYwUPT9EdjH', decimals: 18 },
+  // WBTC, Wrapped BTC, 8 decimals: OneKey, uniblow's TRON list, SunSwap's token list; TronScan token20.
+  { symbol: 'WBTC', name: 'Wrapped BTC', contract: 'TXpw8XeWYeTUd4quDskoUqeQPowRh4jY65', decimals: 8 },
+  // NFT, APENFT, 6 decimals: SunSwap's token list, OneKey, uniblow; TronScan token20.
+  { symbol: 'NFT', name: 'APENFT', contract: 'TFczxzPhnThNSqr5by8tvxsdCFRRz6cPNq', decimals: 6 },
+  // HT, HuobiToken, 18 decimals: SunSwap's token list, OneKey; TronScan token20.
+  { symbol: 'HT', name: 'HuobiToken', contract: 'TDyvndWuvX5xTBwHPYJi7J3Yq8pq8yh62h', decimals: 18 },
 ];

@@ -1,0 +1,342 @@
+// Sanctions evidence that stays true over time (issue 11, "Must show"): the real host over HTTP, a local
+// fake OFAC server publishing sdn.xml / sdn_advanced.xml, a fake java-tron node, and PostgreSQL for two hosts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { base58ToHexAddress } from '@tron-safety/core';
+import {
+  buildTronTransaction,
+  bundledSdnEntries,
+  renderSdnXml,
+  startFakeChainalysis,
+  startFakeOfac,
+  startFakeTronNode,
+  type FakeChainalysis,
+  type FakeOfac,
+  type FakeSdnList,
+  type FakeTronNode,
+} from '@tron-safety/core/testing';
+import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-safety/store-postgres/testing';
+import { request } from 'undici';
+import { runAdmin } from '../src/admin-cli.js';
+import { parseConfig } from '../src/config.js';
+import { startHost, type RunningHost } from '../src/host.js';
+import { createLogger } from '../src/log.js';
+
+const KEY = 'tsk_live_sanctions_test_key_0000000000000';
+const PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
+const CLEAN = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
+/** Listed by OFAC after the bundled snapshot was made (the fake's newer publication). */
+const ADDED = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+/** A valid TRON address OFAC files under the XBT tag. */
+const UNDER_XBT = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
+/** In the bundled snapshot (Grinex). */
+const BUNDLED = 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM';
+/** Loaded by an operator in the two-host test. */
+const LOADED = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+
+const today = () => new Date(new Date().toISOString().slice(0, 10));
+const sdn = (tag: string, address: string, uid: number, name: string) => ({
+  uid,
+  lastName: name,
+  ids: [{ type: `Digital Currency Address - ${tag}`, number: address }],
+});
+const publication = (): FakeSdnList => ({
+  published: today(),
+  entries: [...bundledSdnEntries(), sdn('TRX', ADDED, 1, 'NEW EXCHANGE LLC'), sdn('XBT', UNDER_XBT, 2, 'XBT HOLDER')],
+});
+
+/** A finalized TRX payment from a clean payer to `to`; its hash. */
+function addPayment(node: FakeTronNode, to: string, i: number): string {
+  const built = buildTronTransaction({
+    contractType: 'TransferContract',
+    parameter: { owner_address: base58ToHexAddress(PAYER)!, to_address: base58ToHexAddress(to)!, amount: 1_000_000 },
+    blockNumber: node.heights.solidified - 50 - i,
+  });
+  node.addTransaction({ transaction: built.transaction, info: built.info });
+  return built.txID;
+}
+
+function seedFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-sanctions-')), 'seed.json');
+  const limits = {
+    rate_limit_per_minute: 600,
+    max_concurrent_requests: 8,
+    monthly_quota: 1000,
+    enabled_networks: ['tron'],
+  };
+  writeFileSync(
+    path,
+    JSON.stringify({
+      plans: [{ code: 'p', version: 1, name: 'P', ...limits }],
+      organizations: [
+        {
+          id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a0f1',
+          name: 'Sanctions test',
+          status: 'active',
+          plan: { code: 'p', version: 1 },
+          custom_entitlements: null,
+          api_keys: [{ label: 't', key: KEY, revoked: false }],
+        },
+      ],
+    }),
+  );
+  return path;
+}
+
+describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP', () => {
+  let node: FakeTronNode;
+  let vendors: FakeChainalysis;
+  let ofac: FakeOfac;
+  let seed: string;
+  const payments = new Map<string, string>();
+  const hosts: RunningHost[] = [];
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+
+  before(async () => {
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis(); // AML: every address Low; no sanctions API key is given
+    ofac = await startFakeOfac(publication());
+    seed = seedFile();
+    for (const [i, to] of [ADDED, UNDER_XBT, BUNDLED, CLEAN].entries()) payments.set(to, addPayment(node, to, i));
+  });
+  after(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.stop('test end')));
+    await Promise.all([node.close(), vendors.close(), ofac.close()]);
+  });
+
+  const start = async (env: Record<string, string>) => {
+    const config = parseConfig({
+      PORT: '0',
+      SAFETY_SEED_FILE: seed,
+      TRON_FULLNODE_URL: node.url,
+      CHAINALYSIS_API_URL: vendors.entityUrl,
+      CHAINALYSIS_API_KEY: 'k',
+      OFAC_REFRESH_SECONDS: '1',
+      ...env,
+    })._unsafeUnwrap();
+    const host = (await startHost(config, createLogger('info', sink)))._unsafeUnwrap();
+    hosts.push(host);
+    return host;
+  };
+  const check = async (host: RunningHost, to: string) => {
+    const res = await request(`${host.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ tx_hash: payments.get(to), network: 'tron' }),
+    });
+    const body = (await res.body.json()) as any;
+    assert.equal(res.statusCode, 200, JSON.stringify(body));
+    return body as {
+      overall_state: string;
+      sanctions_hit: boolean | null;
+      reasons: { code: string }[];
+      freshness: any;
+    };
+  };
+  /** Waits (bounded) for the host's next refresh to end and returns its log line. */
+  const nextRefresh = async () => {
+    const seen = lines.length;
+    for (let i = 0; i < 100; i++) {
+      const line = lines.slice(seen).find((l) => String(l.event).startsWith('sanctions_refresh'));
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('no refresh within 5 s');
+  };
+
+  test('an address added by a refresh is found (HIGH_RISK); a valid TRON address under the XBT tag too; a clean payment is CLEAR', async () => {
+    const host = await start({ OFAC_SDN_URL: ofac.url });
+    await host.sanctions.firstRefresh();
+    assert.equal(host.sanctions.status().source, ofac.url);
+    const added = await check(host, ADDED);
+    assert.deepEqual(
+      [added.overall_state, added.sanctions_hit, added.reasons[0]?.code],
+      ['HIGH_RISK', true, 'SANCTIONS_HIT'],
+    );
+    assert.equal((await check(host, UNDER_XBT)).overall_state, 'HIGH_RISK');
+    const clean = await check(host, CLEAN);
+    assert.deepEqual([clean.overall_state, clean.sanctions_hit], ['CLEAR', false]);
+    assert.equal(clean.freshness.risk_data_at, host.sanctions.status().confirmedAt.toISOString());
+    await host.stop('done');
+  });
+
+  test('sdn_advanced.xml is read as well as sdn.xml', async () => {
+    const host = await start({ OFAC_SDN_URL: ofac.advancedUrl });
+    await host.sanctions.firstRefresh();
+    assert.equal(host.sanctions.status().format, 'sdn_advanced');
+    assert.equal((await check(host, UNDER_XBT)).overall_state, 'HIGH_RISK');
+    await host.stop('done');
+  });
+
+  test('a garbage, truncated, shrunken or failed download keeps the list in use: its hits found, a clean payment still CLEAR; logged and counted', async () => {
+    const host = await start({ OFAC_SDN_URL: ofac.url });
+    await host.sanctions.firstRefresh();
+    const shrunk = { ...publication(), entries: publication().entries.slice(0, 200) };
+    const cases: [string, () => void, string][] = [
+      ['garbage', () => ofac.setFault({ kind: 'garbage' }), 'parse'],
+      ['truncated', () => ofac.setFault({ kind: 'truncated', bytes: 20_000 }), 'parse'],
+      ['shrunken', () => ofac.publish(shrunk), 'shrunk'],
+      ['failed', () => ofac.setFault({ kind: 'status', status: 503 }), 'download'],
+    ];
+    try {
+      for (const [name, inject, kind] of cases) {
+        inject();
+        const line = await nextRefresh();
+        assert.deepEqual([line.event, line.kind], ['sanctions_refresh_refused', kind], name);
+        assert.equal(line.level, 40, `${name}: one warning line`);
+        assert.equal((await check(host, ADDED)).overall_state, 'HIGH_RISK', `${name}: the hits of the list in use`);
+        assert.equal((await check(host, CLEAN)).overall_state, 'CLEAR', `${name}: a clean payment`);
+        ofac.setFault(null);
+        ofac.publish(publication());
+        await nextRefresh();
+      }
+      assert.equal(host.sanctions.status().counts.parse, 2);
+      assert.equal(host.sanctions.status().counts.shrunk, 1);
+      assert.match(host.sanctions.status().lastFailure?.reason ?? '', /^download: HTTP 503/);
+    } finally {
+      ofac.setFault(null);
+      ofac.publish(publication());
+      await host.stop('done');
+    }
+  });
+
+  test('a 304 refreshes the age of the list in use', async () => {
+    const host = await start({ OFAC_SDN_URL: ofac.url });
+    await host.sanctions.firstRefresh();
+    const first = host.sanctions.status().confirmedAt.getTime();
+    let line = await nextRefresh();
+    while (line.outcome !== 'confirmed') line = await nextRefresh();
+    assert.equal(ofac.requests.at(-1)?.status, 304);
+    assert.ok(host.sanctions.status().confirmedAt.getTime() > first);
+    await host.stop('done');
+  });
+
+  test('past the age limit a clean payment is never CLEAR, a listed one is still HIGH_RISK; the start-up state says so', async () => {
+    // Refreshing off: the bundled snapshot (2025-11-27) is far past the 2-day default.
+    const host = await start({ OFAC_SDN_URL: 'off' });
+    assert.equal(host.sanctions.status().format, 'bundled');
+    const clean = await check(host, CLEAN);
+    assert.equal(clean.overall_state, 'LIMITED_DATA');
+    assert.equal(clean.sanctions_hit, null);
+    assert.ok(clean.reasons.some((r) => r.code === 'SANCTIONS_UNAVAILABLE'));
+    assert.equal(clean.freshness.risk_data_at, '2025-11-27T12:26:36.000Z', 'risk_data_at shows how old the list is');
+    const listed = await check(host, BUNDLED);
+    assert.deepEqual([listed.overall_state, listed.sanctions_hit], ['HIGH_RISK', true]);
+    await host.stop('done');
+  });
+});
+
+const postgres: TestPostgres = await startTestPostgres();
+
+describe('Shared and durable: two hosts on one PostgreSQL database', { skip: postgres.skip }, () => {
+  let db: TestDatabase;
+  let node: FakeTronNode;
+  let vendors: FakeChainalysis;
+  let ofac: FakeOfac;
+  let payment: string;
+  const seed = seedFile();
+  const hosts: RunningHost[] = [];
+  before(async () => {
+    db = await postgres.createDatabase();
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis();
+    ofac = await startFakeOfac(publication());
+    payment = addPayment(node, ADDED, 0);
+  });
+  after(async () => {
+    await Promise.all(hosts.map((h) => h.stop('test end')));
+    await Promise.all([node?.close(), vendors?.close(), ofac?.close()]);
+    await db?.drop();
+    await postgres.stop();
+  });
+
+  const start = async (env: Record<string, string>) => {
+    const config = parseConfig({
+      PORT: '0',
+      DATABASE_URL: db.url,
+      SAFETY_SEED_FILE: seed,
+      TRON_FULLNODE_URL: node.url,
+      CHAINALYSIS_API_URL: vendors.entityUrl,
+      CHAINALYSIS_API_KEY: 'k',
+      OFAC_REFRESH_SECONDS: '1',
+      ...env,
+    });
+    const host = (await startHost(config._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
+    hosts.push(host);
+    return host;
+  };
+  const until = async (what: string, done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(done(), what);
+  };
+  const admin = async (t: { mock: any }, ...args: string[]) => {
+    const out: string[] = [];
+    const log = t.mock.method(console, 'log', (...a: unknown[]) => out.push(a.join(' ')));
+    process.env.DATABASE_URL = db.url;
+    try {
+      return { code: await runAdmin(['--json', 'sanctions', ...args]), out: JSON.parse(out.join('\n') || 'null') };
+    } finally {
+      log.mock.restore();
+      delete process.env.DATABASE_URL;
+    }
+  };
+
+  test("one host's refresh serves the other; a restart starts from the stored list; the CLI's status and load reach every host", async (t) => {
+    const refreshing = await start({ OFAC_SDN_URL: ofac.url });
+    const other = await start({ OFAC_SDN_URL: 'off' });
+    await refreshing.sanctions.firstRefresh();
+    await until('the other host adopts the stored list', () => other.sanctions.status().source === ofac.url);
+    assert.equal(other.sanctions.status().addresses, refreshing.sanctions.status().addresses);
+    const res = await request(`${other.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ tx_hash: payment, network: 'tron' }),
+    });
+    const body = (await res.body.json()) as { overall_state: string; sanctions_hit: boolean };
+    assert.deepEqual(
+      [body.overall_state, body.sanctions_hit],
+      ['HIGH_RISK', true],
+      'found by the host that never downloaded',
+    );
+
+    const restarted = await start({ OFAC_SDN_URL: 'off' });
+    assert.equal(restarted.sanctions.status().source, ofac.url, 'a restart starts from the stored list at once');
+
+    const status = await admin(t, 'status');
+    assert.equal(status.code, 0);
+    assert.deepEqual(
+      [status.out.list, status.out.addresses, status.out.past_limit],
+      [ofac.url, refreshing.sanctions.status().addresses, false],
+    );
+
+    // Air-gapped (no host downloads): an operator loads OFAC's file; every host screens with it.
+    await refreshing.stop('air-gapped from here on');
+    const file = join(mkdtempSync(join(tmpdir(), 'sdn-load-')), 'sdn.xml');
+    const loaded = publication();
+    loaded.entries.push(sdn('USDT', LOADED, 3, 'LOADED BY AN OPERATOR'));
+    writeFileSync(file, renderSdnXml(loaded));
+    const load = await admin(t, 'load', file, '--as-of', new Date().toISOString());
+    assert.deepEqual([load.code, load.out.outcome], [0, 'replaced']);
+    for (const host of [other, restarted])
+      await until('every host sees the loaded list', () => host.sanctions.status().source === file);
+    const inUse = other.sanctions.status().addresses;
+
+    // A shrunken file is refused (exit 1) and changes nothing, unless forced.
+    writeFileSync(file, renderSdnXml({ ...loaded, entries: loaded.entries.slice(0, 10) }));
+    assert.equal((await admin(t, 'load', file)).code, 1);
+    await new Promise((r) => setTimeout(r, 1200));
+    assert.equal(other.sanctions.status().addresses, inUse);
+    assert.equal((await admin(t, 'load', file, '--force')).code, 0);
+    await until('a forced load reaches the hosts', () => other.sanctions.status().addresses === 10);
+  });
+});

@@ -1,0 +1,64 @@
+import type { SanctionsListEntry, SanctionsListFormat, StoredSanctionsList } from '../../stores/sanctions-lists.js';
+import { OFAC_TRON_AS_OF, OFAC_TRON_ENTRIES } from '../data/ofac-tron.js';
+import type { SanctionsList } from '../sanctions-list.js';
+import type { OfacValidators } from './download.js';
+
+/** The OFAC list a process screens with, and what is known about it. */
+export interface OfacListInUse {
+  /** The stored list's id; null for the bundled snapshot (never stored). */
+  id: string | null;
+  /** The URL or file it was read from, or `bundled`. */
+  source: string;
+  format: SanctionsListFormat | 'bundled';
+  publishedAt: Date;
+  /** Last confirmed current: the screen's as-of date. */
+  confirmedAt: Date;
+  validators: OfacValidators | null;
+  list: SanctionsList;
+}
+
+/** Hit detail: `OFAC SDN (Digital Currency Address - XBT)` and the entry's name (a plain list has no tags). */
+export function screeningList(
+  entries: readonly SanctionsListEntry[],
+  confirmedAt: Date,
+  format: OfacListInUse['format'] = 'sdn',
+): SanctionsList {
+  const sourceOf = (tag: string) =>
+    format === 'plain' ? 'OFAC SDN (plain list loaded by an operator)' : `OFAC SDN (Digital Currency Address - ${tag})`;
+  return {
+    asOf: confirmedAt,
+    full: true,
+    addresses: new Map(entries.map((e) => [e.address, { source: sourceOf(e.tag), name: e.name }])),
+  };
+}
+
+export function listInUseOf(stored: StoredSanctionsList): OfacListInUse {
+  return {
+    id: stored.id,
+    source: stored.source,
+    format: stored.format,
+    publishedAt: stored.publishedAt,
+    confirmedAt: stored.confirmedAt,
+    validators: { etag: stored.etag, lastModified: stored.lastModified },
+    list: screeningList(stored.entries, stored.confirmedAt, stored.format),
+  };
+}
+
+/**
+ * The snapshot bundled with the package: the starting point until a refresh succeeds (or a stored list
+ * is found). Its date is the true date of its contents, the oldest of the lists it was made from (see
+ * `data/ofac-tron.ts`), so with the default age limit it proves nothing clean on its own today.
+ */
+export function bundledOfacList(): OfacListInUse {
+  const asOf = new Date(OFAC_TRON_AS_OF);
+  const entries = OFAC_TRON_ENTRIES.map(([address, tag, name]) => ({ address, tag, name }));
+  return {
+    id: null,
+    source: 'bundled snapshot',
+    format: 'bundled',
+    publishedAt: asOf,
+    confirmedAt: asOf,
+    validators: null,
+    list: screeningList(entries, asOf),
+  };
+}

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { err, ok, type Result } from 'neverthrow';
+import type {
+  SanctionsListEntry,
+  SanctionsListFailure,
+  SanctionsListFormat,
+  SanctionsListStore,
+  StoredSanctionsList,
+} from '../../stores/sanctions-lists.js';
+import type { SanctionsList } from '../sanctions-list.js';
+import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from './download.js';
+import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
+
+/** A list read from a download or a file, before it is judged against the list in use. */
+export interface CandidateList {
+  source: string;
+  format: SanctionsListFormat;
+  publishedAt: Date;
+  /** When it is known to be current: the download's time, or what an operator says of a file. */
+  confirmedAt: Date;
+  entries: readonly SanctionsListEntry[];
+  validators: OfacValidators | null;
+}
+
+export type RefreshOutcome =
+  /** The candidate is now the list in use (and stored). */
+  | { kind: 'replaced'; addresses: number; previous: number }
+  /** A 304, or the same list again: the list in use is confirmed current. */
+  | { kind: 'confirmed' }
+  /** Another host stored a list meanwhile: this process now screens with that one. */
+  | { kind: 'superseded' };
+
+/**
+ * Why the list in use was kept: the download failed (`download`: network, status, size, time) or did not
+ * parse (`parse`: garbage, truncated), the new list is worse (`shrunk`: lost more than the allowed share of
+ * addresses; `older`: published before the list in use), or the store failed (`store`).
+ */
+export interface RefreshFailure {
+  kind: 'download' | 'parse' | 'shrunk' | 'older' | 'store';
+  reason: string;
+}
+
+export interface OfacListStatus {
+  source: string;
+  format: OfacListInUse['format'];
+  publishedAt: Date;
+  confirmedAt: Date;
+  addresses: number;
+  lastFailure: SanctionsListFailure | null;
+  /** Refreshes since start, by outcome (failures by kind). */
+  counts: Record<RefreshOutcome['kind'] | RefreshFailure['kind'], number>;
+}
+
+export interface OfacRefresherOptions {
+  /** Where the last good list is kept (shared by hosts on PostgreSQL). */
+  store: SanctionsListStore;
+  /** OFAC's list (http(s) or file:); null = no downloads (`sync` and `apply` still work). */
+  url: string | null;
+  limits?: Partial<OfacDownloadLimits>;
+  /** Largest share of the addresses in use a new list may lose (default 0.10). */
+  maxLoss?: number;
+  now?: () => Date;
+}
+
+export const DEFAULT_MAX_LIST_LOSS = 0.1;
+
+/**
+ * The OFAC list in use and how it is kept current. A refresh never makes things worse: a failed,
+ * truncated, unparsable, shrunken or older download leaves the list in use as it is (and is counted and
+ * recorded); only `apply(…, { force: true })` takes such a list, on an operator's word. Every list taken
+ * is stored first (compare-and-set on the list in use), so every process sharing the store screens with
+ * the newest stored list once it `sync`s.
+ */
+export class OfacRefresher {
+  #inUse: OfacListInUse = bundledOfacList();
+  #lastFailure: SanctionsListFailure | null = null;
+  readonly #counts: OfacListStatus['counts'] = {
+    replaced: 0,
+    confirmed: 0,
+    superseded: 0,
+    download: 0,
+    parse: 0,
+    shrunk: 0,
+    older: 0,
+    store: 0,
+  };
+  readonly #now: () => Date;
+
+  constructor(private readonly options: OfacRefresherOptions) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The list to screen with (its `asOf` is when it was last confirmed current). */
+  current(): SanctionsList {
+    return this.#inUse.list;
+  }
+
+  inUse(): OfacListInUse {
+    return this.#inUse;
+  }
+
+  status(): OfacListStatus {
+    const { source, format, publishedAt, confirmedAt, list } = this.#inUse;
+    const counts = { ...this.#counts };
+    return {
+      source,
+      format,
+      publishedAt,
+      confirmedAt,
+      addresses: list.addresses.size,
+      lastFailure: this.#lastFailure,
+      counts,
+    };
+  }
+
+  /** Adopts the stored list when it is another than the one in use, or confirmed later; rejects when the store fails. */
+  async sync(): Promise<'adopted' | 'confirmed' | 'unchanged'> {
+    const header = await this.options.store.currentHeader();
+    if (header === null) return 'unchanged';
+    if (header.id === this.#inUse.id) {
+      if (header.confirmedAt.getTime() <= this.#inUse.confirmedAt.getTime()) return 'unchanged';
+      const validators = { etag: header.etag, lastModified: header.lastModified };
+      this.#setConfirmed(header.confirmedAt, validators);
+      return 'confirmed';
+    }
+    const stored = await this.options.store.currentList();
+    if (stored === null) return 'unchanged';
+    this.#inUse = listInUseOf(stored);
+    this.#lastFailure ??= await this.options.store.lastFailure();
+    return 'adopted';
+  }
+
+  /** Downloads OFAC's list (conditionally when the list in use came from the same URL) and applies it. */
+  async refresh(signal?: AbortSignal): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    const url = this.options.url;
+    if (url === null) throw new Error('refresh() without a URL: refreshing is off');
+    const startedAt = this.#now();
+    const validators = this.#inUse.source === url ? this.#inUse.validators : null;
+    const downloaded = await downloadOfacList({
+      url,
+      validators,
+      ...(this.options.limits ? { limits: this.options.limits } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    if (downloaded.isErr()) return this.#fail(downloaded.error);
+    if (downloaded.value.kind === 'not_modified') {
+      // Only an answer to our own conditional request confirms the list in use.
+      if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
+      return this.#confirm(startedAt, validators);
+    }
+    const { list, validators: received } = downloaded.value;
+    return this.apply({ ...list, source: url, confirmedAt: startedAt, validators: received });
+  }
+
+  /** Judges `candidate` against the newest list in use and stores and adopts it when it is no worse (or `force`). */
+  async apply(
+    candidate: CandidateList,
+    options: { force?: boolean } = {},
+  ): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    try {
+      await this.sync();
+      const worse = options.force ? null : this.#worse(candidate);
+      if (worse) return this.#fail(worse);
+      if (this.#sameList(candidate)) return this.#confirm(candidate.confirmedAt, candidate.validators);
+      const stored: StoredSanctionsList = {
+        id: randomUUID(),
+        source: candidate.source,
+        format: candidate.format,
+        publishedAt: candidate.publishedAt,
+        confirmedAt: candidate.confirmedAt,
+        savedAt: this.#now(),
+        addressCount: candidate.entries.length,
+        etag: candidate.validators?.etag ?? null,
+        lastModified: candidate.validators?.lastModified ?? null,
+        entries: [...candidate.entries],
+      };
+      if (!(await this.options.store.replaceList({ replaces: this.#inUse.id, list: stored }))) {
+        await this.sync();
+        return this.#count(ok({ kind: 'superseded' }));
+      }
+      const previous = this.#inUse.list.addresses.size;
+      this.#inUse = listInUseOf(stored);
+      return this.#count(ok({ kind: 'replaced', addresses: stored.addressCount, previous }));
+    } catch (cause) {
+      return this.#fail({ kind: 'store', reason: `sanctions list store failed: ${(cause as Error).message}` });
+    }
+  }
+
+  #worse(candidate: CandidateList): RefreshFailure | null {
+    const inUse = this.#inUse.list.addresses.size;
+    const kept = candidate.entries.length;
+    const maxLoss = this.options.maxLoss ?? DEFAULT_MAX_LIST_LOSS;
+    if (kept < inUse * (1 - maxLoss)) {
+      const lost = Math.round(((inUse - kept) / inUse) * 100);
+      return {
+        kind: 'shrunk',
+        reason: `the new list has ${kept} TRON addresses, ${lost}% fewer than the ${inUse} in use (more than ${Math.round(maxLoss * 100)}% lost)`,
+      };
+    }
+    if (candidate.publishedAt.getTime() < this.#inUse.publishedAt.getTime()) {
+      return {
+        kind: 'older',
+        reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
+      };
+    }
+    return null;
+  }
+
+  #sameList(candidate: CandidateList): boolean {
+    const { list, publishedAt, id } = this.#inUse;
+    if (id === null || publishedAt.getTime() !== candidate.publishedAt.getTime()) return false;
+    if (list.addresses.size !== candidate.entries.length) return false;
+    return candidate.entries.every((e) => list.addresses.get(e.address)?.name === e.name);
+  }
+
+  async #confirm(at: Date, validators: OfacValidators | null): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    const id = this.#inUse.id;
+    try {
+      const params = {
+        confirmedAt: at,
+        etag: validators?.etag ?? null,
+        lastModified: validators?.lastModified ?? null,
+      };
+      if (id !== null && !(await this.options.store.confirmList({ id, ...params }))) {
+        await this.sync();
+        return this.#count(ok({ kind: 'superseded' }));
+      }
+    } catch (cause) {
+      return this.#fail({ kind: 'store', reason: `sanctions list store failed: ${(cause as Error).message}` });
+    }
+    if (at.getTime() > this.#inUse.confirmedAt.getTime()) this.#setConfirmed(at, validators);
+    return this.#count(ok({ kind: 'confirmed' }));
+  }
+
+  #setConfirmed(at: Date, validators: OfacValidators | null): void {
+    this.#inUse = { ...this.#inUse, confirmedAt: at, validators, list: { ...this.#inUse.list, asOf: at } };
+  }
+
+  async #fail(failure: RefreshFailure): Promise<Result<never, RefreshFailure>> {
+    this.#lastFailure = { at: this.#now(), reason: `${failure.kind}: ${failure.reason}` };
+    this.#counts[failure.kind]++;
+    await this.options.store.recordFailure(this.#lastFailure).catch(() => {});
+    return err(failure);
+  }
+
+  #count<T extends RefreshOutcome>(result: Result<T, never>): Result<T, never> {
+    if (result.isOk()) this.#counts[result.value.kind]++;
+    return result;
+  }
+}

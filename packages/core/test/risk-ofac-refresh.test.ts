@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { downloadOfacList } from '../src/risk/ofac/download.js';
+import { OfacRefresher } from '../src/risk/ofac/refresh.js';
+import { parseOfacXml } from '../src/risk/ofac/sdn-xml.js';
+import { createRiskProviders } from '../src/risk/providers.js';
+import { OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import type { SanctionsAnswer } from '../src/risk/signals.js';
+import {
+  bundledSdnEntries,
+  renderSdnAdvancedXml,
+  renderSdnXml,
+  startFakeOfac,
+  type FakeOfac,
+  type FakeSdnEntry,
+  type FakeSdnList,
+} from '../src/testing/fake-ofac.js';
+
+// Valid TRON addresses that are not in the bundled snapshot (the recorded fixtures' parties).
+const ADDED = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+const UNDER_XBT = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
+const CLEAN = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+const ctx = { signal: new AbortController().signal };
+const PUBLISHED = new Date('2026-11-20T00:00:00Z');
+
+const entry = (uid: number, address: string, tag: string, lastName: string, firstName?: string): FakeSdnEntry => ({
+  uid,
+  lastName,
+  ...(firstName ? { firstName } : {}),
+  ids: [{ type: `Digital Currency Address - ${tag}`, number: address }],
+});
+
+/** OFAC's list as a refresh finds it: the snapshot's addresses, one added, one TRON address under XBT, other chains, noise. */
+function published(extra: FakeSdnEntry[] = [], at = PUBLISHED): FakeSdnList {
+  return {
+    published: at,
+    entries: [
+      ...bundledSdnEntries(),
+      entry(1, ADDED, 'TRX', 'NEW EXCHANGE LLC'),
+      entry(2, UNDER_XBT, 'XBT', 'Doe', 'John'),
+      entry(3, '1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY', 'XBT', 'BITCOIN ONLY'),
+      entry(4, '0x098B716B8Aaf21512996dC57EB0615e2383E2f96', 'ETH', 'ETHER ONLY'),
+      { uid: 5, lastName: 'NO IDS SHIPPING', ids: [{ type: 'IMO Number', number: '9123456' }] },
+      entry(6, 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv9', 'USDT', 'TYPO IN ADDRESS'),
+      ...extra,
+    ],
+  };
+}
+
+async function* chunks(text: string, size = 7): AsyncIterable<Uint8Array> {
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+const parse = (text: string, maxAddresses = 100_000) => parseOfacXml(chunks(text), { maxAddresses });
+
+describe('OFAC list formats: sdn.xml and sdn_advanced.xml', () => {
+  for (const [format, render] of [
+    ['sdn', renderSdnXml],
+    ['sdn_advanced', renderSdnAdvancedXml],
+  ] as const) {
+    test(`${format}: every TRON-format address of every Digital Currency Address tag, with tag, name and publish date`, async () => {
+      const list = (await parse(render(published())))._unsafeUnwrap();
+      assert.equal(list.format, format);
+      assert.equal(list.publishedAt.toISOString(), PUBLISHED.toISOString());
+      const byAddress = new Map(list.entries.map((e) => [e.address, e]));
+      assert.equal(list.entries.length, OFAC_TRON_LIST.addresses.size + 2);
+      assert.deepEqual(byAddress.get(ADDED), { address: ADDED, tag: 'TRX', name: 'NEW EXCHANGE LLC' });
+      assert.deepEqual(byAddress.get(UNDER_XBT), { address: UNDER_XBT, tag: 'XBT', name: 'John Doe' });
+      assert.equal(byAddress.get('TA3941uFAvmVibSkQ6fMJXxmaSNovX86mz')?.tag, 'USDT');
+      assert.deepEqual(
+        list.rejected,
+        ['TJRabPrwbZy45sbavfcjinPJC18kjpRTv9'],
+        'a TRON-shaped typo is reported, not listed',
+      );
+    });
+  }
+
+  test('garbage, truncated, foreign or undated files are errors, never an empty or partial list', async () => {
+    const whole = renderSdnXml(published());
+    assert.match((await parse(whole.slice(0, whole.length / 2)))._unsafeUnwrapErr(), /^malformed XML/);
+    assert.match((await parse('{"error":"maintenance"}'))._unsafeUnwrapErr(), /^malformed XML/);
+    assert.match(
+      (await parse('<html><body>Service Unavailable</body></html>'))._unsafeUnwrapErr(),
+      /root element <html>/,
+    );
+    assert.match(
+      (await parse(whole.replace(/<Publish_Date>.*<\/Publish_Date>/, '')))._unsafeUnwrapErr(),
+      /Publish_Date/,
+    );
+    assert.match((await parse(''))._unsafeUnwrapErr(), /root element/);
+    const invalidUtf8 = (async function* () {
+      yield Buffer.from([0x3c, 0x73, 0xff, 0xfe]);
+    })();
+    assert.match((await parseOfacXml(invalidUtf8, { maxAddresses: 10 }))._unsafeUnwrapErr(), /not UTF-8/);
+  });
+
+  test('bounded: more TRON addresses than the limit is refused', async () => {
+    assert.match((await parse(renderSdnXml(published()), 100))._unsafeUnwrapErr(), /more than 100 TRON addresses/);
+  });
+});
+
+describe('OFAC download over HTTP', () => {
+  let ofac: FakeOfac;
+  before(async () => (ofac = await startFakeOfac(published())));
+  after(() => ofac.close());
+
+  test('follows the redirect, keeps the validators; a conditional request gets 304', async () => {
+    const first = (await downloadOfacList({ url: ofac.url }))._unsafeUnwrap();
+    assert.equal(first.kind, 'downloaded');
+    const validators = first.kind === 'downloaded' ? first.validators : null;
+    assert.equal(validators?.etag, '"sdn-1"');
+    assert.deepEqual((await downloadOfacList({ url: ofac.url, validators }))._unsafeUnwrap(), { kind: 'not_modified' });
+    assert.equal(ofac.requests.at(-1)?.ifNoneMatch, '"sdn-1"');
+  });
+
+  test('size and time are bounded', async () => {
+    const big = await downloadOfacList({ url: ofac.url, limits: { maxBytes: 1000 } });
+    assert.deepEqual(big._unsafeUnwrapErr(), { kind: 'download', reason: 'larger than 1000 bytes' });
+    ofac.setFault({ kind: 'hang' });
+    try {
+      const slow = await downloadOfacList({ url: ofac.url, limits: { timeoutMs: 200 } });
+      assert.deepEqual(slow._unsafeUnwrapErr(), { kind: 'download', reason: 'timed out after 200 ms' });
+    } finally {
+      ofac.setFault(null);
+    }
+  });
+
+  test('a file: URL (air-gapped): read like a download, unchanged while its size and time are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ofac-file-'));
+    try {
+      const path = join(dir, 'sdn_advanced.xml');
+      writeFileSync(path, renderSdnAdvancedXml(published()));
+      utimesSync(path, PUBLISHED, PUBLISHED);
+      const url = pathToFileURL(path).href;
+      const first = (await downloadOfacList({ url }))._unsafeUnwrap();
+      assert.ok(first.kind === 'downloaded' && first.list.format === 'sdn_advanced');
+      const again = await downloadOfacList({ url, validators: first.kind === 'downloaded' ? first.validators : null });
+      assert.deepEqual(again._unsafeUnwrap(), { kind: 'not_modified' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('A refresh never makes things worse', () => {
+  let ofac: FakeOfac;
+  before(async () => (ofac = await startFakeOfac(published())));
+  after(() => ofac.close());
+
+  const setup = () => {
+    let now = new Date('2026-11-21T00:00:00Z');
+    const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url: ofac.url, now: () => now });
+    const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+    const screen = (address: string) => risk.sanctions.screen([address], ctx);
+    return { refresher, screen, advance: (hours: number) => (now = new Date(now.getTime() + hours * 3_600_000)) };
+  };
+  const hits = (answer: SanctionsAnswer) =>
+    answer.status === 'answered' ? answer.hits.map((h) => [h.address, h.source, h.name]) : answer.reason;
+
+  test('an added address and a TRON address under XBT are found after a refresh; a clean one is clean', async () => {
+    const { refresher, screen } = setup();
+    assert.equal((await screen(ADDED)).status, 'unavailable', 'the bundled snapshot is stale and does not list it');
+    assert.deepEqual((await refresher.refresh())._unsafeUnwrap(), {
+      kind: 'replaced',
+      addresses: OFAC_TRON_LIST.addresses.size + 2,
+      previous: OFAC_TRON_LIST.addresses.size,
+    });
+    assert.deepEqual(hits(await screen(ADDED)), [
+      [ADDED, 'OFAC SDN (Digital Currency Address - TRX)', 'NEW EXCHANGE LLC'],
+    ]);
+    assert.deepEqual(hits(await screen(UNDER_XBT)), [
+      [UNDER_XBT, 'OFAC SDN (Digital Currency Address - XBT)', 'John Doe'],
+    ]);
+    assert.deepEqual(hits(await screen(CLEAN)), []);
+  });
+
+  const faults = [
+    ['garbage', { kind: 'garbage' }, 'parse'],
+    ['truncated', { kind: 'truncated', bytes: 5000 }, 'parse'],
+    ['failed (HTTP 503)', { kind: 'status', status: 503 }, 'download'],
+  ] as const;
+  for (const [name, fault, kind] of faults) {
+    test(`a ${name} download keeps the list in use: its hits found, a clean payment still clean; recorded and counted`, async () => {
+      const { refresher, screen } = setup();
+      await refresher.refresh();
+      ofac.setFault(fault);
+      try {
+        const failure = (await refresher.refresh())._unsafeUnwrapErr();
+        assert.equal(failure.kind, kind);
+        assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
+        assert.deepEqual(hits(await screen(CLEAN)), []);
+        const status = refresher.status();
+        assert.equal(status.counts[kind], 1);
+        assert.match(status.lastFailure?.reason ?? '', new RegExp(`^${kind}: `));
+      } finally {
+        ofac.setFault(null);
+      }
+    });
+  }
+
+  test('a list that shrank by more than 10% is refused; force applies it on purpose', async () => {
+    const { refresher, screen } = setup();
+    await refresher.refresh();
+    const shrunk = published();
+    shrunk.entries = shrunk.entries.slice(0, Math.floor(shrunk.entries.length * 0.85));
+    ofac.publish({ ...shrunk, published: new Date('2026-11-21T00:00:00Z') });
+    try {
+      const failure = (await refresher.refresh())._unsafeUnwrapErr();
+      assert.equal(failure.kind, 'shrunk');
+      assert.match(failure.reason, /fewer than the 264 in use/);
+      assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
+      const parsed = (await downloadOfacList({ url: ofac.url }))._unsafeUnwrap();
+      assert.ok(parsed.kind === 'downloaded');
+      const forced = await refresher.apply(
+        { ...parsed.list, source: 'operator', confirmedAt: new Date(), validators: null },
+        { force: true },
+      );
+      assert.equal(forced._unsafeUnwrap().kind, 'replaced');
+    } finally {
+      ofac.publish(published());
+    }
+  });
+
+  test('a 304 refreshes the age: past the limit a clean payment is unavailable, a listed one still a hit; a 304 makes it current', async () => {
+    const { refresher, screen, advance } = setup();
+    await refresher.refresh();
+    advance(49);
+    const stale = await screen(CLEAN);
+    assert.equal(stale.status, 'unavailable');
+    assert.equal(stale.asOf?.toISOString(), '2026-11-21T00:00:00.000Z', 'it still says how old the list is');
+    assert.deepEqual(hits(await screen(ADDED))[0]?.[0], ADDED);
+    assert.deepEqual((await refresher.refresh())._unsafeUnwrap(), { kind: 'confirmed' });
+    assert.equal(ofac.requests.at(-1)?.status, 304);
+    assert.deepEqual(hits(await screen(CLEAN)), []);
+    assert.equal(refresher.status().confirmedAt.toISOString(), '2026-11-23T01:00:00.000Z');
+  });
+
+  test('an older publication does not replace a newer list in use', async () => {
+    const { refresher } = setup();
+    await refresher.refresh();
+    ofac.publish(published([], new Date('2026-11-01T00:00:00Z')));
+    try {
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'older');
+    } finally {
+      ofac.publish(published());
+    }
+  });
+});
