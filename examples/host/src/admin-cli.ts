@@ -22,6 +22,7 @@ import type { Result } from 'neverthrow';
 import { request } from 'undici';
 import { registerMemberCommands } from './admin-members.js';
 import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.js';
+import { HOST_VERSION } from './cli-flags.js';
 import { parseConfig } from './config.js';
 import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile, type SeedMemberSecret } from './seed-file.js';
 import { openStores, type HostStores } from './stores.js';
@@ -200,6 +201,7 @@ export function buildProgram(): Command {
       'Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)',
     )
     .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
+    .version(HOST_VERSION, '-V, --version', "the host package's version")
     .option('--json', 'machine-readable output')
     // With --json, runAdmin prints commander's own errors as JSON instead.
     .configureOutput({ writeErr: (text) => void (json || process.stderr.write(text)) })

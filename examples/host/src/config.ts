@@ -25,9 +25,32 @@ export interface HostConfig {
   logLevel: string;
   /** Beyond the issue's table: how long SIGTERM/SIGINT waits for in-flight checks. */
   shutdownGraceMs: number;
+  /** The operations listener (/metrics, /healthz, /readyz); null port = off. */
+  ops: { port: number | null; host: string };
+  /** The API listener's protection against slow or too many clients (see `HTTP_LIMITS`). */
+  http: HttpLimits;
   /** The portal takes the client and scheme from the proxy's X-Forwarded-* headers. */
   portalTrustProxy: boolean;
 }
+
+export interface HttpLimits {
+  /** Open connections at most; more are refused at accept. */
+  maxConnections: number;
+  /** A client that has not sent a whole request (headers and body) by then is disconnected (408). */
+  requestTimeoutMs: number;
+  /** The same for the headers alone. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+/** The server's limits; only the connection cap is a variable (HTTP_MAX_CONNECTIONS). */
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  maxConnections: 1024,
+  requestTimeoutMs: 15_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 /** A refused configuration names the variable (or seed field) that is wrong. */
 export interface ConfigError {
@@ -60,6 +83,11 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     framework: read.oneOf('HOST_FRAMEWORK', ['express', 'koa'] as const, 'express'),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 15_000, 0, 600_000),
+    ops: { port: read.optionalInteger('OPS_PORT', 0, 65535), host: read.text('OPS_HOST', '127.0.0.1') },
+    http: {
+      ...DEFAULT_HTTP_LIMITS,
+      maxConnections: read.integer('HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections, 1, 1_000_000),
+    },
     portalTrustProxy: read.boolean('PORTAL_TRUST_PROXY', false),
   };
   return read.error ? err(read.error) : ok(config);

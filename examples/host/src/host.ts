@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { createObservability } from './ops/observability.js';
+import { startOpsListener } from './ops/server.js';
 import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
@@ -28,6 +30,8 @@ export interface RunningHost {
   url: string;
   service: SafetyService;
   server: Server;
+  /** The operations listener's URL (`/metrics`, `/healthz`, `/readyz`), null when OPS_PORT is unset. */
+  opsUrl: string | null;
   seeded: SeedSummary | null;
   /** Where the state lives, for the start-up log. */
   stores: string;
@@ -52,7 +56,12 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const sanctions = createHostSanctions(config.ofac, logger);
-  const risk = createRiskProviders({ ...config.risk, ofacList: sanctions.list });
+  // The sanctions list age gauge reads the list in use: when it was last confirmed current.
+  const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
+  const risk = createRiskProviders(
+    { ...config.risk, ofacList: sanctions.list },
+    { onCall: observability.onProviderCall },
+  );
   if (risk.isErr()) {
     const field = risk.error.variable ?? risk.error.option;
     return err({ field, message: `${field}: ${risk.error.message}` });
@@ -72,7 +81,10 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
+    onCall: observability.onProviderCall,
   });
+  // The first check then finds its node connections open; best effort, bounded, never awaited.
+  void chain.warmUp(AbortSignal.timeout(1000));
   await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
     sanctions.stop();
@@ -80,7 +92,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await stores.value.close();
   };
   const service = createSafetyService(
-    stores.value.stores,
+    observability.counted(stores.value.stores),
     { chain, risk: risk.value },
     {
       deadlineMs: config.requestDeadlineMs,
@@ -107,8 +119,9 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     }
   }
 
-  const handler = withRequestLog(withHostRoutes(service), logger);
-  const server = createHttpServer(handler, config.framework, mountPortal(service, stores.value.stores, config, logger));
+  const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.value.stores.apiKeys));
+  const portal = mountPortal(service, stores.value.stores, config, logger);
+  const server = createHttpServer(handler, config.framework, config.http, portal);
   const responses = trackResponses(server);
   let listening;
   try {
@@ -121,12 +134,25 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     });
   }
 
+  let stopping: Promise<void> | null = null;
+  const ops = await startOpsListener(config.ops, {
+    registry: observability.metrics.registry,
+    readiness: [
+      { component: 'database', check: () => stores.value.ping().then(() => null) },
+      { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
+    ],
+  });
+  if (ops.isErr()) {
+    await stopAccepting(server);
+    await release();
+    return err(ops.error);
+  }
+
   const sweeper = setInterval(() => {
     stores.value.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  let stopping: Promise<void> | null = null;
   const stop = (reason: string) =>
     (stopping ??= (async () => {
       logger.info(
@@ -140,10 +166,22 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
       await responses.settled(WRITE_BOUND_MS);
       server.closeAllConnections();
       await closed;
-      const reserved = await reservedQuota(service);
+      // Unknown (null) when the stores cannot say, e.g. the database is down: the stop goes on.
+      const reserved = await reservedQuota(service).catch(() => null);
       await release();
+      await ops.value?.close();
       logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
     })());
 
-  return ok({ url: listening.url, service, server, seeded, stores: stores.value.description, sanctions, stop });
+  const opsUrl = ops.value?.url ?? null;
+  return ok({
+    url: listening.url,
+    opsUrl,
+    service,
+    server,
+    seeded,
+    stores: stores.value.description,
+    sanctions,
+    stop,
+  });
 }

@@ -4,6 +4,7 @@ import { safetyRouter } from '@tron-safety/adapters-express';
 import { safetyMiddleware } from '@tron-safety/adapters-koa';
 import express from 'express';
 import Koa from 'koa';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
 import type { Handler } from './log.js';
 import { expressPortal, koaPortal, type PortalMount } from './portal-mount.js';
 
@@ -13,20 +14,40 @@ const everything = () => true;
 
 /**
  * An HTTP server serving `handler` through the chosen framework's adapter. The host gives every
- * path to the service, so unknown paths also answer in the spec's JSON envelope.
+ * path to the service, so unknown paths also answer in the spec's JSON envelope. `limits` cut off
+ * clients that send too slowly (a socket held for minutes by a trickle of bytes) and cap connections.
  */
-export function createHttpServer(handler: Handler, framework: Framework, portal?: PortalMount): Server {
+export function createHttpServer(
+  handler: Handler,
+  framework: Framework,
+  limits: HttpLimits = DEFAULT_HTTP_LIMITS,
+  portal?: PortalMount,
+): Server {
+  let listener: Parameters<typeof createServer>[1];
   if (framework === 'koa') {
     const app = new Koa();
     if (portal) app.use(koaPortal(portal));
     app.use(safetyMiddleware(handler, { matches: everything }));
-    return createServer(app.callback());
+    listener = app.callback();
+  } else {
+    const app = express();
+    app.disable('x-powered-by');
+    if (portal) app.use(expressPortal(portal));
+    app.use(safetyRouter(handler, { matches: everything }));
+    listener = app;
   }
-  const app = express();
-  app.disable('x-powered-by');
-  if (portal) app.use(expressPortal(portal));
-  app.use(safetyRouter(handler, { matches: everything }));
-  return createServer(app);
+  const server = createServer(
+    {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval (default 30 s): a slow client would outlive its limit by up to that.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.requestTimeoutMs / 10))),
+    },
+    listener,
+  );
+  server.maxConnections = limits.maxConnections;
+  return server;
 }
 
 export interface Listening {

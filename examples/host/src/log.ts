@@ -1,4 +1,4 @@
-import type { CoreHttpHandler, CoreHttpRequest } from '@tron-safety/core';
+import type { CoreHttpHandler, CoreHttpRequest, CoreHttpResponse } from '@tron-safety/core';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Secrets never written to a log line, whatever object carries them. */
@@ -39,16 +39,29 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 /** The HTTP-shaped entry point the host serves (the safety service, or a wrapper of it). */
 export type Handler = CoreHttpHandler;
 
+/** A request's observer adds fields to its log line (see `ops/observability.ts`); none by default. */
+export interface RequestObserver {
+  observe(
+    request: CoreHttpRequest,
+    handle: () => Promise<CoreHttpResponse>,
+  ): Promise<{ response: CoreHttpResponse; fields: Record<string, unknown> }>;
+}
+
+const unobserved: RequestObserver = {
+  observe: async (_request, handle) => ({ response: await handle(), fields: {} }),
+};
+
 /**
  * One log line per request, carrying the request id the core chose (the caller's valid
- * `X-Request-ID` or a new one): status, error code, duration, and the headers that matter with
- * their secrets redacted by the logger.
+ * `X-Request-ID` or a new one): status, error code, duration, what the observer adds (organization,
+ * key id and prefix, overall state and coverage, the provider calls behind a 503/504), and the
+ * headers that matter with their secrets redacted by the logger.
  */
-export function withRequestLog(handler: Handler, logger: Logger): Handler {
+export function withRequestLog(handler: Handler, logger: Logger, observer: RequestObserver = unobserved): Handler {
   return {
     async handle(request) {
       const started = performance.now();
-      const response = await handler.handle(request);
+      const { response, fields } = await observer.observe(request, () => handler.handle(request));
       const headers = Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k.toLowerCase(), v]));
       const line = {
         request_id: headers['x-request-id'] ?? null,
@@ -58,6 +71,7 @@ export function withRequestLog(handler: Handler, logger: Logger): Handler {
         error_code: response.status >= 400 ? errorCode(response.body) : undefined,
         replayed: headers['idempotent-replayed'] === 'true' || undefined,
         duration_ms: Math.round(performance.now() - started),
+        ...fields,
         headers: pick(request.headers, ['x-api-key', 'idempotency-key', 'user-agent']),
       };
       const level = response.status >= 500 ? 'error' : response.status >= 400 ? 'warn' : 'info';

@@ -2,12 +2,27 @@
 // The host process: configuration from the environment (README "Configuration"), then serve
 // until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
 import { DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS } from '@tron-safety/core';
+import { simpleFlags } from './cli-flags.js';
 import { parseConfig } from './config.js';
 import { startHost } from './host.js';
 import { createLogger, originOf } from './log.js';
 import { describeSanctions } from './sanctions-refresh.js';
+import { startupWarnings } from './startup-warnings.js';
+
+const HELP = `Usage: tron-safety-host [--help | --version]
+
+Serves the TRON transaction safety API (/v1) until SIGTERM or SIGINT, then stops gracefully.
+Configured only through the environment (PORT, HOST, DATABASE_URL, SAFETY_SEED_FILE,
+TRON_FULLNODE_URL, CHAINALYSIS_API_KEY, OPS_PORT, ...): see the README's Configuration table.
+Exit codes: 0 stopped cleanly, 2 refused to start (the message names the variable), 64 wrong arguments.
+`;
 
 async function main(): Promise<number> {
+  const flags = simpleFlags(process.argv.slice(2), HELP);
+  if (flags) {
+    (flags.code === 0 ? process.stdout : process.stderr).write(flags.out);
+    return flags.code;
+  }
   const parsed = parseConfig(process.env);
   if (parsed.isErr()) {
     console.error(`tron-safety host: refusing to start: ${parsed.error.message}`);
@@ -55,9 +70,14 @@ async function main(): Promise<number> {
       // each difference was logged as a warning
       seeded: host.seeded && { ...host.seeded, differences: host.seeded.differences.length },
       api_disabled: config.apiDisabled,
+      ops: host.opsUrl,
     },
     `listening on ${host.url}`,
   );
+  const organizations = await host.service.admin.listOrganizations({ kind: 'operator' });
+  for (const warning of startupWarnings(config, organizations.isOk() ? organizations.value.length : 0)) {
+    logger.warn({ startup_warning: true }, warning);
+  }
 
   await stopped;
   return 0;

@@ -12,6 +12,8 @@ export interface HostStores {
   description: string;
   /** Deletes expired idempotency records, reservations, windows and slots (they count as gone already). */
   sweep(): Promise<void>;
+  /** Rejects when the stores cannot be reached (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
           stores.sessions.purgeExpired(now),
         ]);
       },
+      ping: async () => {},
       close: async () => {},
     });
   }
@@ -56,6 +59,7 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
     kind: 'postgres',
     description: `postgres ${where}`,
     sweep: async () => void (await stores.sweep()),
+    ping: async () => void (await stores.pool.query('SELECT 1')),
     close: () => stores.close(),
   });
 }

@@ -190,7 +190,10 @@ describe('matching rules', () => {
         },
         {
           name: 'facts missing (internal transactions unreadable) and no transfer to the recipient',
-          facts: { transfers: [], missing: ['internal transactions'] },
+          facts: {
+            transfers: [],
+            missing: [{ code: 'internal_transaction_unreadable', detail: 'internal transactions' }],
+          },
           exp: expecting({ recipient: bob }),
           fields: [null, null, null],
         },

@@ -6,7 +6,13 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { assess } from '../src/assessment/assess.js';
 import type { AssessmentInput, Expectations } from '../src/assessment/input.js';
 import { selectTransfer } from '../src/assessment/matching.js';
-import { REQUIRED_CONFIRMATIONS, type ChainFacts, type Disagreement, type Transfer } from '../src/chain/facts.js';
+import {
+  REQUIRED_CONFIRMATIONS,
+  type ChainFacts,
+  type Disagreement,
+  type Gap,
+  type Transfer,
+} from '../src/chain/facts.js';
 import type { TransactionCheckResponse } from '../src/contract/models.js';
 import { TransactionCheckResponse as ResponseCodec } from '../src/contract/models.js';
 import { REASONS } from '../src/contract/reasons.js';
@@ -85,7 +91,7 @@ const facts: fc.Arbitrary<ChainFacts> = fc
       fc.constant<Disagreement[]>([]),
       fc.constant<Disagreement[]>([{ code: 'nodes_disagree', detail: 'x' }]),
     ),
-    missing: mostly(fc.constant<string[]>([]), fc.constant<string[]>(['tx info'])),
+    missing: mostly(fc.constant<Gap[]>([]), fc.constant<Gap[]>([{ code: 'node_call_failed', detail: 'tx info' }])),
     transfers,
     transfersTruncated: mostly(fc.constant(false), fc.constant(true)),
     primary: mostly(fc.constant(0), fc.option(fc.nat(4))),

@@ -272,7 +272,7 @@ describe('overall state precedence', () => {
     { name: 'unverified facts', facts: { verified: false }, state: 'LIMITED_DATA', explains: 'TX_FACTS_PARTIAL' },
     {
       name: 'missing facts',
-      facts: { missing: ['solidity node'] },
+      facts: { missing: [{ code: 'node_call_failed', detail: 'solidity node' }] },
       state: 'LIMITED_DATA',
       explains: 'TX_FACTS_PARTIAL',
     },
@@ -326,7 +326,7 @@ describe('coverage table', () => {
   const partial: { name: string; facts?: Partial<ChainFacts>; signals?: Partial<RiskSignals> }[] = [
     { name: 'unverified', facts: { verified: false } },
     { name: 'contradictory', facts: { disagreements: [{ code: 'other', detail: '' }] } },
-    { name: 'something missing', facts: { missing: ['tx info'] } },
+    { name: 'something missing', facts: { missing: [{ code: 'node_call_failed', detail: 'tx info' }] } },
     { name: 'not final', facts: { finalized: false } },
     { name: 'truncated', facts: { transfersTruncated: true } },
     { name: 'sanctions unavailable', signals: { sanctions: unavailable } },
@@ -428,7 +428,7 @@ describe('reasons', () => {
     assert.ok(codes(check()).includes('TX_FACTS_VERIFIED'), "codes(check()).includes('TX_FACTS_VERIFIED')");
     for (const f of [
       { verified: false },
-      { missing: ['x'] },
+      { missing: [{ code: 'node_call_failed' as const, detail: 'x' }] },
       { disagreements: [{ code: 'other' as const, detail: '' }] },
     ]) {
       assert.ok(

@@ -4,6 +4,8 @@ import { TronNodeClient } from '../src/chain/client.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronFault, type FakeTronNode } from '../src/testing/index.js';
 
+// The providers read every token from the node (knownTokens: []), the registry's USDT included:
+// metadata calls are node calls like the others, and their faults are tested here too.
 let node: FakeTronNode;
 let provider: TronChainFactsProvider;
 /** A short per-call timeout for the hang cases (warmed up first, so a busy CI machine does not trip it). */
@@ -13,8 +15,8 @@ const TX = TRON_FIXTURE_TX.usdtTransfer;
 before(async () => {
   node = await startFakeTronNode();
   const retry = { attempts: 3, baseDelayMs: 2, maxDelayMs: 5 };
-  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 1000, retry });
-  impatient = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 250, retry });
+  provider = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 1000, retry, knownTokens: [] });
+  impatient = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 250, retry, knownTokens: [] });
   for (const p of [provider, impatient]) await p.getTransactionFacts(TX, { signal: AbortSignal.timeout(5000) });
   node.clearCalls();
 });
@@ -82,8 +84,13 @@ describe('persistent faults on one node: facts with unknown state and missing en
       assert.equal(f.state, 'unknown');
       assert.equal(f.finalized, false);
       assert.ok(
-        f.missing.some((m) => m.includes('solidity node gettransactioninfobyid') && m.includes(expected)),
-        f.missing.join('; '),
+        f.missing.some(
+          (m) =>
+            m.code === 'node_call_failed' &&
+            m.detail.includes('solidity node gettransactioninfobyid') &&
+            m.detail.includes(expected),
+        ),
+        JSON.stringify(f.missing),
       );
       assert.equal(f.verified, true, 'the body still verifies');
       assert.equal(f.category, 'trc20_transfer');
@@ -156,8 +163,8 @@ describe('persistent faults on one node: facts with unknown state and missing en
 
 describe('time budget', () => {
   test('a hanging full node with default timeouts: facts from the solidity node, well before a 12 s deadline', async () => {
-    // Defaults throughout (2500 ms per call, 3 attempts, 8 s budget), a cold metadata cache.
-    const defaults = createTronChainFactsProvider({ fullNodeUrl: node.url });
+    // Defaults throughout (2500 ms per call, 3 attempts, 8 s budget), a cold metadata cache (USDT read from the node).
+    const defaults = createTronChainFactsProvider({ fullNodeUrl: node.url, knownTokens: [] });
     try {
       node.fault({ node: 'full', fault: { kind: 'hang' } });
       const timedFacts = async (hash: string) => {
@@ -168,7 +175,7 @@ describe('time budget', () => {
       const [usdt, trx] = await Promise.all([timedFacts(TX), timedFacts(TRON_FIXTURE_TX.trxTransfer)]);
       assert.ok(usdt.r.isOk(), `facts, not ${JSON.stringify(usdt.r.isErr() && usdt.r.error)}`);
       assert.equal(usdt.r.value.state, 'unknown');
-      assert.ok(usdt.r.value.missing.some((m) => m.includes('full node gettransactionbyid: timeout')));
+      assert.ok(usdt.r.value.missing.some((m) => m.detail === 'full node gettransactionbyid: timeout'));
       assert.equal(usdt.r.value.transfers[0]!.decimals, 6, 'metadata from the solidity node');
       assert.ok(usdt.ms < 4500, `token transfer facts after ${usdt.ms} ms: metadata asked the solidity node first`);
       assert.ok(trx.r.isOk() && trx.r.value.state === 'unknown');
@@ -206,6 +213,7 @@ describe('time budget', () => {
       timeoutMs: 5000,
       budgetMs: 2000,
       retry: { attempts: 1 },
+      knownTokens: [],
     });
     try {
       node.fault({ path: 'triggerconstantcontract', fault: { kind: 'hang' } });
@@ -219,8 +227,8 @@ describe('time budget', () => {
       assert.equal(r.value.state, 'confirmed');
       assert.equal(r.value.transfers[0]!.decimals, null);
       assert.ok(
-        r.value.missing.some((m) => m.includes('token metadata')),
-        r.value.missing.join('; '),
+        r.value.missing.some((m) => m.code === 'token_metadata_unavailable'),
+        JSON.stringify(r.value.missing),
       );
     } finally {
       await hurried.close();
@@ -240,8 +248,8 @@ describe('time budget', () => {
       assert.ok(r.isOk(), JSON.stringify(r.isErr() && r.error));
       assert.equal(r.value.state, 'unknown');
       assert.ok(
-        r.value.missing.some((m) => m.includes('full node getnowblock: timeout')),
-        r.value.missing.join('; '),
+        r.value.missing.some((m) => m.detail === 'full node getnowblock: timeout'),
+        JSON.stringify(r.value.missing),
       );
       assert.ok(performance.now() - started < 5000, 'the lookups got half of the 1600 ms left, not an 8 s attempt');
     } finally {
@@ -289,7 +297,12 @@ describe('no data at all', () => {
     // A fresh provider: its metadata cache is cold, so the USDT lookup reaches the (hanging) node.
     // Warmed with a TRX transfer (no metadata) so the first round is quick; the metadata read
     // (full node, then solidity node, 400 ms each) outlasts the 250 ms deadline.
-    const cold = createTronChainFactsProvider({ fullNodeUrl: node.url, timeoutMs: 400, retry: { attempts: 1 } });
+    const cold = createTronChainFactsProvider({
+      fullNodeUrl: node.url,
+      timeoutMs: 400,
+      retry: { attempts: 1 },
+      knownTokens: [],
+    });
     try {
       await cold.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, { signal: AbortSignal.timeout(5000) });
       node.fault({ path: 'triggerconstantcontract', fault: { kind: 'hang' } });

@@ -82,6 +82,14 @@ function serverAt(adminUrl: string, stopServer: () => void): TestPostgres {
   };
 }
 
+/**
+ * A PostgreSQL server of the caller's own (a throwaway cluster, whatever TEST_DATABASE_URL says):
+ * for a test that must stop its database (readiness, outage handling) without touching a shared one.
+ */
+export function startThrowawayPostgres(): Promise<{ url: string; stop: () => void }> {
+  return startCluster();
+}
+
 async function startCluster(): Promise<{ url: string; stop: () => void }> {
   const bin = postgresBin();
   const asRoot = process.getuid?.() === 0;

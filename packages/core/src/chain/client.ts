@@ -1,6 +1,7 @@
 import type * as t from 'io-ts';
 import { errAsync, okAsync, ResultAsync } from 'neverthrow';
 import { Pool, type Dispatcher } from 'undici';
+import { observeCall, type ProviderCallObserver, type ProviderCallOutcome } from './call-observer.js';
 import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 
 /** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
@@ -58,10 +59,21 @@ export interface TronNodeClientOptions {
   connections?: number;
   /** Larger answers are a bad response; default 4 MiB. */
   maxResponseBytes?: number;
+  /** Sees every attempt (provider `tron_full_node` / `tron_solidity_node`, call = endpoint) and how it ended. */
+  onCall?: ProviderCallObserver;
 }
 
 /** Answer of a lookup where java-tron's `{}` means "not found". */
 export type Found<A> = A | null;
+
+const OUTCOME: Record<NodeCallError['kind'], ProviderCallOutcome> = {
+  aborted: 'aborted',
+  timeout: 'timeout',
+  network: 'network',
+  http_status: 'status',
+  node_error: 'node_error',
+  bad_response: 'decode',
+};
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 
@@ -110,6 +122,7 @@ export class TronNodeClient {
   private readonly maxResponseBytes: number;
   private readonly headers: Record<string, string>;
   private readonly connections: number;
+  private readonly onCall: ProviderCallObserver | undefined;
 
   constructor(options: TronNodeClientOptions) {
     const parse = (url: string, node: TronNode) => {
@@ -127,6 +140,7 @@ export class TronNodeClient {
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.connections = options.connections ?? 16;
+    this.onCall = options.onCall;
     this.headers = {
       'content-type': 'application/json',
       accept: 'application/json',
@@ -230,6 +244,7 @@ export class TronNodeClient {
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         const left = deadline - performance.now();
         if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
+        const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
         const result = await this.attempt(
           node,
           endpoint,
@@ -239,6 +254,8 @@ export class TronNodeClient {
           emptyIsNotFound,
           Math.min(this.timeoutMs, left),
         );
+        if (result.ok) ended('ok');
+        else ended(OUTCOME[result.error.kind], result.error.kind === 'http_status' ? result.error.status : undefined);
         if (result.ok) return result.value;
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;

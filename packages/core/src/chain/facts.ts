@@ -33,6 +33,28 @@ export interface Disagreement {
   detail: string;
 }
 
+/** What a complete answer needed and could not be read (a node call, a field, a token's metadata…). */
+export interface Gap {
+  code:
+    | 'node_call_failed'
+    | 'transaction_body_missing'
+    | 'receipt_result_missing'
+    | 'block_number_missing'
+    | 'block_time_missing'
+    | 'head_below_block'
+    | 'solidity_node_racing'
+    | 'owner_unreadable'
+    | 'asset_id_unreadable'
+    | 'log_unreadable'
+    | 'internal_transaction_unreadable'
+    | 'transfer_event_missing'
+    | 'value_not_listed'
+    | 'party_unreadable'
+    | 'token_lookup_limit'
+    | 'token_metadata_unavailable';
+  detail: string;
+}
+
 /** The chain facts of one transaction, as established (not merely reported) by the provider. */
 export interface ChainFacts {
   txHash: string;
@@ -56,7 +78,7 @@ export interface ChainFacts {
    * Facts a complete answer needs are missing (e.g. one node unreachable, tx info missing,
    * internal transactions unreadable); non-empty means TX_FACTS_PARTIAL.
    */
-  missing: string[];
+  missing: Gap[];
   transfers: Transfer[];
   transfersTruncated: boolean;
   /**
@@ -92,8 +114,19 @@ export type ChainProviderError =
   /** The deadline's signal fired. */
   | { kind: 'aborted' };
 
+/** A chain provider's context: the request's, plus who wants to hear early that the parties are known. */
+export interface ChainFactsContext extends ProviderContext {
+  /**
+   * Called at most once, before the provider reads token metadata, with the facts as known without it:
+   * every party, the state and the transfers are final there; tokens not yet read have null
+   * decimals, symbol and name, and their gaps are not listed yet. Lets a caller start screening the
+   * parties while metadata is read. A provider may never call it (then the facts are the first word).
+   */
+  onPartiesKnown?: (facts: ChainFacts) => void;
+}
+
 export interface ChainFactsProvider {
-  getTransactionFacts(txHash: string, ctx: ProviderContext): ResultAsync<ChainFacts, ChainProviderError>;
+  getTransactionFacts(txHash: string, ctx: ChainFactsContext): ResultAsync<ChainFacts, ChainProviderError>;
 }
 
 /**

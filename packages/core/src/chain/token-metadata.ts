@@ -1,4 +1,5 @@
 import { decodeAbiString, decodeDecimals, hexToText } from '../tron/abi.js';
+import { base58ToHexAddress } from '../tron/address.js';
 import type { NodeCallError, TronNode, TronNodeClient } from './client.js';
 import { LruCache } from './lru.js';
 import type { NodeConstantCall } from './node-codecs.js';
@@ -10,7 +11,7 @@ export interface TokenMetadata {
   decimals: number | null;
   symbol: string | null;
   name: string | null;
-  /** When these values were read from the chain (cached entries keep their first read time). */
+  /** When these values were read from the chain (cached entries keep their first read time; known tokens their as-of). */
   readAt: Date;
   /**
    * False when a node could not be asked (network, timeout, node error): the nulls then mean
@@ -37,6 +38,19 @@ export interface TokenMetadataOptions {
   cacheMs?: number;
   /** Clock of the cache's expiry (ms, monotonic); default `performance.now`. */
   now?: () => number;
+  /** Metadata known without asking a node (see `KnownToken`): never read, never evicted. */
+  known?: readonly KnownToken[];
+}
+
+/** A TRC20 token whose metadata is known beforehand (a registry's table), so no check reads it. */
+export interface KnownToken {
+  /** Contract, base58. */
+  contract: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  /** When these values were established (the facts' `tokenDataAt`). */
+  asOf: Date;
 }
 
 /** What one check's read may spend: its signal, a `performance.now()` deadline, and the nodes in the order to ask them. */
@@ -84,9 +98,11 @@ const forCaller = (
  * TRC10 by getassetissuebyid; the nodes in the order the caller gives (the provider puts a node that
  * failed its first round last), each with its share of the lookup's budget, so one hanging node still
  * leaves time for the other. Answers with decimals are cached in a bounded LRU for `cacheMs`,
- * answers without decimals briefly; concurrent lookups of one token share one read.
+ * answers without decimals briefly; concurrent lookups of one token share one read. Known tokens
+ * (a registry's, see `KnownToken`) are answered from their table and never read.
  */
 export class TokenMetadataReader {
+  private readonly known: ReadonlyMap<string, TokenMetadata>;
   private readonly cache: LruCache<string, { metadata: TokenMetadata; expiresAt: number }>;
   private readonly inflight = new Map<string, Promise<TokenMetadata>>();
   private readonly lookupBudgetMs: number;
@@ -105,6 +121,16 @@ export class TokenMetadataReader {
     this.negativeCacheMs = options.negativeCacheMs ?? 60_000;
     this.cacheMs = options.cacheMs ?? 3_600_000;
     this.now = options.now ?? (() => performance.now());
+    this.known = new Map((options.known ?? []).map(knownEntry));
+  }
+
+  /** The token's metadata when it is known or cached, without asking a node; null otherwise. */
+  peek(token: TokenRef): TokenMetadata | null {
+    const key = tokenKey(token);
+    const known = this.known.get(key);
+    if (known) return known;
+    const cached = this.cache.get(key);
+    return cached && cached.expiresAt > this.now() ? cached.metadata : null;
   }
 
   /**
@@ -113,8 +139,8 @@ export class TokenMetadataReader {
    */
   async read(token: TokenRef, request: MetadataRequest): Promise<TokenMetadata | 'aborted'> {
     const key = tokenKey(token);
-    const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > this.now()) return cached.metadata;
+    const ready = this.peek(token);
+    if (ready) return ready;
     let shared = this.inflight.get(key);
     if (!shared) {
       // The shared read is bounded by its own budget, not by the first caller's deadline:
@@ -208,6 +234,14 @@ export class TokenMetadataReader {
       complete: asset.asked,
     };
   }
+}
+
+/** A known token as the reader keys it; its contract is a programmer's constant, so a bad one throws. */
+function knownEntry(token: KnownToken): [string, TokenMetadata] {
+  const contractHex = base58ToHexAddress(token.contract);
+  if (contractHex === null) throw new Error(`known token ${token.symbol}: ${token.contract} is not a TRON address`);
+  const { symbol, name, decimals, asOf } = token;
+  return [tokenKey({ kind: 'trc20', contractHex }), { symbol, name, decimals, readAt: asOf, complete: true }];
 }
 
 /** The decoded return value of a constant call; null for a revert, a missing contract or a malformed return. */

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { decodeCallAccounts, hexToText } from '../tron/abi.js';
-import { decodeRawData, TYPE_URL_PREFIX, valuesAtPath, type DecodedContract } from '../tron/protobuf.js';
+import {
+  decodeRawData,
+  TYPE_URL_PREFIX,
+  valuesAtPath,
+  type DecodedContract,
+  type DecodedRawData,
+} from '../tron/protobuf.js';
 import { contractTypeNumber } from './categories.js';
 import type { Disagreement } from './facts.js';
 import type { NodeTransaction } from './node-codecs.js';
@@ -164,6 +170,34 @@ function compareParameter(json: Record<string, unknown>, raw: DecodedContract): 
   return diffs;
 }
 
+/** The JSON fields that say something else than the decoded raw bytes (each named once). */
+function rawMismatches(tx: NodeTransaction, raw: DecodedRawData): string[] {
+  const mismatches: string[] = [];
+  const contractJson = tx.raw_data.contract[0];
+  const rawContract = raw.contract[0];
+  if (raw.contract.length !== tx.raw_data.contract.length || !rawContract || !contractJson) {
+    mismatches.push('contract count');
+  } else {
+    // A type newer than our table is bound to the bytes by its type_url alone.
+    const expectedNumber = contractTypeNumber(contractJson.type);
+    if (expectedNumber !== null && rawContract.typeNumber !== expectedNumber) mismatches.push('contract type');
+    if (rawContract.typeUrl !== TYPE_URL_PREFIX + contractJson.type) mismatches.push('type_url');
+    if (contractJson.parameter.type_url !== undefined && contractJson.parameter.type_url !== rawContract.typeUrl) {
+      mismatches.push('type_url');
+    }
+    if ((contractJson.Permission_id ?? 0) !== rawContract.permissionId) mismatches.push('Permission_id');
+    mismatches.push(...compareParameter(contractJson.parameter.value, rawContract));
+  }
+  const header = tx.raw_data;
+  if ((header.ref_block_bytes ?? '').toLowerCase() !== raw.ref_block_bytes) mismatches.push('ref_block_bytes');
+  if ((header.ref_block_hash ?? '').toLowerCase() !== raw.ref_block_hash) mismatches.push('ref_block_hash');
+  if (!sameInt(header.expiration, raw.expiration)) mismatches.push('expiration');
+  if (!sameInt(header.timestamp, raw.timestamp)) mismatches.push('timestamp');
+  if (!sameInt(header.fee_limit, raw.fee_limit)) mismatches.push('fee_limit');
+  if ((header.data ?? '').toLowerCase() !== raw.data) mismatches.push('data');
+  return [...new Set(mismatches)];
+}
+
 /**
  * Checks a node's transaction against the hash asked for and against its own signed bytes:
  * txID = hash = sha256(raw_data_hex), and raw_data_hex decoded says the same type, owner, recipient,
@@ -200,32 +234,12 @@ export function verifyTransaction(txHash: string, tx: NodeTransaction): Verifica
       detail: `${counts.join(' / ')} contracts in one transaction (java-tron accepts exactly one)`,
     });
   }
-  const mismatches: string[] = [];
   const rawContract = raw.contract[0];
-  if (raw.contract.length !== tx.raw_data.contract.length || !rawContract || !contractJson) {
-    mismatches.push('contract count');
-  } else {
-    // A type newer than our table is bound to the bytes by its type_url alone.
-    const expectedNumber = contractTypeNumber(type);
-    if (expectedNumber !== null && rawContract.typeNumber !== expectedNumber) mismatches.push('contract type');
-    if (rawContract.typeUrl !== TYPE_URL_PREFIX + type) mismatches.push('type_url');
-    if (contractJson.parameter.type_url !== undefined && contractJson.parameter.type_url !== rawContract.typeUrl) {
-      mismatches.push('type_url');
-    }
-    if ((contractJson.Permission_id ?? 0) !== rawContract.permissionId) mismatches.push('Permission_id');
-    mismatches.push(...compareParameter(contractJson.parameter.value, rawContract));
-  }
-  const header = tx.raw_data;
-  if ((header.ref_block_bytes ?? '').toLowerCase() !== raw.ref_block_bytes) mismatches.push('ref_block_bytes');
-  if ((header.ref_block_hash ?? '').toLowerCase() !== raw.ref_block_hash) mismatches.push('ref_block_hash');
-  if (!sameInt(header.expiration, raw.expiration)) mismatches.push('expiration');
-  if (!sameInt(header.timestamp, raw.timestamp)) mismatches.push('timestamp');
-  if (!sameInt(header.fee_limit, raw.fee_limit)) mismatches.push('fee_limit');
-  if ((header.data ?? '').toLowerCase() !== raw.data) mismatches.push('data');
+  const mismatches = rawMismatches(tx, raw);
   if (mismatches.length > 0) {
     disagreements.push({
       code: 'raw_data_mismatch',
-      detail: `raw_data_hex and the JSON differ in ${[...new Set(mismatches)].join(', ')}`,
+      detail: `raw_data_hex and the JSON differ in ${mismatches.join(', ')}`,
     });
   }
   const view = rawContract ? viewFromRaw(type, rawContract) : jsonView;

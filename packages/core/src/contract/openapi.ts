@@ -221,9 +221,21 @@ const HEADERS: Record<string, JsonSchema> = {
     description: 'IETF RateLimit (draft-ietf-httpapi-ratelimit-headers), e.g. `"default";r=59;t=42`',
     schema: { type: 'string' },
   },
+  'Cache-Control': {
+    description: '`no-store` on every answer: answers are per organization and per moment',
+    required: true,
+    schema: { type: 'string', enum: ['no-store'] },
+  },
+  'X-Content-Type-Options': {
+    description: '`nosniff` on every answer',
+    required: true,
+    schema: { type: 'string', enum: ['nosniff'] },
+  },
 };
 const COMMON_HEADERS = [
   'X-Request-ID',
+  'Cache-Control',
+  'X-Content-Type-Options',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',

@@ -1,5 +1,6 @@
 import BigNumber from 'bignumber.js';
 import * as t from 'io-ts';
+import type { ProviderCallObserver } from '../chain/call-observer.js';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
 import { isHigherLevel, levelFromChainalysis } from './aml-levels.js';
@@ -57,16 +58,21 @@ export interface ChainalysisEntityOptions extends Partial<SharedLookupOptions> {
   apiKey: string;
   /** Assets the vendor covers (default: TRX and the official TRC20s of the bundled registry). */
   supportedAssets?: readonly AssetRef[];
+  /** Sees every vendor call (metrics, logs). */
+  onCall?: ProviderCallObserver;
 }
 
 export function createChainalysisAmlProvider(options: ChainalysisEntityOptions): AmlProvider {
   const base = options.baseUrl.replace(/\/+$/, '');
   const lookup = sharedLookup<AmlAnswer>(async (address, signal) => {
     const body = await getVendorJson(
-      `${base}/v2/entities/${encodeURIComponent(address)}`,
-      { Token: options.apiKey },
+      {
+        url: `${base}/v2/entities/${encodeURIComponent(address)}`,
+        headers: { Token: options.apiKey },
+        signal,
+        observed: { provider: 'chainalysis_entity', call: 'entities', onCall: options.onCall },
+      },
       EntityBody,
-      signal,
     );
     if (body.isErr()) return { status: 'unavailable', reason: `Chainalysis Entity API: ${body.error}` };
     // An answer about another address (a proxy's mix-up, a cache keyed wrongly), or one that names no

@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import type { ProviderCallObserver } from '../chain/call-observer.js';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
 import { combineSanctionsAnswers } from './sanctions-combine.js';
@@ -27,6 +28,8 @@ export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions
    * The rest are not screened by this source, so its answer for them is `unavailable`.
    */
   maxAddresses?: number;
+  /** Sees every vendor call (metrics, logs). */
+  onCall?: ProviderCallObserver;
 }
 
 export const DEFAULT_SANCTIONS_API_MAX_ADDRESSES = 32;
@@ -39,10 +42,13 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
   const maxAddresses = checked.value;
   const lookup = sharedLookup<SanctionsAnswer>(async (address, signal) => {
     const body = await getVendorJson(
-      `${base}/address/${encodeURIComponent(address)}`,
-      { 'X-API-Key': options.apiKey },
+      {
+        url: `${base}/address/${encodeURIComponent(address)}`,
+        headers: { 'X-API-Key': options.apiKey },
+        signal,
+        observed: { provider: 'chainalysis_sanctions', call: 'address', onCall: options.onCall },
+      },
       SanctionsBody,
-      signal,
     );
     if (body.isErr()) return { status: 'unavailable', reason: `${CHAINALYSIS_SANCTIONS_SOURCE}: ${body.error}` };
     const ids = body.value.identifications;

@@ -3,6 +3,9 @@ import { combineAmlAnswers } from './aml-combine.js';
 import { settle } from './settle.js';
 import type { AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
+/** Signals of a transaction no node knows: nothing to screen. */
+const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
+
 /**
  * The risk half of a check, the three providers in parallel. Sanctions: every address the
  * transaction involves. AML: the counterparty of a payment received (the focus transfer's sender
@@ -15,13 +18,30 @@ export async function gatherSignals(
   providers: RiskProviders,
   ctx: ProviderContext,
 ): Promise<RiskSignals> {
-  if (facts.state === 'not_found') return { sanctions: null, aml: null, token: null };
-  const [sanctions, aml, token] = await Promise.all([
-    gatherSanctions(facts, focus, providers, ctx),
-    gatherAml(facts, focus, providers, ctx),
+  if (facts.state === 'not_found') return NO_SIGNALS;
+  const [screened, token] = await Promise.all([
+    screenParties(facts, focus, providers, ctx),
     focus === null ? null : gatherToken(focus, providers, ctx),
   ]);
-  return { sanctions, aml, token };
+  return { ...screened, token };
+}
+
+/**
+ * Sanctions and AML, the lookups that need only the parties (not the tokens' metadata): a caller
+ * can start them as soon as the transaction is read (see `ChainFactsContext.onPartiesKnown`).
+ */
+export async function screenParties(
+  facts: ChainFacts,
+  focus: Transfer | null,
+  providers: RiskProviders,
+  ctx: ProviderContext,
+): Promise<Pick<RiskSignals, 'sanctions' | 'aml'>> {
+  if (facts.state === 'not_found') return { sanctions: null, aml: null };
+  const [sanctions, aml] = await Promise.all([
+    gatherSanctions(facts, focus, providers, ctx),
+    gatherAml(facts, focus, providers, ctx),
+  ]);
+  return { sanctions, aml };
 }
 
 /**
@@ -86,7 +106,12 @@ async function gatherAml(
   return combineAmlAnswers(answers);
 }
 
-function gatherToken(focus: Transfer, providers: RiskProviders, ctx: ProviderContext): Promise<RiskSignals['token']> {
+/** Token authenticity of the focus transfer's asset, by its symbol and name (read with the token's metadata). */
+export function gatherToken(
+  focus: Transfer,
+  providers: RiskProviders,
+  ctx: ProviderContext,
+): Promise<RiskSignals['token']> {
   const asset = assetOf(focus);
   if (asset === null) return Promise.resolve({ status: 'unavailable', reason: 'the transfer does not name its asset' });
   const token: TokenRef = { asset, symbol: focus.tokenSymbol, name: focus.tokenName };

@@ -1,4 +1,5 @@
 import { err, ok, Result } from 'neverthrow';
+import type { ProviderCallObserver } from '../chain/call-observer.js';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
 import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
@@ -100,8 +101,17 @@ function configError(option: keyof RiskConfig, message: string): RiskConfigError
   return { option, variable: variables[option] ?? null, message };
 }
 
+/** What a host hooks into the risk providers beside their configuration. */
+export interface RiskHooks {
+  /** Sees every vendor call and how it ended (metrics, logs). */
+  onCall?: ProviderCallObserver;
+}
+
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
-export function createRiskProviders(config: RiskConfig = {}): Result<RiskProviders, RiskConfigError> {
+export function createRiskProviders(
+  config: RiskConfig = {},
+  hooks: RiskHooks = {},
+): Result<RiskProviders, RiskConfigError> {
   const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
     result.mapErr((message) => configError(option, message));
   const settings = Result.combine([
@@ -135,7 +145,7 @@ export function createRiskProviders(config: RiskConfig = {}): Result<RiskProvide
     files.push(list.value);
   }
   const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
-  const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs };
+  const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
   const sanctions = createSanctionsScreen(
     createListSanctionsProvider(() => [ofac.current(), ...files], {
       maxAgeDays: maxAgeDays.value,

@@ -1,43 +1,75 @@
 import type * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import { request } from 'undici';
+import {
+  observeCall,
+  type ProviderCall,
+  type ProviderCallObserver,
+  type ProviderCallOutcome,
+} from '../chain/call-observer.js';
 import { readBodyText } from '../chain/client.js';
 
 /** Vendor answers larger than this are not an answer we can trust to read. */
 const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface VendorRequest {
+  url: string;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  /** Reported to `onCall` as this provider and call (never the URL or headers). */
+  observed?: ProviderCall & { onCall: ProviderCallObserver | undefined };
+}
+
+type Failure = { outcome: ProviderCallOutcome; reason: string; status?: number };
 
 /**
  * GET a vendor's JSON and decode it. Every outside failure (network, status, timeout, abort,
  * body that is not what the codec says) comes back as a short reason, never as a throw.
  */
 export async function getVendorJson<C extends t.Mixed>(
-  url: string,
-  headers: Record<string, string>,
+  vendor: VendorRequest,
   codec: C,
-  signal: AbortSignal,
 ): Promise<Result<t.TypeOf<C>, string>> {
+  const ended = observeCall(vendor.observed?.onCall, {
+    provider: vendor.observed?.provider ?? 'vendor',
+    call: vendor.observed?.call ?? 'get',
+  });
+  const answer = await fetchDecoded(vendor, codec);
+  if (answer.isOk()) ended('ok');
+  else ended(answer.error.outcome, answer.error.status);
+  return answer.mapErr((failure) => failure.reason);
+}
+
+async function fetchDecoded<C extends t.Mixed>(
+  { url, headers, signal }: VendorRequest,
+  codec: C,
+): Promise<Result<t.TypeOf<C>, Failure>> {
   let text: string;
   try {
     const res = await request(url, { method: 'GET', headers: { accept: 'application/json', ...headers }, signal });
     if (res.statusCode !== 200) {
       await res.body.dump();
-      return err(res.statusCode === 429 ? 'rate limited (HTTP 429)' : `HTTP ${res.statusCode}`);
+      const reason = res.statusCode === 429 ? 'rate limited (HTTP 429)' : `HTTP ${res.statusCode}`;
+      return err({ outcome: 'status', reason, status: res.statusCode });
     }
     // Read with a bound: a chunked answer declares no length.
     const read = await readBodyText(res.body, MAX_BODY_BYTES);
-    if (read === null) return err('response body too large');
+    if (read === null) return err({ outcome: 'decode', reason: 'response body too large' });
     text = read;
   } catch (cause) {
-    return err(signal.aborted ? abortReason(signal) : `request failed: ${(cause as Error).message}`);
+    if (!signal.aborted) return err({ outcome: 'network', reason: `request failed: ${(cause as Error).message}` });
+    const reason = abortReason(signal);
+    return err({ outcome: reason === 'timed out' ? 'timeout' : 'aborted', reason });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return err('malformed body (not JSON)');
+    return err({ outcome: 'decode', reason: 'malformed body (not JSON)' });
   }
   const decoded = codec.decode(json);
-  if (decoded._tag === 'Left') return err(`unexpected body at ${errorPath(decoded.left)}`);
+  if (decoded._tag === 'Left')
+    return err({ outcome: 'decode', reason: `unexpected body at ${errorPath(decoded.left)}` });
   return ok(decoded.right);
 }
 

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import { assess } from '../assessment/assess.js';
-import { selectTransfer } from '../assessment/matching.js';
 import type { ChainFactsProvider } from '../chain/facts.js';
 import type { Coverage, ErrorCode, OverallState } from '../contract/enums.js';
-import { gatherSignals } from '../risk/gather.js';
 import type { Entitlements } from '../stores/organizations.js';
 import type { IdempotencyScope, StoredResponse } from '../stores/idempotency.js';
 import type { QuotaUsage } from '../stores/quota.js';
@@ -16,6 +14,7 @@ import {
 } from '../validation/index.js';
 import { admit } from './access.js';
 import type { RequestScope } from './context.js';
+import { gatherEvidence } from './evidence.js';
 import { JSON_CONTENT_TYPE, type RuntimeError } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { quotaHeaders } from './limit-headers.js';
@@ -230,25 +229,20 @@ async function execute(
     return err({ kind: 'quota_exceeded', retryAfterSeconds: secondsUntil(month.end, now) });
   }
 
-  const context = { signal: scope.signal, deadlineAt: scope.deadlineAt };
-  const fetched = await scope.step('chain', Promise.resolve(chain.getTransactionFacts(request.txHash, context)));
-  if (fetched.isErr()) return err(fetched.error);
-  if (fetched.value.isErr()) {
-    const aborted = fetched.value.error.kind === 'aborted' && scope.signal.aborted;
-    return err(aborted ? scope.abortError() : { kind: 'provider_unavailable' });
+  const ctx = { signal: scope.signal, deadlineAt: scope.deadlineAt };
+  const gathered = await scope.step('evidence', gatherEvidence({ request, chain, risk: providers.risk, ctx }));
+  if (gathered.isErr()) return err(gathered.error);
+  if (gathered.value.isErr()) {
+    return err(gathered.value.error.kind === 'aborted' ? scope.abortError() : gathered.value.error);
   }
-  const chainFacts = fetched.value.value;
-
-  const selection = selectTransfer(chainFacts, request.expectations);
-  const signals = await scope.step('risk', gatherSignals(chainFacts, selection.transfer, providers.risk, context));
-  if (signals.isErr()) return err(signals.error);
+  const { facts: chainFacts, signals } = gathered.value.value;
 
   const assessed = assess({
     requestId: scope.requestId,
     txHash: request.txHash,
     expectations: request.expectations,
     facts: chainFacts,
-    signals: signals.value,
+    signals,
     checkedAt: scope.now(),
   });
   if (assessed.isErr()) {

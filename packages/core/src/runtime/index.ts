@@ -35,3 +35,4 @@ export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './pas
 export { newToken, tokenHash } from './tokens.js';
 export { entitlementsOf } from './access.js';
 export { requestIdFrom } from './request-id.js';
+export { API_RESPONSE_HEADERS, withApiHeaders } from './api-headers.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { withApiHeaders } from './api-headers.js';
 import { errorBody } from './errors.js';
 import { type CoreHttpHandler, type CoreHttpRequest, type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
 
@@ -133,5 +134,5 @@ export function bodyConsumed(req: IncomingMessage): boolean {
 
 /** 500 `internal_error` through the one error mapping, for an adapter whose call to `handle` rejected. */
 export function adapterFailureResponse(): CoreHttpResponse {
-  return errorBody(randomUUID(), { kind: 'internal_error' });
+  return withApiHeaders(errorBody(randomUUID(), { kind: 'internal_error' }));
 }

@@ -14,6 +14,7 @@ import {
   type SafetyProviders,
   type SafetyServiceOptions,
 } from './context.js';
+import { withApiHeaders } from './api-headers.js';
 import { errorBody } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { requestIdFrom } from './request-id.js';
@@ -131,8 +132,11 @@ export function createSafetyService(
     }
   }
 
+  // Every answer leaves through here, with the headers no API answer goes without.
+  const handle = (req: CoreHttpRequest) => serve(req).then(withApiHeaders);
+
   async function call<T>(req: CoreHttpRequest): Promise<ServiceResult<T>> {
-    const response = await serve(req);
+    const response = await handle(req);
     const body = JSON.parse(response.body) as T | ErrorResponse;
     const replayed = response.headers['Idempotent-Replayed'] === 'true';
     return response.status === 200
@@ -144,7 +148,7 @@ export function createSafetyService(
     Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
 
   return {
-    handle: serve,
+    handle,
     check({ apiKey, request, idempotencyKey, requestId }) {
       const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
       return call({

@@ -1,0 +1,100 @@
+import { parseArgs } from 'node:util';
+import { err, ok, type Result } from 'neverthrow';
+
+/** A command line as the CLI understood it; an error is exit code 64. */
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | {
+      kind: 'check';
+      txHash: string;
+      recipient?: string;
+      token?: string;
+      amount?: string;
+      idempotencyKey?: string;
+      json: boolean;
+    }
+  | { kind: 'usage'; days?: number; json: boolean };
+
+export const USAGE = `Usage:
+  tron-safety check <tx_hash> [--recipient ADDRESS] [--token CONTRACT] [--amount AMOUNT]
+                              [--idempotency-key KEY] [--json]
+  tron-safety usage [--days N] [--json]
+  tron-safety --help | --version
+
+Checks one TRON transaction with the safety API before a payment is booked, or shows the
+organization's quota and recent usage.
+
+Options:
+  --recipient ADDRESS      expected recipient (base58 T… address)
+  --token CONTRACT         expected TRC20 token contract (compared exactly, never by symbol)
+  --amount AMOUNT          expected amount in token units (decimal string)
+  --idempotency-key KEY    resend a check whose outcome was unknown, with the key it printed
+  --days N                 usage period in days (1 to 90, default 30)
+  --json                   print the API's JSON body exactly as received
+  -h, --help               this text
+  -V, --version            the client's version
+
+Environment:
+  TRON_SAFETY_URL          the API's base URL (default http://127.0.0.1:8080)
+  TRON_SAFETY_API_KEY      the organization's API key (sent as X-API-Key)
+
+Exit codes:
+  0   check: overall_state CLEAR (usage: answered)
+  1   check: any other answered state (REVIEW, HIGH_RISK, LIMITED_DATA)
+  2   an API error, or the service unreachable or unreadable
+  64  wrong command line
+`;
+
+const OPTIONS = {
+  recipient: { type: 'string' },
+  token: { type: 'string' },
+  amount: { type: 'string' },
+  'idempotency-key': { type: 'string' },
+  days: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'V', default: false },
+} as const;
+
+export function parseCommand(argv: readonly string[]): Result<Command, string> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    return err((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return ok({ kind: 'help' });
+  if (values.version) return ok({ kind: 'version' });
+  const [command, ...rest] = positionals;
+  if (command === 'check') return checkCommand(rest, values);
+  if (command === 'usage') return usageCommand(rest, values);
+  return err(command === undefined ? 'a command is required (check or usage)' : `unknown command '${command}'`);
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function checkCommand(rest: string[], values: Values): Result<Command, string> {
+  if (rest.length !== 1) return err('check takes exactly one <tx_hash>');
+  if (values.days !== undefined) return err('--days belongs to usage');
+  const { recipient, token, amount } = values;
+  return ok({
+    kind: 'check',
+    txHash: rest[0]!,
+    ...(recipient !== undefined ? { recipient } : {}),
+    ...(token !== undefined ? { token } : {}),
+    ...(amount !== undefined ? { amount } : {}),
+    ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
+    json: values.json,
+  });
+}
+
+function usageCommand(rest: string[], values: Values): Result<Command, string> {
+  if (rest.length !== 0) return err('usage takes no arguments');
+  const checkOnly = ['recipient', 'token', 'amount', 'idempotency-key'] as const;
+  const misplaced = checkOnly.find((name) => values[name] !== undefined);
+  if (misplaced) return err(`--${misplaced} belongs to check`);
+  if (values.days !== undefined && !/^\d{1,9}$/.test(values.days)) return err('--days must be a whole number');
+  return ok({ kind: 'usage', json: values.json, ...(values.days !== undefined ? { days: Number(values.days) } : {}) });
+}

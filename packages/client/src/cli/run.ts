@@ -1,0 +1,96 @@
+import { createSafetyClient, type CheckFailure } from '../client.js';
+import type { ClientFailure } from '../answers.js';
+import { CLIENT_VERSION } from '../version.js';
+import { parseCommand, USAGE, type Command } from './args.js';
+import { createStyle, renderCheck, renderUsage } from './summary.js';
+
+/** Where the CLI writes and what it reads: the process's, or a test's. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown; isTTY?: boolean; hasColors?: () => boolean };
+  stderr: { write(text: string): unknown };
+}
+
+export const EXIT = { clear: 0, answered: 1, failed: 2, usage: 64 } as const;
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+/** Runs one command line; resolves to the exit code (0 CLEAR, 1 other state, 2 API error/unreachable, 64 usage). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCommand(argv);
+  if (parsed.isErr()) {
+    io.stderr.write(`tron-safety: ${parsed.error}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const command = parsed.value;
+  if (command.kind === 'help') return (void io.stdout.write(USAGE), 0);
+  if (command.kind === 'version') return (void io.stdout.write(`${CLIENT_VERSION}\n`), 0);
+  const baseUrl = io.env.TRON_SAFETY_URL?.trim() || DEFAULT_URL;
+  let client;
+  try {
+    client = createSafetyClient({ baseUrl, apiKey: io.env.TRON_SAFETY_API_KEY?.trim() ?? '' });
+  } catch {
+    return fail(io, command, `TRON_SAFETY_URL is not a URL: '${baseUrl}'`);
+  }
+  try {
+    return command.kind === 'check' ? await check(command, client, io) : await usage(command, client, io);
+  } finally {
+    await client.close();
+  }
+}
+
+type Client = ReturnType<typeof createSafetyClient>;
+
+async function check(command: Extract<Command, { kind: 'check' }>, client: Client, io: CliIo): Promise<number> {
+  const request = {
+    tx_hash: command.txHash,
+    network: 'tron' as const,
+    ...(command.recipient !== undefined ? { expected_recipient: command.recipient } : {}),
+    ...(command.token !== undefined ? { expected_token_contract: command.token } : {}),
+    ...(command.amount !== undefined ? { expected_amount: command.amount } : {}),
+  };
+  const outcome = await client.check(request, command.idempotencyKey ? { idempotencyKey: command.idempotencyKey } : {});
+  if (outcome.isErr()) return failure(io, command, outcome.error);
+  const answer = outcome.value;
+  io.stdout.write(command.json ? jsonOut(answer.raw, io) : `${renderCheck(answer, createStyle(colours(io)))}\n`);
+  return answer.body.overall_state === 'CLEAR' ? EXIT.clear : EXIT.answered;
+}
+
+async function usage(command: Extract<Command, { kind: 'usage' }>, client: Client, io: CliIo): Promise<number> {
+  const outcome = await client.usage(command.days !== undefined ? { days: command.days } : {});
+  if (outcome.isErr()) return failure(io, command, outcome.error);
+  io.stdout.write(command.json ? jsonOut(outcome.value.raw, io) : `${renderUsage(outcome.value)}\n`);
+  return EXIT.clear;
+}
+
+/** The body as received; a newline only for a terminal, so a pipe gets the exact bytes. */
+const jsonOut = (raw: string, io: CliIo) => (io.stdout.isTTY ? `${raw}\n` : raw);
+
+function colours(io: CliIo): boolean {
+  const force = io.env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  if (io.env.NO_COLOR !== undefined) return false;
+  return Boolean(io.stdout.isTTY) && (io.stdout.hasColors?.() ?? true);
+}
+
+/** An API error prints its envelope (as received with --json); an unknown outcome says which key to resend with. */
+function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailure): number {
+  const key = 'idempotencyKey' in error ? error.idempotencyKey : null;
+  if (error.kind === 'api_error') {
+    if (command.kind !== 'help' && command.kind !== 'version' && command.json) io.stdout.write(jsonOut(error.raw, io));
+    const retry = error.retryable && key ? `; retryable: run again with --idempotency-key ${key}` : '';
+    io.stderr.write(
+      `tron-safety: HTTP ${error.status} ${error.code}: ${error.message} (request ${error.requestId ?? '-'})${retry}\n`,
+    );
+    return EXIT.failed;
+  }
+  const resend = key ? `; the outcome is unknown: run again with --idempotency-key ${key}, never a new key` : '';
+  return fail(io, command, `${error.message}${resend}`);
+}
+
+function fail(io: CliIo, command: Command, message: string): number {
+  const json = command.kind === 'check' || command.kind === 'usage' ? command.json : false;
+  io.stderr.write(
+    json ? `${JSON.stringify({ error: { exit_code: EXIT.failed, message } })}\n` : `tron-safety: ${message}\n`,
+  );
+  return EXIT.failed;
+}

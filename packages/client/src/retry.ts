@@ -1,0 +1,49 @@
+/** How a client retries (docs/SPEC.md, Errors rule 1): capped attempts, full-jitter backoff, one deadline. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included; default 5. */
+  maxAttempts: number;
+  /** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^(attempt − 1))]; defaults 250 and 5000 ms. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 5_000 };
+
+/** The wait before attempt `attempt + 1`: at least the server's `Retry-After`, else the jittered backoff. */
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const backoff = random() * cap;
+  return retryAfterMs === null ? backoff : Math.max(retryAfterMs, backoff);
+}
+
+/**
+ * `Retry-After` in ms: delta-seconds or an HTTP date (RFC 9110), null when absent or unreadable.
+ * A date in the past is 0.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return null;
+  const trimmed = raw.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Resolves after `ms`, or at once when `signal` fires. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

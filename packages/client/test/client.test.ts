@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createSafetyClient, type SafetyClientOptions } from '../src/index.js';
+import { checkResponse } from './responses.js';
+
+// The client against a scripted API on 127.0.0.1: each answer is chosen per attempt, and every
+// request is recorded, so the spec's client rules (docs/SPEC.md, Errors) are seen on the wire.
+
+type Reply = (req: IncomingMessage, res: ServerResponse) => void;
+interface Seen {
+  key: string | undefined;
+  body: string;
+  apiKey: string | undefined;
+  at: number;
+}
+
+const envelope = (code: string, retryable: boolean) =>
+  JSON.stringify({ request_id: 'r-err', error: { code, message: 'scripted', retryable } });
+const json =
+  (status: number, body: string, headers: Record<string, string> = {}): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'r-1', ...headers });
+    res.end(body);
+  };
+const REQUEST = { tx_hash: 'ab'.repeat(32), network: 'tron' as const };
+
+describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
+  let script: Reply[] = [];
+  const seen: Seen[] = [];
+  let url = '';
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      seen.push({
+        key: req.headers['idempotency-key'] as string | undefined,
+        body,
+        apiKey: req.headers['x-api-key'] as string | undefined,
+        at: performance.now(),
+      });
+      (script.shift() ?? json(500, 'script exhausted'))(req, res);
+    });
+  });
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  async function run(replies: Reply[], options: Partial<SafetyClientOptions> = {}, key?: string) {
+    script = replies;
+    seen.length = 0;
+    const client = createSafetyClient({ baseUrl: url, apiKey: 'tsk_test', retry: { baseDelayMs: 5 }, ...options });
+    try {
+      return await client.check(REQUEST, key ? { idempotencyKey: key } : {});
+    } finally {
+      await client.close();
+    }
+  }
+
+  test('Errors 4: after a network failure the same body is sent again with the same generated Idempotency-Key', async () => {
+    const reset: Reply = (req) => req.socket.destroy();
+    const outcome = await run([reset, json(200, checkResponse())]);
+    assert.ok(outcome.isOk());
+    assert.equal(seen.length, 2);
+    assert.match(seen[0]!.key!, /^[0-9a-f-]{36}$/);
+    assert.equal(seen[1]!.key, seen[0]!.key);
+    assert.equal(seen[1]!.body, seen[0]!.body);
+    assert.equal(outcome.value.idempotencyKey, seen[0]!.key);
+    assert.equal(seen[0]!.apiKey, 'tsk_test');
+  });
+
+  test('Errors 1: Retry-After is honoured before the retry', async () => {
+    const outcome = await run([
+      json(429, envelope('rate_limit_exceeded', true), { 'retry-after': '1' }),
+      json(200, checkResponse()),
+    ]);
+    assert.ok(outcome.isOk());
+    assert.ok(seen[1]!.at - seen[0]!.at >= 950, `waited ${seen[1]!.at - seen[0]!.at} ms`);
+    assert.equal(outcome.value.attempts, 2);
+  });
+
+  test('Errors 1: no wait past the overall deadline; the last error comes back with its Retry-After', async () => {
+    const started = performance.now();
+    const outcome = await run(
+      [json(503, envelope('api_disabled', true), { 'retry-after': '60' })],
+      { deadlineMs: 2_000 },
+      'order-7',
+    );
+    assert.ok(outcome.isErr() && outcome.error.kind === 'api_error');
+    assert.equal(outcome.error.retryAfterMs, 60_000);
+    assert.equal(outcome.error.idempotencyKey, 'order-7', 'the caller keeps the key for a later retry');
+    assert.ok(performance.now() - started < 1_000);
+  });
+
+  test('Errors 1: attempts are capped, each backoff within its jittered bound', async () => {
+    const busy = json(503, envelope('rate_limiter_unavailable', true));
+    const outcome = await run([busy, busy, busy, busy], { retry: { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 60 } });
+    assert.ok(outcome.isErr() && outcome.error.kind === 'api_error' && outcome.error.attempts === 3);
+    assert.equal(seen.length, 3);
+    assert.ok(seen[2]!.at - seen[1]!.at < 60 + 50, 'the second wait is capped by maxDelayMs');
+    assert.equal(new Set(seen.map((s) => s.key)).size, 1);
+  });
+
+  test('Errors 2 and 5: a replayed error, a non-retryable error and a conflict are not retried', async () => {
+    for (const reply of [
+      json(503, envelope('provider_unavailable', true), { 'idempotent-replayed': 'true' }),
+      json(422, envelope('malformed_tx_hash', false)),
+      json(409, envelope('idempotency_conflict', false)),
+    ]) {
+      const outcome = await run([reply, json(200, checkResponse())]);
+      assert.ok(outcome.isErr() && outcome.error.kind === 'api_error');
+      assert.equal(seen.length, 1);
+    }
+  });
+
+  test('Errors: a gateway answer without the envelope is unresolved and retried with the same key', async () => {
+    const gateway: Reply = (_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>Bad Gateway</html>');
+    };
+    const outcome = await run([gateway, gateway], { retry: { maxAttempts: 2, baseDelayMs: 5 } }, 'order-8');
+    assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
+    assert.equal(outcome.error.reason, 'bad_response');
+    assert.equal(outcome.error.status, 502);
+    assert.deepEqual(
+      seen.map((s) => s.key),
+      ['order-8', 'order-8'],
+    );
+  });
+
+  test('Versioning: unknown fields and future reason codes are tolerated, and the raw body is kept', async () => {
+    const body = checkResponse({
+      future_field: { nested: true },
+      reasons: [
+        { code: 'TX_FINALIZED', category: 'transaction', severity: 'info' },
+        { code: 'SOMETHING_NEW', category: 'novel', severity: 'notice' },
+      ],
+    });
+    const outcome = await run([json(200, body)]);
+    assert.ok(outcome.isOk());
+    assert.equal(outcome.value.raw, body);
+    assert.equal(outcome.value.body.reasons[1]!.code, 'SOMETHING_NEW');
+  });
+
+  test('a 200 whose consumed fields do not decode is unresolved and not retried (a retry would replay it)', async () => {
+    const outcome = await run([
+      json(200, checkResponse({ overall_state: 'PROBABLY_FINE' })),
+      json(200, checkResponse()),
+    ]);
+    assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
+    assert.match(outcome.error.message, /overall_state/);
+    assert.equal(seen.length, 1);
+  });
+
+  test('usage: a retryable error is retried, and days goes in the query', async () => {
+    const usage = JSON.stringify({
+      tenant_id: '0f5e3f3c-7d1a-4c59-9a43-2d1de0a0c0de',
+      plan: null,
+      limits: { rate_limit_per_minute: 1, max_concurrent_requests: 1, enabled_networks: ['tron'] },
+      period: { start: 'a', end: 'b', used: 0, reserved: 0, limit: 1, remaining: 1 },
+      recent: {
+        days: 7,
+        requests: 0,
+        billable: 0,
+        limited_data: 0,
+        errors: 0,
+        average_latency_ms: null,
+        by_network: {},
+        by_overall_state: {},
+      },
+    });
+    let path = '';
+    script = [
+      json(504, envelope('request_timeout', true)),
+      (req, res) => ((path = req.url!), json(200, usage)(req, res)),
+    ];
+    const client = createSafetyClient({ baseUrl: `${url}/`, apiKey: 'k', retry: { baseDelayMs: 5 } });
+    const outcome = await client.usage({ days: 7 });
+    await client.close();
+    assert.ok(outcome.isOk());
+    assert.equal(path, '/v1/usage?days=7');
+    assert.equal(outcome.value.attempts, 2);
+  });
+});

@@ -1,0 +1,68 @@
+import { describeNodeError } from './client.js';
+import type { Gap } from './facts.js';
+import { valueOf, type Reading } from './reading.js';
+
+const gap = (code: Gap['code'], detail: string): Gap => ({ code, detail });
+
+/** Every node call that got no usable answer (the four lookups and both head blocks). */
+export function nodeCallGaps({ answers }: Reading): Gap[] {
+  const { full, solidity } = answers;
+  return [full.tx, full.info, full.block, solidity.tx, solidity.info, solidity.block].flatMap((r) =>
+    r.isErr() ? [gap('node_call_failed', describeNodeError(r.error))] : [],
+  );
+}
+
+/**
+ * What the answers about a found transaction lack: its body, a contract call's receipt result, the
+ * block or its time, countable confirmations, a consistent solidity node, a readable owner.
+ */
+export function transactionGaps(reading: Reading): Gap[] {
+  const { tx, info, view, placement } = reading;
+  const isContractCall = view?.type === 'TriggerSmartContract' || view?.type === 'CreateSmartContract';
+  const { blockNumber, head, headBelowBlock } = placement;
+  const gaps = [
+    !tx &&
+      gap('transaction_body_missing', 'transaction body (gettransactionbyid answered {} while its tx info exists)'),
+    // A contract call's success is only established by its receipt result (absent = DEFAULT).
+    !reading.failed &&
+      info !== null &&
+      isContractCall &&
+      info.receipt?.result === undefined &&
+      gap('receipt_result_missing', 'receipt.result of the contract call'),
+    info !== null && blockNumber === null && gap('block_number_missing', 'blockNumber of the tx info'),
+    // freshness.transaction_at needs it; java-tron writes it with every block number.
+    blockNumber !== null &&
+      info?.blockTimeStamp === undefined &&
+      gap('block_time_missing', 'blockTimeStamp of the tx info'),
+    headBelowBlock &&
+      gap('head_below_block', `confirmations (the nodes' head ${head} is below the tx block ${blockNumber})`),
+    ...solidityRaceGaps(reading),
+    view && view.owner === null && gap('owner_unreadable', 'owner of the transaction unreadable'),
+  ];
+  return gaps.filter((g): g is Gap => typeof g === 'object' && g !== null);
+}
+
+/**
+ * The solidity node writes a tx info only with its solidified block's body and below its head: one
+ * that seems to contradict itself is, on a load-balanced endpoint (TronGrid), backends racing near
+ * solidification. Partial facts, never confirmed, not a lie.
+ */
+function solidityRaceGaps({ answers, placement }: Reading): (Gap | false)[] {
+  const { solidity } = answers;
+  const solidInfo = valueOf(solidity.info);
+  const { solidifiedHead } = placement;
+  const solidBlock = solidInfo?.blockNumber;
+  return [
+    solidInfo !== null &&
+      solidity.tx.isOk() &&
+      !solidity.tx.value &&
+      gap('solidity_node_racing', 'the solidity node has the tx info but answers {} for the transaction'),
+    solidBlock !== undefined &&
+      solidifiedHead !== null &&
+      solidBlock > solidifiedHead &&
+      gap(
+        'solidity_node_racing',
+        `the solidity node's tx info is in block ${solidBlock}, above its own solidified head ${solidifiedHead}`,
+      ),
+  ];
+}
