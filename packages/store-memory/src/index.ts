@@ -27,6 +27,8 @@ import type {
   UsageSummary,
   UsageWindowParams,
 } from '@tron-safety/core';
+import { MemoryMemberStore } from './members.js';
+import { MemorySessionStore } from './sessions.js';
 import { MemorySanctionsListStore } from './sanctions-lists.js';
 
 export { MemorySanctionsListStore };
@@ -44,6 +46,8 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): SafetyStor
     quota: new MemoryQuotaStore(),
     limits: new MemoryLimitStore(),
     usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
+    members: new MemoryMemberStore(),
+    sessions: new MemorySessionStore(),
     sanctionsLists: new MemorySanctionsListStore(),
   };
 }
@@ -52,6 +56,9 @@ export interface MemoryStoreOptions {
   /** Usage records older than this (relative to the newest appended one) are dropped; default 90 (the longest report). */
   usageRetentionDays?: number;
 }
+
+export { MemoryMemberStore } from './members.js';
+export { MemorySessionStore } from './sessions.js';
 
 /** Writes between the amortized purges that keep a long-running process's memory bounded. */
 const PURGE_EVERY = 1024;

@@ -4,7 +4,9 @@ export { loadMigrations, migrate, type MigrateResult, type Migration } from './m
 export { PostgresApiKeyStore } from './api-keys.js';
 export { PostgresIdempotencyStore } from './idempotency.js';
 export { PostgresLimitStore } from './limits.js';
+export { PostgresMemberStore } from './members.js';
 export { PostgresOrganizationStore } from './organizations.js';
 export { PostgresQuotaStore } from './quota.js';
+export { PostgresSessionStore } from './sessions.js';
 export { PostgresSanctionsListStore } from './sanctions-lists.js';
 export { PostgresUsageStore } from './usage.js';

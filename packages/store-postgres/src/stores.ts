@@ -4,9 +4,11 @@ import { PostgresApiKeyStore } from './api-keys.js';
 import { openPool, type PostgresConnectionOptions } from './connection.js';
 import { PostgresIdempotencyStore } from './idempotency.js';
 import { PostgresLimitStore } from './limits.js';
+import { PostgresMemberStore } from './members.js';
 import { migrate, type MigrateResult } from './migrations.js';
 import { PostgresOrganizationStore } from './organizations.js';
 import { PostgresQuotaStore } from './quota.js';
+import { PostgresSessionStore } from './sessions.js';
 import { PostgresSanctionsListStore } from './sanctions-lists.js';
 import { PostgresUsageStore } from './usage.js';
 
@@ -15,6 +17,8 @@ export interface SweepResult {
   quotaReservations: number;
   limits: number;
   usage: number;
+  /** Ended portal sessions and sign-in failure windows. */
+  portal: number;
 }
 
 export interface PostgresStores extends SafetyStores {
@@ -28,9 +32,10 @@ export interface PostgresStores extends SafetyStores {
   /**
    * Deletes what has expired at `now`: idempotency records past lease or retention, expired
    * quota reservations (taken off their counters), ended rate windows and slot leases, and,
-   * when `usageRetentionDays` is given, usage records older than that. Expired rows already
-   * count as gone for every operation, so sweeping only keeps the tables small: run it every
-   * minute or so from one or more hosts (concurrent sweeps are safe).
+   * when `usageRetentionDays` is given, usage records older than that; ended portal sessions and
+   * sign-in failure windows. Expired rows already count as gone for every operation, so sweeping
+   * only keeps the tables small: run it every minute or so from one or more hosts (concurrent
+   * sweeps are safe).
    */
   sweep(now?: Date, options?: { usageRetentionDays?: number }): Promise<SweepResult>;
   /** Ends the pool if the stores opened it from a URL. */
@@ -45,6 +50,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
   const quota = new PostgresQuotaStore(pool);
   const limits = new PostgresLimitStore(pool);
   const usage = new PostgresUsageStore(pool);
+  const sessions = new PostgresSessionStore(pool);
   return {
     organizations: new PostgresOrganizationStore(pool),
     apiKeys: new PostgresApiKeyStore(pool),
@@ -52,6 +58,8 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
     quota,
     limits,
     usage,
+    members: new PostgresMemberStore(pool),
+    sessions,
     sanctionsLists: new PostgresSanctionsListStore(pool),
     pool,
     migrate: () => migrate(pool),
@@ -65,6 +73,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
         quotaReservations: await quota.purgeExpired(now),
         limits: await limits.purgeExpired(now),
         usage: retention === undefined ? 0 : await usage.purgeUsageBefore(new Date(now.getTime() - retention * DAY_MS)),
+        portal: await sessions.purgeExpired(now),
       };
     },
     close,

@@ -185,7 +185,13 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       [org],
     );
     assert.deepEqual(left.rows[0], { idempotency: 1, reservations: 1, windows: 0, slots: 0, usage: 1 });
-    assert.deepEqual(await a.sweep(at(120_000)), { idempotency: 0, quotaReservations: 0, limits: 0, usage: 0 });
+    assert.deepEqual(await a.sweep(at(120_000)), {
+      idempotency: 0,
+      quotaReservations: 0,
+      limits: 0,
+      usage: 0,
+      portal: 0,
+    });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);
   });
 });

@@ -1,16 +1,20 @@
 import type { ApiKeyStore } from './api-keys.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
+import type { MemberStore } from './members.js';
 import type { OrganizationStore } from './organizations.js';
 import type { QuotaStore } from './quota.js';
+import type { SessionStore } from './sessions.js';
 import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
 export type * from './idempotency.js';
 export type * from './limits.js';
+export type * from './members.js';
 export type * from './organizations.js';
 export type * from './quota.js';
+export type * from './sessions.js';
 export type * from './sanctions-lists.js';
 export type * from './usage.js';
 
@@ -37,5 +41,7 @@ export interface SafetyStores {
   quota: QuotaStore;
   limits: LimitStore;
   usage: UsageStore;
+  members: MemberStore;
+  sessions: SessionStore;
   sanctionsLists: SanctionsListStore;
 }

@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../stores/api-keys.js';
 import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, Organization, Plan } from '../stores/organizations.js';
 import type { UsageRecord } from '../stores/usage.js';
+import { runPortalStoreConformance } from './portal-store-conformance.js';
 import { runSanctionsListStoreConformance } from './sanctions-lists-conformance.js';
 
 /**
@@ -81,6 +82,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
     });
 
   describe(`${name}: store conformance`, () => {
+    runPortalStoreConformance(withStores);
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {
         const code = `plan-${randomUUID().slice(0, 8)}`;
