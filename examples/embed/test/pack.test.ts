@@ -13,7 +13,7 @@ import { staleReason } from '../../host/build-state.mjs';
 // Needs a fresh build (CI builds before testing); elsewhere it says why it skips, except under CI.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const PACKAGES = ['core', 'store-memory', 'store-postgres', 'adapters-express', 'adapters-koa', 'client'];
+const PACKAGES = ['core', 'store-memory', 'store-postgres', 'adapters-express', 'adapters-koa', 'client', 'portal'];
 const stale = staleReason(ROOT);
 const skip = stale !== null && process.env.CI !== 'true' ? `needs a fresh build (${stale}): npm run build` : false;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -26,16 +26,22 @@ import { createPostgresStores } from '@tron-safety/store-postgres';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { safetyMiddleware } from '@tron-safety/adapters-koa';
 import { createSafetyClient, isSafeToBook } from '@tron-safety/client';
+import { createPortal } from '@tron-safety/portal';
 
 const node = await startFakeTronNode();
 const chain = createTronChainFactsProvider({ fullNodeUrl: node.url });
-const service = createSafetyService(createMemoryStores(), { chain, risk: createRiskProviders()._unsafeUnwrap() });
+const stores = createMemoryStores();
+const service = createSafetyService(stores, { chain, risk: createRiskProviders()._unsafeUnwrap() });
+// The portal reads its stylesheet and script from the package: they must ship.
+const portal = createPortal({ admin: service.admin, stores, secureCookies: true });
+const css = await portal.handle({ method: 'GET', path: '/portal/assets/portal.css', query: {}, headers: {}, body: new Uint8Array() });
 const facts = await chain.getTransactionFacts(TRON_FIXTURE_TX.usdtTransfer, { signal: new AbortController().signal });
 await chain.close();
 await node.close();
 console.log(JSON.stringify({
   state: facts._unsafeUnwrap().state,
   header: API_RESPONSE_HEADERS['X-Content-Type-Options'],
+  portalCss: css.status,
   functions: [createPostgresStores, safetyRouter, safetyMiddleware, createSafetyClient, isSafeToBook, service.handle].map((f) => typeof f),
 }));
 `;
@@ -48,13 +54,14 @@ const { createPostgresStores } = require('@tron-safety/store-postgres');
 const { safetyRouter } = require('@tron-safety/adapters-express');
 const { safetyMiddleware } = require('@tron-safety/adapters-koa');
 const { createSafetyClient } = require('@tron-safety/client');
+const { createPortal } = require('@tron-safety/portal');
 startFakeTronNode().then(async (node) => {
   const service = createSafetyService(createMemoryStores(), { chain: null, risk: createRiskProviders()._unsafeUnwrap() });
   const res = await fetch(node.url + '/wallet/getnowblock', { method: 'POST', body: '{}' });
   await node.close();
   console.log(JSON.stringify({
     head: (await res.json()).block_header.raw_data.number > 0,
-    functions: [createPostgresStores, safetyRouter, safetyMiddleware, createSafetyClient, service.handle].map((f) => typeof f),
+    functions: [createPostgresStores, safetyRouter, safetyMiddleware, createSafetyClient, createPortal, service.handle].map((f) => typeof f),
   }));
 });
 `;
@@ -66,8 +73,9 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPostgresStores, type PostgresStores } from '@tron-safety/store-postgres';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { createSafetyClient, type CheckAnswer } from '@tron-safety/client';
-export const pieces = [createSafetyService, startFakeTronNode, createMemoryStores, safetyRouter, createSafetyClient];
-export type Seen = [TransactionCheckResponse, CheckAnswer, ReturnType<typeof createPostgresStores>];
+import { createPortal, type PortalRequest } from '@tron-safety/portal';
+export const pieces = [createSafetyService, startFakeTronNode, createMemoryStores, safetyRouter, createSafetyClient, createPortal];
+export type Seen = [TransactionCheckResponse, CheckAnswer, ReturnType<typeof createPostgresStores>, PortalRequest];
 // Third-party declaration files are not checked (skipLibCheck), so a missing @types/pg would turn
 // the pool into \`any\` silently: this line fails to compile then.
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -125,12 +133,13 @@ describe('npm pack of every package installs and imports in a scratch project', 
     assert.deepEqual(run('check.mjs', ESM), {
       state: 'confirmed',
       header: 'nosniff',
+      portalCss: 200,
       functions: Array(6).fill('function'),
     });
   });
 
   test('CommonJS: every package requires, and the installed fake node starts', () => {
-    assert.deepEqual(run('check.cjs', CJS), { head: true, functions: Array(5).fill('function') });
+    assert.deepEqual(run('check.cjs', CJS), { head: true, functions: Array(6).fill('function') });
   });
 
   test('the published types check (the pg types come with store-postgres) and every package is Apache-2.0', () => {

@@ -20,10 +20,11 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import { Command, CommanderError, Option } from 'commander';
 import type { Result } from 'neverthrow';
 import { request } from 'undici';
+import { registerMemberCommands } from './admin-members.js';
 import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.js';
 import { HOST_VERSION } from './cli-flags.js';
 import { parseConfig } from './config.js';
-import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile } from './seed-file.js';
+import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile, type SeedMemberSecret } from './seed-file.js';
 import { openStores, type HostStores } from './stores.js';
 
 const OPERATOR = { kind: 'operator' } as const;
@@ -42,6 +43,8 @@ interface Session {
   admin: AdminApi;
   /** Full keys by key id: the seed file keeps them, the stores keep only hashes (memory mode). */
   keys: Map<string, string>;
+  /** Members' passwords or pending invitations by member id, likewise. */
+  members: Map<string, SeedMemberSecret>;
   /** Makes the change durable: writes the seed file back (memory), nothing (PostgreSQL). */
   save(): Promise<void>;
 }
@@ -66,12 +69,13 @@ async function open(path: string | undefined, create = false): Promise<Session> 
   const databaseUrl = process.env.DATABASE_URL?.trim();
   if (databaseUrl) {
     const stores = await openDatabase(databaseUrl);
-    return { mode: 'postgres', admin: adminOf(stores), keys: new Map(), save: async () => {} };
+    return { mode: 'postgres', admin: adminOf(stores), keys: new Map(), members: new Map(), save: async () => {} };
   }
   if (!path)
     throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
   const admin = adminOf(createMemoryStores());
   const keys = new Map<string, string>();
+  const members = new Map<string, SeedMemberSecret>();
   let seed: SeedFile = { plans: [], organizations: [] };
   if (existsSync(path)) {
     const loaded = await loadSeedFile(path);
@@ -80,13 +84,22 @@ async function open(path: string | undefined, create = false): Promise<Session> 
   } else if (!create) {
     throw new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
   }
-  const applied = await applySeed(admin, seed, (id, key) => keys.set(id, key));
+  const applied = await applySeed(
+    admin,
+    seed,
+    (id, key) => keys.set(id, key),
+    (id, secret) => members.set(id, secret),
+  );
   if (applied.isErr()) throw new Exit(2, applied.error.message);
-  return { mode: 'memory', admin, keys, save: () => writeSeedFile(admin, keys, path) };
+  return { mode: 'memory', admin, keys, members, save: () => writeSeedFile(admin, { keys, members }, path) };
 }
 
 /** Serializes the stores back into the seed file format and replaces the file. */
-async function writeSeedFile(admin: AdminApi, keys: Map<string, string>, path: string): Promise<void> {
+async function writeSeedFile(
+  admin: AdminApi,
+  { keys, members }: Pick<Session, 'keys' | 'members'>,
+  path: string,
+): Promise<void> {
   const plans = (await admin.listPlans(OPERATOR))._unsafeUnwrap();
   const orgs = (await admin.listOrganizations(OPERATOR))._unsafeUnwrap();
   const seed = {
@@ -104,6 +117,7 @@ async function writeSeedFile(admin: AdminApi, keys: Map<string, string>, path: s
           key: keys.get(k.id) ?? '',
           revoked: k.revokedAt !== null,
         })),
+        ...(await seedMembersOf(admin, o.id, members)),
       })),
     ),
   };
@@ -112,6 +126,13 @@ async function writeSeedFile(admin: AdminApi, keys: Map<string, string>, path: s
   writeFileSync(tmp, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, path);
+}
+
+/** The organization's members as seed entries (`members` only when there are any). */
+async function seedMembersOf(admin: AdminApi, organizationId: string, secrets: Map<string, SeedMemberSecret>) {
+  const list = (await admin.members.listMembers(OPERATOR, organizationId))._unsafeUnwrap();
+  const entries = list.map((m) => ({ email: m.email, role: m.role, ...secrets.get(m.id) }));
+  return entries.length ? { members: entries } : {};
 }
 
 function unwrap<T>(result: Result<T, AdminError>): T {
@@ -323,6 +344,8 @@ export function buildProgram(): Command {
     await s.save();
     print(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
   });
+
+  registerMemberCommands(program, { open: () => open(seedPath()), unwrap, print });
 
   program
     .command('usage <orgId>')

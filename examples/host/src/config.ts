@@ -29,6 +29,8 @@ export interface HostConfig {
   ops: { port: number | null; host: string };
   /** The API listener's protection against slow or too many clients (see `HTTP_LIMITS`). */
   http: HttpLimits;
+  /** The portal takes the client and scheme from the proxy's X-Forwarded-* headers. */
+  portalTrustProxy: boolean;
 }
 
 export interface HttpLimits {
@@ -86,6 +88,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
       ...DEFAULT_HTTP_LIMITS,
       maxConnections: read.integer('HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections, 1, 1_000_000),
     },
+    portalTrustProxy: read.boolean('PORTAL_TRUST_PROXY', false),
   };
   return read.error ? err(read.error) : ok(config);
 }

@@ -21,6 +21,8 @@ import { createLogger } from './log.js';
 
 const DEMO_KEY = 'tsk_live_demo_0000000000000000000000000000';
 const DEMO_ORG = '0f5e3f3c-7d1a-4c59-9a43-2d1de0a0c0de';
+/** The demo organization's owner in the developer portal. */
+const DEMO_MEMBER = { email: 'demo@example.com', password: 'demo portal password' };
 /** Sender of the recorded TRX transfer (in no other fixture): the DEMO AML answer calls it high risk. */
 const DEMO_HIGH_RISK = hexToBase58Address('4121b72c741caed659bf48c3fa2b717b007c20fb4b')!;
 
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
           plan: { code: 'demo', version: 1 },
           custom_entitlements: null,
           api_keys: [{ label: 'demo', key: DEMO_KEY, revoked: false }],
+          members: [{ ...DEMO_MEMBER, role: 'owner' }],
         },
       ],
     }),
@@ -106,7 +109,10 @@ async function main(): Promise<void> {
   const host = started.value;
   await host.sanctions.firstRefresh();
   console.log(`  host                ${host.url}  (${config.framework}, in-memory stores, seeded from ${seedFile})`);
-  console.log(`  demo API key        ${bold(DEMO_KEY)}\n`);
+  console.log(`  demo API key        ${bold(DEMO_KEY)}`);
+  console.log(
+    `  developer portal    ${host.url}/portal/  (sign in as ${DEMO_MEMBER.email}, password '${DEMO_MEMBER.password}')\n`,
+  );
 
   const check = async (body: object) => {
     const res = await request(`${host.url}/v1/transaction/check`, {

@@ -14,6 +14,7 @@ organization's quota and usage. Both need an <code>X-API-Key</code> header.</p>
 <ul>
 <li><a href="/v1/openapi.json">OpenAPI document</a> (the v1 contract)</li>
 <li><a href="/v1/status">Status</a> (whether business access is enabled)</li>
+<li><a href="/portal/">Developer portal</a> (sign in to manage your organization's API keys and see its usage)</li>
 <li><a href="${DOCS_URL}">Documentation</a>: the README, and <code>docs/SPEC.md</code> for the interface</li>
 </ul>
 </body>

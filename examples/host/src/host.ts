@@ -12,6 +12,7 @@ import { createHttpServer, listen, stopAccepting, trackResponses } from './http-
 import { withRequestLog } from './log.js';
 import { createObservability } from './ops/observability.js';
 import { startOpsListener } from './ops/server.js';
+import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
@@ -119,7 +120,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   }
 
   const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.value.stores.apiKeys));
-  const server = createHttpServer(handler, config.framework, config.http);
+  const portal = mountPortal(service, stores.value.stores, config, logger);
+  const server = createHttpServer(handler, config.framework, config.http, portal);
   const responses = trackResponses(server);
   let listening;
   try {

@@ -6,6 +6,7 @@ import express from 'express';
 import Koa from 'koa';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './config.js';
 import type { Handler } from './log.js';
+import { expressPortal, koaPortal, type PortalMount } from './portal-mount.js';
 
 export type Framework = 'express' | 'koa';
 
@@ -20,15 +21,18 @@ export function createHttpServer(
   handler: Handler,
   framework: Framework,
   limits: HttpLimits = DEFAULT_HTTP_LIMITS,
+  portal?: PortalMount,
 ): Server {
   let listener: Parameters<typeof createServer>[1];
   if (framework === 'koa') {
     const app = new Koa();
+    if (portal) app.use(koaPortal(portal));
     app.use(safetyMiddleware(handler, { matches: everything }));
     listener = app.callback();
   } else {
     const app = express();
     app.disable('x-powered-by');
+    if (portal) app.use(expressPortal(portal));
     app.use(safetyRouter(handler, { matches: everything }));
     listener = app;
   }

@@ -31,20 +31,50 @@ export const SeedApiKey = t.exact(
   t.intersection([t.type({ label: NonEmpty, key: NonEmpty, revoked: t.boolean }), t.partial({ id: Uuid })]),
   'SeedApiKey',
 );
-export const SeedOrganization = t.strict(
-  {
-    id: Uuid,
-    name: NonEmpty,
-    status: t.keyof({ active: null, suspended: null }),
-    plan: t.union([t.strict({ code: NonEmpty, version: PositiveInt }), t.null]),
-    custom_entitlements: t.union([SeedEntitlements, t.null]),
-    api_keys: t.array(SeedApiKey),
-  },
+/**
+ * A portal member: with a `password` (hashed at load, like keys) or, as the admin CLI writes for
+ * `members add` in memory mode, the pending `invitation` (the SHA-256 of its link's token).
+ */
+export const SeedMember = t.exact(
+  t.intersection([
+    t.type({
+      email: NonEmpty,
+      role: t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null }),
+    }),
+    t.partial({
+      password: NonEmpty,
+      invitation: t.strict({
+        token_sha256: t.refinement(t.string, (s) => /^[0-9a-f]{64}$/.test(s), 'sha256 hex'),
+        expires_at: t.refinement(
+          t.string,
+          (s) => /^\d{4}-\d\d-\d\dT/.test(s) && !Number.isNaN(Date.parse(s)),
+          'ISO time',
+        ),
+      }),
+    }),
+  ]),
+  'SeedMember',
+);
+export const SeedOrganization = t.exact(
+  t.intersection([
+    t.type({
+      id: Uuid,
+      name: NonEmpty,
+      status: t.keyof({ active: null, suspended: null }),
+      plan: t.union([t.strict({ code: NonEmpty, version: PositiveInt }), t.null]),
+      custom_entitlements: t.union([SeedEntitlements, t.null]),
+      api_keys: t.array(SeedApiKey),
+    }),
+    t.partial({ members: t.array(SeedMember) }),
+  ]),
   'SeedOrganization',
 );
 export const SeedFile = t.strict({ plans: t.array(SeedPlan), organizations: t.array(SeedOrganization) }, 'SeedFile');
 export type SeedPlan = t.TypeOf<typeof SeedPlan>;
 export type SeedOrganization = t.TypeOf<typeof SeedOrganization>;
+export type SeedMember = t.TypeOf<typeof SeedMember>;
+/** What the seed file keeps of a member beside its email and role. */
+export type SeedMemberSecret = Pick<SeedMember, 'password' | 'invitation'>;
 export type SeedFile = t.TypeOf<typeof SeedFile>;
 
 /** Decodes a seed document; the error names the first wrong field, e.g. `organizations[0].plan.version`. */
@@ -83,7 +113,7 @@ export async function loadSeedFile(path: string): Promise<Result<SeedFile, Confi
   return decodeSeed(json);
 }
 
-/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids and keys. */
+/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids, keys and emails. */
 function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   const fail = (field: string, message: string) =>
     err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
@@ -95,6 +125,7 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   }
   const orgIds = new Set<string>();
   const keys = new Set<string>();
+  const emails = new Set<string>();
   for (const [i, org] of seed.organizations.entries()) {
     const at = `organizations[${i}]`;
     if (orgIds.has(org.id.toLowerCase())) return fail(`${at}.id`, `repeats organization ${org.id}`);
@@ -111,6 +142,13 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
     for (const [k, key] of org.api_keys.entries()) {
       if (keys.has(key.key)) return fail(`${at}.api_keys[${k}].key`, 'repeats a key of another entry');
       keys.add(key.key);
+    }
+    for (const [m, member] of (org.members ?? []).entries()) {
+      const email = member.email.trim().toLowerCase();
+      if (emails.has(email)) return fail(`${at}.members[${m}].email`, 'repeats the email of another member');
+      emails.add(email);
+      if ((member.password === undefined) === (member.invitation === undefined))
+        return fail(`${at}.members[${m}]`, 'needs exactly one of password and invitation');
     }
   }
   return ok(seed);
@@ -137,6 +175,7 @@ export interface SeedTarget {
   getOrganization: AdminApi['getOrganization'];
   listApiKeys: AdminApi['listApiKeys'];
   revokeApiKey: AdminApi['revokeApiKey'];
+  members: Pick<AdminApi['members'], 'listMembers' | 'seed'>;
 }
 
 /** A stored value the seed file disagrees with; the stored one is kept. */
@@ -152,8 +191,9 @@ export interface SeedSummary {
   plans: number;
   organizations: number;
   keys: number;
+  members: number;
   /** Entries that did not exist yet and were inserted. */
-  inserted: { plans: number; organizations: number; keys: number };
+  inserted: { plans: number; organizations: number; keys: number; members: number };
   differences: SeedDifference[];
 }
 
@@ -165,17 +205,18 @@ const OPERATOR = { kind: 'operator' } as const;
  * differs from the seed keeps its stored values and is reported in `differences`. The one change
  * applied to existing state is a revocation (a key the seed marks revoked is revoked), since the
  * seed may only tighten access, never reopen it. Into empty stores (memory mode) this loads the
- * whole file. The error names the failing entry. `onKey` learns each key's id with its full value
- * (the admin CLI writes the file back).
+ * whole file. The error names the failing entry. `onKey` learns each key's id with its full value,
+ * `onMember` each member's id with its password or invitation (the admin CLI writes the file back).
  */
 export async function applySeed(
   admin: SeedTarget,
   seed: SeedFile,
   onKey: (id: string, key: string) => void = () => {},
+  onMember: (id: string, secret: SeedMemberSecret) => void = () => {},
 ): Promise<Result<SeedSummary, ConfigError>> {
   const refuse = (field: string, message: string) =>
     err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
-  const inserted = { plans: 0, organizations: 0, keys: 0 };
+  const inserted = { plans: 0, organizations: 0, keys: 0, members: 0 };
   const differences: SeedDifference[] = [];
   const compare = (at: string, stored: Record<string, unknown>, wanted: Record<string, unknown>) => {
     for (const [field, value] of Object.entries(wanted)) {
@@ -272,8 +313,60 @@ export async function applySeed(
       }
       keys++;
     }
+    const members = await applyMembers(admin, { at, organizationId: id, members: org.members ?? [] }, onMember);
+    if (members.isErr()) return refuse(members.error.field, members.error.message);
+    inserted.members += members.value.inserted;
+    differences.push(...members.value.differences);
   }
-  return ok({ plans: seed.plans.length, organizations: seed.organizations.length, keys, inserted, differences });
+  const members = seed.organizations.reduce((n, o) => n + (o.members?.length ?? 0), 0);
+  return ok({
+    plans: seed.plans.length,
+    organizations: seed.organizations.length,
+    keys,
+    members,
+    inserted,
+    differences,
+  });
+}
+
+/**
+ * The organization's members, inserted when their email is new (a password hashed, an invitation
+ * kept pending); a stored member keeps its role, and a different one in the file is a difference.
+ */
+async function applyMembers(
+  admin: SeedTarget,
+  org: { at: string; organizationId: string; members: SeedMember[] },
+  onMember: (id: string, secret: SeedMemberSecret) => void,
+): Promise<Result<{ inserted: number; differences: SeedDifference[] }, { field: string; message: string }>> {
+  const before = await admin.members.listMembers(OPERATOR, org.organizationId);
+  if (before.isErr()) return err({ field: org.at, message: before.error.message });
+  const known = new Set(before.value.map((m) => m.id));
+  const differences: SeedDifference[] = [];
+  let inserted = 0;
+  for (const [m, member] of org.members.entries()) {
+    const at = `${org.at}.members[${m}]`;
+    const imported = await admin.members.seed.importMember({
+      organizationId: org.organizationId,
+      email: member.email,
+      role: member.role,
+      ...(member.password === undefined ? {} : { password: member.password }),
+      ...(member.invitation
+        ? {
+            invitation: {
+              tokenHash: member.invitation.token_sha256,
+              expiresAt: new Date(member.invitation.expires_at),
+            },
+          }
+        : {}),
+    });
+    if (imported.isErr()) return err({ field: at, message: imported.error.message });
+    const stored = imported.value;
+    onMember(stored.id, { password: member.password, invitation: member.invitation });
+    if (!known.has(stored.id)) inserted++;
+    else if (stored.role !== member.role)
+      differences.push({ field: `${at}.role`, stored: stored.role, seed: member.role });
+  }
+  return ok({ inserted, differences });
 }
 
 /** Entitlements under the seed file's field names. */

@@ -35,6 +35,7 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
           stores.idempotency.purgeExpired(now),
           stores.quota.purgeExpired(now),
           stores.limits.purgeExpired(now),
+          stores.sessions.purgeExpired(now),
         ]);
       },
       ping: async () => {},

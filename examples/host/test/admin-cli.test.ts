@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -7,6 +7,7 @@ import { createRiskProviders, createSafetyService } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { runAdmin } from '../src/admin-cli.js';
 import { applySeed, loadSeedFile } from '../src/seed-file.js';
+import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
 /** Runs the CLI in-process, capturing what it prints. */
 async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -247,6 +248,87 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.deepEqual(
       plans.map((p) => [p.rateLimitPerMinute, p.maxConcurrentRequests, p.monthlyQuota]),
       [[0, 0, 0]],
+    );
+  });
+});
+
+describe('admin CLI: portal members', () => {
+  test('members add prints a one-time invitation link that a host started from the seed file accepts; list, set-role, remove; the last owner stays', async (t) => {
+    const seed = portalSeedFile();
+    const base = ['--seed-file', seed, '--json'];
+    const org = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.id;
+    const added = await admin(
+      t,
+      ...base,
+      'members',
+      'add',
+      org,
+      '--email',
+      'Dev@Example.com',
+      '--role',
+      'developer',
+      '--url',
+      'http://portal.test:8080/',
+    );
+    assert.equal(added.code, 0, added.err);
+    const invitation = JSON.parse(added.out) as { member: { id: string; status: string }; invitation_url: string };
+    assert.equal(invitation.member.status, 'invited');
+    const token = /^http:\/\/portal\.test:8080\/portal\/invitation\?token=([A-Za-z0-9_-]{43})$/.exec(
+      invitation.invitation_url,
+    )![1]!;
+    assert.ok(!readFileSync(seed, 'utf8').includes(token), 'the seed file keeps only the token hash');
+    assert.equal(
+      (await admin(t, '--seed-file', seed, 'members', 'add', org, '--email', 'dev@example.com', '--role', 'viewer'))
+        .code,
+      1,
+      'one member per email',
+    );
+    assert.equal(
+      (await admin(t, '--seed-file', seed, 'members', 'add', org, '--email', 'x@example.com', '--role', 'root')).code,
+      64,
+    );
+
+    // What a host started from the file does with the link: accepts it once.
+    const service = createSafetyService(createMemoryStores(), {
+      chain: null,
+      risk: createRiskProviders()._unsafeUnwrap(),
+    });
+    (await applySeed(service.admin, (await loadSeedFile(seed))._unsafeUnwrap()))._unsafeUnwrap();
+    assert.ok((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isOk());
+    assert.equal((await service.admin.members.checkPassword('dev@example.com', PORTAL_PASSWORD))?.role, 'developer');
+    assert.equal((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isErr(), true);
+
+    const listed = JSON.parse((await admin(t, ...base, 'members', 'list', org)).out) as {
+      email: string;
+      role: string;
+    }[];
+    assert.deepEqual(
+      listed.map((m) => [m.email, m.role]),
+      [
+        ['owner@example.com', 'owner'],
+        ['dev@example.com', 'developer'],
+      ],
+    );
+    const demoted = await admin(
+      t,
+      '--seed-file',
+      seed,
+      'members',
+      'set-role',
+      org,
+      'owner@example.com',
+      '--role',
+      'admin',
+    );
+    assert.equal(demoted.code, 1);
+    assert.match(demoted.err, /last owner/);
+    assert.equal((await admin(t, ...base, 'members', 'set-role', org, 'dev@example.com', '--role', 'owner')).code, 0);
+    assert.equal((await admin(t, ...base, 'members', 'remove', org, 'owner@example.com')).code, 0);
+    assert.equal((await admin(t, ...base, 'members', 'remove', org, 'nobody@example.com')).code, 1);
+    const written = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.members!;
+    assert.deepEqual(
+      written.map((m) => [m.email, m.role, m.password === undefined, m.invitation === undefined]),
+      [['dev@example.com', 'owner', true, false]],
     );
   });
 });

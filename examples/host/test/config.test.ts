@@ -159,7 +159,7 @@ describe('seed file', () => {
       chain: null,
       risk: createRiskProviders()._unsafeUnwrap(),
     });
-    const counts = { plans: 1, organizations: 2, keys: 2 };
+    const counts = { plans: 1, organizations: 2, keys: 2, members: 0 };
     assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), {
       ...counts,
       inserted: counts,
@@ -170,7 +170,7 @@ describe('seed file', () => {
     // Loading twice is not a conflict, and inserts nothing the second time.
     assert.deepEqual((await applySeed(service.admin, seed))._unsafeUnwrap(), {
       ...counts,
-      inserted: { plans: 0, organizations: 0, keys: 0 },
+      inserted: { plans: 0, organizations: 0, keys: 0, members: 0 },
       differences: [],
     });
   });
@@ -207,7 +207,7 @@ describe('seed file', () => {
     };
     const edited = decodeSeed({ plans: [{ ...plan, monthly_quota: 5 }], organizations: [org, other] })._unsafeUnwrap();
     const summary = (await applySeed(admin, edited))._unsafeUnwrap();
-    assert.deepEqual(summary.inserted, { plans: 0, organizations: 1, keys: 1 });
+    assert.deepEqual(summary.inserted, { plans: 0, organizations: 1, keys: 1, members: 0 });
     assert.deepEqual(summary.differences, [
       { field: 'plans[0].monthly_quota', stored: 1000, seed: 5 },
       { field: 'organizations[0].status', stored: 'suspended', seed: 'active' },

@@ -70,6 +70,7 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   assert.equal(await exited, 0, err);
 
   assert.match(out, /demo API key\s+tsk_live_demo_/);
+  assert.match(out, /developer portal\s+http:\/\/\S+\/portal\/\s+\(sign in as demo@example\.com/);
   assert.match(out, /DEMO risk data/);
   // The demo serves its own current OFAC list and says it is demo data.
   assert.match(out, /fake OFAC list .*DEMO sanctions data/);

@@ -167,7 +167,7 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
       }),
     );
     const first = await host('express', { SAFETY_SEED_FILE: seedFile });
-    assert.deepEqual(first.seeded?.inserted, { plans: 1, organizations: 1, keys: 1 });
+    assert.deepEqual(first.seeded?.inserted, { plans: 1, organizations: 1, keys: 1, members: 0 });
     await first.stop('restart');
     await admin(t, db.url, 'orgs', 'suspend', org);
     await admin(
@@ -190,7 +190,7 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
 
     const lines: Record<string, unknown>[] = [];
     const second = await host('koa', { SAFETY_SEED_FILE: seedFile }, lines);
-    assert.deepEqual(second.seeded?.inserted, { plans: 0, organizations: 0, keys: 0 });
+    assert.deepEqual(second.seeded?.inserted, { plans: 0, organizations: 0, keys: 0, members: 0 });
     const usage = await request(`${second.url}/v1/usage`, { headers: { 'x-api-key': key } });
     assert.equal(usage.statusCode, 403, 'the suspension made with the CLI survives the restart');
     await usage.body.dump();

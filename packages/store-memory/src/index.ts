@@ -5,6 +5,8 @@ import { MemoryIdempotencyStore } from './idempotency.js';
 import { MemoryLimitStore } from './limits.js';
 import { MemoryOrganizationStore } from './organizations.js';
 import { MemoryQuotaStore } from './quota.js';
+import { MemoryMemberStore } from './members.js';
+import { MemorySessionStore } from './sessions.js';
 import { MemorySanctionsListStore } from './sanctions-lists.js';
 import { MemoryUsageStore } from './usage.js';
 
@@ -12,9 +14,11 @@ export { MemoryApiKeyStore } from './api-keys.js';
 export { MemoryCheckStore } from './checks.js';
 export { MemoryIdempotencyStore } from './idempotency.js';
 export { MemoryLimitStore } from './limits.js';
+export { MemoryMemberStore } from './members.js';
 export { MemoryOrganizationStore } from './organizations.js';
 export { MemoryQuotaStore } from './quota.js';
 export { MemorySanctionsListStore } from './sanctions-lists.js';
+export { MemorySessionStore } from './sessions.js';
 export { MemoryUsageStore } from './usage.js';
 
 export interface MemoryStoreOptions {
@@ -29,6 +33,8 @@ export interface MemoryStores extends SafetyStores {
   quota: MemoryQuotaStore;
   limits: MemoryLimitStore;
   usage: MemoryUsageStore;
+  members: MemoryMemberStore;
+  sessions: MemorySessionStore;
   sanctionsLists: MemorySanctionsListStore;
   checks: MemoryCheckStore;
 }
@@ -47,6 +53,8 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): MemoryStor
     quota: new MemoryQuotaStore(),
     limits: new MemoryLimitStore(),
     usage: new MemoryUsageStore(options.usageRetentionDays ?? 90),
+    members: new MemoryMemberStore(),
+    sessions: new MemorySessionStore(),
     sanctionsLists: new MemorySanctionsListStore(),
   };
   return { ...parts, checks: new MemoryCheckStore(parts) };

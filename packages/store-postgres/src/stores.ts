@@ -5,9 +5,11 @@ import { PostgresCheckStore } from './checks.js';
 import { openPool, type PostgresConnectionOptions } from './connection.js';
 import { PostgresIdempotencyStore } from './idempotency.js';
 import { PostgresLimitStore } from './limits.js';
+import { PostgresMemberStore } from './members.js';
 import { migrate, type MigrateResult } from './migrations.js';
 import { PostgresOrganizationStore } from './organizations.js';
 import { PostgresQuotaStore } from './quota.js';
+import { PostgresSessionStore } from './sessions.js';
 import { PostgresSanctionsListStore } from './sanctions-lists.js';
 import { PostgresUsageStore } from './usage.js';
 
@@ -16,6 +18,8 @@ export interface SweepResult {
   quotaReservations: number;
   limits: number;
   usage: number;
+  /** Ended portal sessions and sign-in failure windows. */
+  portal: number;
   /** False when the time budget ran out first: the next sweep resumes with what is left. */
   complete: boolean;
 }
@@ -41,7 +45,8 @@ export interface PostgresStores extends SafetyStores {
   /**
    * Deletes what has expired at `now`, in batches of bounded statements, oldest first:
    * idempotency records past lease or retention, expired quota reservations (taken off their
-   * counters), ended rate windows and slot leases, and usage days past the retention. Expired
+   * counters), ended rate windows and slot leases, usage days past the retention, and ended portal
+   * sessions and sign-in failure windows. Expired
    * rows already count as gone for every operation, so sweeping only keeps the tables small: run
    * it every minute or so from one or more hosts (concurrent sweeps are safe); a backlog of any
    * size is worked off batch by batch, across sweeps when it outlasts the time budget.
@@ -59,6 +64,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
   const quota = new PostgresQuotaStore(pool);
   const limits = new PostgresLimitStore(pool);
   const usage = new PostgresUsageStore(pool);
+  const sessions = new PostgresSessionStore(pool);
   return {
     organizations: new PostgresOrganizationStore(pool),
     apiKeys: new PostgresApiKeyStore(pool),
@@ -67,6 +73,8 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
     limits,
     usage,
     checks: new PostgresCheckStore(pool),
+    members: new PostgresMemberStore(pool),
+    sessions,
     sanctionsLists: new PostgresSanctionsListStore(pool),
     pool,
     migrate: () => migrate(pool),
@@ -78,7 +86,14 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
       const batch = sweepOptions.batchSize ?? 5000;
       const stopAt = performance.now() + (sweepOptions.budgetMs ?? 20_000);
       const firstKeptDay = addDays(utcDay(now), 1 - retention);
-      const result: SweepResult = { idempotency: 0, quotaReservations: 0, limits: 0, usage: 0, complete: true };
+      const result: SweepResult = {
+        idempotency: 0,
+        quotaReservations: 0,
+        limits: 0,
+        usage: 0,
+        portal: 0,
+        complete: true,
+      };
       const drain = async (kind: Exclude<keyof SweepResult, 'complete'>, step: () => Promise<number>) => {
         for (let n = batch; n >= batch;) {
           if (performance.now() > stopAt) return void (result.complete = false);
@@ -90,6 +105,9 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
       await drain('quotaReservations', () => quota.purgeExpired(now, batch));
       await drain('limits', () => limits.purgeExpired(now, batch));
       await drain('usage', () => usage.purgeUsageBefore(firstKeptDay, batch));
+      // The portal store batches its own statements (5000 rows each) until it has caught up.
+      if (performance.now() <= stopAt) result.portal = await sessions.purgeExpired(now);
+      else result.complete = false;
       return result;
     },
     close,

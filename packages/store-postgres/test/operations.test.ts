@@ -190,6 +190,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       quotaReservations: 0,
       limits: 0,
       usage: 0,
+      portal: 0,
       complete: true,
     });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);

@@ -4,6 +4,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { Network } from '../contract/enums.js';
 import type { UsageResponse } from '../contract/models.js';
 import type { ApiKeyRecord } from '../stores/api-keys.js';
+import type { MemberRole } from '../stores/members.js';
 import type { SafetyStores } from '../stores/index.js';
 import type {
   EntitlementAssignment,
@@ -15,10 +16,11 @@ import type {
 } from '../stores/organizations.js';
 import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
+import { createMembersApi } from './members.js';
 import { buildUsageReport } from './usage-report.js';
 
 /** Member roles of an organization (spec Authentication 4). */
-export type MemberRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+export type { MemberRole };
 
 /**
  * Who calls the admin API. The host authenticates the person (portal session, CLI operator)
@@ -59,6 +61,8 @@ export interface OrganizationView {
 export type AssignmentInput = { plan: string; version?: number } | { entitlements: Entitlements };
 
 const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
+/** Whether a member of this role may create, rotate and revoke keys (spec Authentication 4). */
+export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role);
 const MAX_LABEL_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
@@ -114,7 +118,7 @@ function permit(actor: AdminActor, organizationId: string | null, permission: Pe
   if (permission === 'operate' || actor.organizationId !== organizationId) {
     return fail('forbidden', 'not allowed for this member');
   }
-  if (permission === 'manage_keys' && !KEY_MANAGERS.includes(actor.role)) {
+  if (permission === 'manage_keys' && !mayManageApiKeys(actor.role)) {
     return fail('forbidden', `role '${actor.role}' cannot manage API keys`);
   }
   return ok(undefined);
@@ -351,6 +355,9 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       if (!entitlements) return fail('not_found', 'the organization has no plan version');
       return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
     },
+
+    /** Members, their invitations and roles, and the portal's password check. */
+    members: createMembersApi(stores, now),
 
     /** For hosts loading a seed file: idempotent upserts, no actor (the host is the operator). */
     seed: {

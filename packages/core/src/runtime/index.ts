@@ -12,6 +12,7 @@ export { describeError, type ErrorDescription, type RuntimeError } from './error
 export { errorBody } from './response.js';
 export {
   keyMetadata,
+  mayManageApiKeys,
   type AdminActor,
   type AdminApi,
   type AdminError,
@@ -22,5 +23,16 @@ export {
   type OrganizationView,
 } from './admin.js';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey } from './keys.js';
+export {
+  INVITATION_TTL_MS,
+  MEMBER_ROLES,
+  mayManageMembers,
+  normalizeEmail,
+  type IssuedInvitation,
+  type MembersApi,
+  type MemberView,
+} from './members.js';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.js';
+export { newToken, tokenHash } from './tokens.js';
 export { requestIdFrom } from './request-id.js';
 export { API_RESPONSE_HEADERS, withApiHeaders } from './api-headers.js';

@@ -2,8 +2,10 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { CheckStore } from './checks.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
+import type { MemberStore } from './members.js';
 import type { OrganizationStore } from './organizations.js';
 import type { QuotaStore } from './quota.js';
+import type { SessionStore } from './sessions.js';
 import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
@@ -11,8 +13,10 @@ export type * from './api-keys.js';
 export type * from './checks.js';
 export type * from './idempotency.js';
 export type * from './limits.js';
+export type * from './members.js';
 export type * from './organizations.js';
 export type * from './quota.js';
+export type * from './sessions.js';
 export type * from './sanctions-lists.js';
 export type * from './usage.js';
 export {
@@ -54,5 +58,7 @@ export interface SafetyStores {
   limits: LimitStore;
   usage: UsageStore;
   checks: CheckStore;
+  members: MemberStore;
+  sessions: SessionStore;
   sanctionsLists: SanctionsListStore;
 }

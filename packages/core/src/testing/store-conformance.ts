@@ -12,6 +12,7 @@ import {
   summarizeUsageDays,
   type UsageRecord,
 } from '../stores/usage.js';
+import { runPortalStoreConformance } from './portal-store-conformance.js';
 import { runSanctionsListStoreConformance } from './sanctions-lists-conformance.js';
 
 /**
@@ -90,6 +91,7 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
   describe(`${name}: store conformance`, () => {
     runCheckStoreConformance(withStores);
 
+    runPortalStoreConformance(withStores);
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {
         const code = `plan-${randomUUID().slice(0, 8)}`;

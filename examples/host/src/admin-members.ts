@@ -1,0 +1,80 @@
+// `tron-safety-admin members …`: portal members through the core's admin API (the same
+// validation, invitation tokens and role rules as the portal). `add` prints the one-time link that
+// sets the member's password.
+import { MEMBER_ROLES, tokenHash, type AdminApi, type AdminError, type MemberView } from '@tron-safety/core';
+import { type Command, Option } from 'commander';
+import { err, type Result } from 'neverthrow';
+import type { SeedMemberSecret } from './seed-file.js';
+
+const OPERATOR = { kind: 'operator' } as const;
+
+/** What the members commands need of the CLI: its opened state, its error mapping and output. */
+export interface MemberCommandContext {
+  open(): Promise<{ admin: AdminApi; members: Map<string, SeedMemberSecret>; save(): Promise<void> }>;
+  unwrap<T>(result: Result<T, AdminError>): T;
+  print(value: unknown, human: string): void;
+}
+
+const memberLine = (m: MemberView) =>
+  `${m.id}  ${m.role.padEnd(9)}  ${m.status === 'active' ? 'active ' : 'invited'}  ${m.email}`;
+const roleOption = () =>
+  new Option('--role <role>', 'owner, admin, developer, billing or viewer').choices(MEMBER_ROLES).makeOptionMandatory();
+
+/** The member of the organization named by its id or its email. */
+async function resolve(cli: MemberCommandContext, admin: AdminApi, orgId: string, member: string): Promise<MemberView> {
+  const members = cli.unwrap(await admin.members.listMembers(OPERATOR, orgId));
+  const wanted = member.trim().toLowerCase();
+  const found = members.find((m) => m.id === wanted || m.email === wanted);
+  return found ?? cli.unwrap<MemberView>(err({ code: 'not_found', message: `no member ${member} in ${orgId}` }));
+}
+
+export function registerMemberCommands(program: Command, cli: MemberCommandContext): void {
+  const members = program.command('members').description('portal members (invitation by a one-time link)');
+  members
+    .command('add <orgId>')
+    .description('invite a member: prints the one-time link that sets the password')
+    .requiredOption('--email <email>')
+    .addOption(roleOption())
+    .option('--url <url>', 'base URL of the host serving the portal', 'http://127.0.0.1:8080')
+    .action(async (orgId: string, o: { email: string; role: string; url: string }) => {
+      const s = await cli.open();
+      const invited = cli.unwrap(await s.admin.members.inviteMember(OPERATOR, orgId, { email: o.email, role: o.role }));
+      const expiresAt = invited.expiresAt.toISOString();
+      s.members.set(invited.member.id, {
+        invitation: { token_sha256: tokenHash(invited.token), expires_at: expiresAt },
+      });
+      await s.save();
+      const link = `${o.url.replace(/\/+$/, '')}/portal/invitation?token=${invited.token}`;
+      cli.print(
+        { member: invited.member, invitation_url: link, expires_at: expiresAt },
+        `${link}\n(member ${invited.member.id}, ${invited.member.email} as ${invited.member.role}; the link works once, until ${expiresAt}: send it now)`,
+      );
+    });
+  members.command('list <orgId>').action(async (orgId: string) => {
+    const s = await cli.open();
+    const list = cli.unwrap(await s.admin.members.listMembers(OPERATOR, orgId));
+    cli.print(list, list.map(memberLine).join('\n') || '(no members)');
+  });
+  members
+    .command('set-role <orgId> <member>')
+    .description('change the role of a member (id or email); the last owner stays owner')
+    .addOption(roleOption())
+    .action(async (orgId: string, member: string, o: { role: string }) => {
+      const s = await cli.open();
+      const target = await resolve(cli, s.admin, orgId, member);
+      const changed = cli.unwrap(await s.admin.members.setMemberRole(OPERATOR, orgId, target.id, o.role));
+      await s.save();
+      cli.print(changed, memberLine(changed));
+    });
+  members
+    .command('remove <orgId> <member>')
+    .description('remove a member (id or email) and end its portal sessions; the last owner stays')
+    .action(async (orgId: string, member: string) => {
+      const s = await cli.open();
+      const target = await resolve(cli, s.admin, orgId, member);
+      const removed = cli.unwrap(await s.admin.members.removeMember(OPERATOR, orgId, target.id));
+      s.members.delete(removed.id);
+      await s.save();
+      cli.print(removed, `removed ${removed.email}`);
+    });
+}

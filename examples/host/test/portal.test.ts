@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronNode } from '@tron-safety/core/testing';
+import { request } from 'undici';
+import { parseConfig } from '../src/config.js';
+import { startHost, type RunningHost } from '../src/host.js';
+import { createLogger } from '../src/log.js';
+import { clientOf, isLoopback } from '../src/portal-mount.js';
+import { decodeSeed } from '../src/seed-file.js';
+import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+
+// The portal as the host serves it, over real HTTP under both frameworks (the pages themselves are
+// tested in packages/portal and in a real browser by portal-browser.test.ts).
+
+describe('the host serves the portal under /portal', () => {
+  let node: FakeTronNode;
+  before(async () => {
+    node = await startFakeTronNode();
+  });
+  after(() => node.close());
+
+  for (const framework of ['express', 'koa'] as const) {
+    test(`${framework}: a seeded member signs in, creates a key that checks a transaction; the session never authenticates /v1`, async () => {
+      const config = parseConfig({
+        PORT: '0',
+        OFAC_SDN_URL: 'off',
+        HOST_FRAMEWORK: framework,
+        TRON_FULLNODE_URL: node.url,
+        SAFETY_SEED_FILE: portalSeedFile(),
+      })._unsafeUnwrap();
+      const host: RunningHost = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
+      try {
+        assert.deepEqual(host.seeded?.inserted, { plans: 1, organizations: 1, keys: 0, members: 1 });
+        const browser = new HttpSession(host.url);
+        const signedIn = await browser.signIn('owner@example.com');
+        assert.equal(signedIn.status, 303);
+        assert.match(
+          String(signedIn.headers['set-cookie']),
+          /HttpOnly; SameSite=Lax; Max-Age=43200$/,
+          'no Secure on loopback',
+        );
+        const keys = await browser.send('GET', '/portal/keys');
+        assert.equal(keys.headers['content-security-policy']?.toString().includes("frame-ancestors 'none'"), true);
+        const created = await browser.send('POST', '/portal/keys', { csrf: keys.csrf, label: 'checkout' });
+        const key = /id="issued-key" readonly value="([^"]+)"/.exec(created.body)![1]!;
+
+        const check = (headers: Record<string, string>) =>
+          request(`${host.url}/v1/transaction/check`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+            body: JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' }),
+          });
+        const withKey = await check({ 'x-api-key': key });
+        assert.equal(withKey.statusCode, 200);
+        assert.equal(((await withKey.body.json()) as { tx_hash: string }).tx_hash, TRON_FIXTURE_TX.trxTransfer);
+        const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+        const withSession = await check({ cookie });
+        assert.equal(withSession.statusCode, 401);
+        assert.equal(((await withSession.body.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
+        const withKeyOnPortal = await new HttpSession(host.url).send('GET', '/portal/overview', undefined, {
+          'x-api-key': key,
+        });
+        assert.equal(withKeyOnPortal.status, 303, 'an API key never opens the portal');
+        assert.equal(
+          (await browser.send('GET', '/v1/nowhere')).headers['content-type'],
+          'application/json; charset=utf-8',
+          '/v1 stays the API',
+        );
+      } finally {
+        await host.stop('test');
+      }
+    });
+  }
+});
+
+describe('seed file members', () => {
+  const seedOf = (members: unknown[]) => JSON.parse(readFileSync(portalSeedFile(members as never), 'utf8')) as unknown;
+
+  test('a member needs exactly one of password and invitation, and an email appears once', () => {
+    const refused = (members: unknown[]) => decodeSeed(seedOf(members))._unsafeUnwrapErr().message;
+    assert.match(
+      refused([{ email: 'a@example.com', role: 'owner' }]),
+      /members\[0\] needs exactly one of password and invitation/,
+    );
+    assert.match(refused([{ email: 'a@example.com', role: 'root', password: PORTAL_PASSWORD }]), /members\[0\]\.role/);
+    const twice = [
+      { email: 'a@example.com', role: 'owner', password: PORTAL_PASSWORD },
+      { email: 'A@example.com', role: 'viewer', password: PORTAL_PASSWORD },
+    ];
+    assert.match(refused(twice), /members\[1\]\.email repeats/);
+  });
+
+  test('a password the portal would refuse stops the start, naming the member', async () => {
+    const config = parseConfig({
+      PORT: '0',
+      OFAC_SDN_URL: 'off',
+      SAFETY_SEED_FILE: portalSeedFile([{ email: 'a@example.com', role: 'owner', password: 'short' }]),
+    })._unsafeUnwrap();
+    const error = (await startHost(config, createLogger('silent')))._unsafeUnwrapErr();
+    assert.equal(error.field, 'seed:organizations[0].members[0]');
+    assert.match(error.message, /at least 12 characters/);
+  });
+});
+
+describe('portal mount helpers', () => {
+  const req = (headers: Record<string, string>, remoteAddress = '10.0.0.5') =>
+    ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
+
+  test('the client and origin come from the socket unless the proxy is trusted; then from what the proxy appended', () => {
+    const forwarded = {
+      host: 'internal:8080',
+      'x-forwarded-for': '6.6.6.6, 198.51.100.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'safety.example.com',
+    };
+    assert.deepEqual(clientOf(req(forwarded), false), { clientAddress: '10.0.0.5', origin: 'http://internal:8080' });
+    assert.deepEqual(clientOf(req(forwarded), true), {
+      clientAddress: '198.51.100.7',
+      origin: 'https://safety.example.com',
+    });
+    assert.deepEqual(clientOf(req({ host: 'h:1' }), true), { clientAddress: '10.0.0.5', origin: 'http://h:1' });
+  });
+
+  test('cookies go without Secure only on loopback hosts', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.equal(isLoopback(host), true, host);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', 'safety.example.com']) assert.equal(isLoopback(host), false, host);
+  });
+});

@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import { err, ok, type Result } from 'neverthrow';
+import type { SafetyStores } from '../stores/index.js';
+import type { Invitation, MemberRecord, MemberRole } from '../stores/members.js';
+import type { AdminActor, AdminError } from './admin.js';
+import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { newToken, tokenHash } from './tokens.js';
+
+/** What lists and pages show of a member: never a password or invitation hash. */
+export interface MemberView {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: MemberRole;
+  /** `invited` until the invitation is accepted (then the member can sign in). */
+  status: 'invited' | 'active';
+  invitationExpiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** A new member and the one-time token of its invitation link, shown once. */
+export interface IssuedInvitation {
+  member: MemberView;
+  token: string;
+  expiresAt: Date;
+}
+
+export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer', 'billing', 'viewer'];
+/** How long an invitation link works. */
+export const INVITATION_TTL_MS = 72 * 3_600_000;
+const MEMBER_MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
+const MAX_EMAIL_LENGTH = 254;
+const EMAIL = /^[^\s@<>()[\]\\,;:"']+@[^\s@<>()[\]\\,;:"']+\.[^\s@<>()[\]\\,;:"'.]+$/;
+
+const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminError> => err({ code, message });
+
+export function memberView(record: MemberRecord): MemberView {
+  const { id, organizationId, email, role, createdAt } = record;
+  return {
+    id,
+    organizationId,
+    email,
+    role,
+    status: record.passwordHash === null ? 'invited' : 'active',
+    invitationExpiresAt: record.invitation?.expiresAt ?? null,
+    createdAt,
+  };
+}
+
+/** The email as stored (trimmed, lower case), or null when it is not an address. */
+export function normalizeEmail(email: string): string | null {
+  const normalized = email.trim().toLowerCase();
+  return normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized) ? normalized : null;
+}
+
+/** Whether a member of this role may invite, change and remove members. */
+export const mayManageMembers = (role: MemberRole) => MEMBER_MANAGERS.includes(role);
+
+const isRole = (role: string): role is MemberRole => (MEMBER_ROLES as readonly string[]).includes(role);
+
+/**
+ * Who may manage the members of `organizationId`: the operator, or its owners and admins. Only
+ * an owner (or the operator) touches the owner role: an admin can neither make, demote nor
+ * remove an owner.
+ */
+function permitMembers(
+  actor: AdminActor,
+  organizationId: string,
+  ownerRoleInvolved: boolean,
+): Result<void, AdminError> {
+  if (actor.kind === 'operator') return ok(undefined);
+  if (actor.organizationId !== organizationId) return fail('forbidden', 'not allowed for this member');
+  if (!mayManageMembers(actor.role)) return fail('forbidden', `role '${actor.role}' cannot manage members`);
+  if (ownerRoleInvolved && actor.role !== 'owner') return fail('forbidden', 'only an owner can change owners');
+  return ok(undefined);
+}
+
+/**
+ * Members of organizations, through the same roles as the rest of the admin API: invitations
+ * (one-time links), roles with at least one owner kept, removal, and the password check the
+ * portal signs in with. Expected refusals are `Result` errors; a rejected promise means a store failed.
+ */
+export function createMembersApi(stores: SafetyStores, now: () => Date) {
+  const { members, organizations } = stores;
+
+  async function newMember(input: {
+    organizationId: string;
+    email: string;
+    role: string;
+    passwordHash: string | null;
+    invitation: Invitation | null;
+  }): Promise<Result<MemberRecord, AdminError>> {
+    const email = normalizeEmail(input.email);
+    if (!email) return fail('invalid', 'email must be an email address');
+    if (!isRole(input.role)) return fail('invalid', `role must be one of ${MEMBER_ROLES.join(', ')}`);
+    if (!(await organizations.getOrganization(input.organizationId))) return fail('not_found', 'no such organization');
+    const at = now();
+    const record: MemberRecord = {
+      id: randomUUID(),
+      organizationId: input.organizationId,
+      email,
+      role: input.role,
+      passwordHash: input.passwordHash,
+      invitation: input.invitation,
+      createdAt: at,
+      updatedAt: at,
+    };
+    return (await members.insertMember(record)) ? ok(record) : fail('conflict', 'a member with this email exists');
+  }
+
+  /** The member of the organization, with the permission to change it checked. */
+  async function changeable(
+    actor: AdminActor,
+    organizationId: string,
+    memberId: string,
+    newRole: MemberRole | null,
+  ): Promise<Result<MemberRecord, AdminError>> {
+    const allowed = permitMembers(actor, organizationId, newRole === 'owner');
+    if (allowed.isErr()) return err(allowed.error);
+    const member = await members.getMember(organizationId, memberId);
+    if (!member) return fail('not_found', 'no such member');
+    const ownerInvolved = permitMembers(actor, organizationId, member.role === 'owner');
+    return ownerInvolved.isErr() ? err(ownerInvolved.error) : ok(member);
+  }
+
+  return {
+    /** A member without a password and the one-time link token that lets it set one. */
+    async inviteMember(
+      actor: AdminActor,
+      organizationId: string,
+      input: { email: string; role: string },
+    ): Promise<Result<IssuedInvitation, AdminError>> {
+      const allowed = permitMembers(actor, organizationId, input.role === 'owner');
+      if (allowed.isErr()) return err(allowed.error);
+      const token = newToken();
+      const expiresAt = new Date(now().getTime() + INVITATION_TTL_MS);
+      const created = await newMember({
+        organizationId,
+        ...input,
+        passwordHash: null,
+        invitation: { tokenHash: tokenHash(token), expiresAt },
+      });
+      return created.map((record) => ({ member: memberView(record), token, expiresAt }));
+    },
+
+    async listMembers(actor: AdminActor, organizationId: string): Promise<Result<MemberView[], AdminError>> {
+      if (actor.kind === 'member' && actor.organizationId !== organizationId)
+        return fail('forbidden', 'not allowed for this member');
+      return ok((await members.listMembers(organizationId)).map(memberView));
+    },
+
+    async setMemberRole(
+      actor: AdminActor,
+      organizationId: string,
+      memberId: string,
+      role: string,
+    ): Promise<Result<MemberView, AdminError>> {
+      if (!isRole(role)) return fail('invalid', `role must be one of ${MEMBER_ROLES.join(', ')}`);
+      const member = await changeable(actor, organizationId, memberId, role);
+      if (member.isErr()) return err(member.error);
+      const changed = await members.setMemberRole({ organizationId, memberId, role, now: now() });
+      if (changed.ok) return ok(memberView(changed.member));
+      return changed.reason === 'last_owner'
+        ? fail('conflict', 'the last owner cannot be demoted: make another member owner first')
+        : fail('not_found', 'no such member');
+    },
+
+    /** Removes the member and ends its portal sessions. */
+    async removeMember(
+      actor: AdminActor,
+      organizationId: string,
+      memberId: string,
+    ): Promise<Result<MemberView, AdminError>> {
+      const member = await changeable(actor, organizationId, memberId, null);
+      if (member.isErr()) return err(member.error);
+      const removed = await members.removeMember({ organizationId, memberId });
+      if (!removed.ok)
+        return removed.reason === 'last_owner'
+          ? fail('conflict', 'the last owner cannot be removed: make another member owner first')
+          : fail('not_found', 'no such member');
+      await stores.sessions.deleteMemberSessions(memberId);
+      return ok(memberView(removed.member));
+    },
+
+    /** The pending invitation of a link token (for the set-password page). */
+    async invitation(token: string): Promise<Result<MemberView, AdminError>> {
+      const member = await members.findInvitation(tokenHash(token), now());
+      return member ? ok(memberView(member)) : fail('not_found', 'this invitation link is used, expired or unknown');
+    },
+
+    /** Sets the password of the invited member; the link works once. */
+    async acceptInvitation(token: string, password: string): Promise<Result<MemberView, AdminError>> {
+      const problem = passwordProblem(password);
+      if (problem) return fail('invalid', problem);
+      const accepted = await members.acceptInvitation({
+        tokenHash: tokenHash(token),
+        passwordHash: await hashPassword(password),
+        now: now(),
+      });
+      return accepted
+        ? ok(memberView(accepted))
+        : fail('not_found', 'this invitation link is used, expired or unknown');
+    },
+
+    /**
+     * The member whose email and password these are, or null. An unknown email is checked against
+     * a decoy hash, so the answer takes as long either way.
+     */
+    async checkPassword(email: string, password: string): Promise<MemberView | null> {
+      const normalized = normalizeEmail(email);
+      const member = normalized ? await members.findMemberByEmail(normalized) : null;
+      const stored = member?.passwordHash ?? (await decoyPasswordHash());
+      const matches = await verifyPassword(password, stored);
+      return member && member.passwordHash !== null && matches ? memberView(member) : null;
+    },
+
+    /** For hosts loading a seed file: no actor (the host is the operator). */
+    seed: {
+      /**
+       * Inserts the member when its email is new (hashing a given password); a member of the
+       * same organization already stored is returned as it is, one of another organization is a conflict.
+       */
+      async importMember(input: {
+        organizationId: string;
+        email: string;
+        role: string;
+        password?: string;
+        invitation?: Invitation;
+      }): Promise<Result<MemberView, AdminError>> {
+        const email = normalizeEmail(input.email);
+        const existing = email ? await members.findMemberByEmail(email) : null;
+        if (existing)
+          return existing.organizationId === input.organizationId
+            ? ok(memberView(existing))
+            : fail('conflict', 'this email is a member of another organization');
+        if (input.password !== undefined) {
+          const problem = passwordProblem(input.password);
+          if (problem) return fail('invalid', problem);
+        } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
+        const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+        const created = await newMember({ ...input, passwordHash, invitation: input.invitation ?? null });
+        // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
+        if (created.isErr() && created.error.code === 'conflict' && email) {
+          const winner = await members.findMemberByEmail(email);
+          if (winner?.organizationId === input.organizationId) return ok(memberView(winner));
+        }
+        return created.map(memberView);
+      },
+    },
+  };
+}
+
+export type MembersApi = ReturnType<typeof createMembersApi>;

@@ -1,0 +1,64 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+// Member passwords: scrypt with a random salt per password. The parameters are stored with the
+// hash, so they can be raised later without invalidating existing passwords.
+
+/** N = 2^15, r = 8, p = 3: one of OWASP's equivalent scrypt settings (32 MiB, about 0.2 s). */
+const DEFAULT_COST = { N: 2 ** 15, r: 8, p: 3 };
+/** Bounds on what a stored hash may ask for, so a corrupt row cannot make a sign-in take minutes or gigabytes. */
+const MAX_N = 2 ** 20;
+const MAX_P = 16;
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 256;
+
+function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
+  // scrypt needs 128·N·r bytes; Node's default cap (32 MiB) is just below that for N = 2^15.
+  const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
+}
+
+/** Why a new password is refused, or null when it is acceptable. */
+export function passwordProblem(password: string): string | null {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) return `a password needs at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (length > MAX_PASSWORD_LENGTH) return `a password has at most ${MAX_PASSWORD_LENGTH} characters`;
+  if (password.trim() === '') return 'a password cannot be only spaces';
+  return null;
+}
+
+/** `scrypt$N$r$p$salt$key` (base64url salt and key). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const key = await derive(password, salt, DEFAULT_COST);
+  const { N, r, p } = DEFAULT_COST;
+  return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Whether `password` matches `stored`; false for a hash this module did not write. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const valid = (n: number, max: number) => Number.isSafeInteger(n) && n >= 1 && n <= max;
+  if (!valid(N, MAX_N) || (N & (N - 1)) !== 0 || !valid(r, 32) || !valid(p, MAX_P)) return false;
+  const salt = Buffer.from(parts[4]!, 'base64url');
+  const expected = Buffer.from(parts[5]!, 'base64url');
+  if (expected.length !== KEY_BYTES || salt.length === 0) return false;
+  if ([...password].length > MAX_PASSWORD_LENGTH) return false;
+  return timingSafeEqual(await derive(password, salt, { N, r, p }), expected);
+}
+
+/**
+ * A hash no password matches, computed once: checked when the email is unknown, so a sign-in
+ * takes as long whether or not the account exists.
+ */
+let decoy: Promise<string> | undefined;
+export function decoyPasswordHash(): Promise<string> {
+  return (decoy ??= hashPassword(randomBytes(32).toString('base64url')));
+}

@@ -1,0 +1,77 @@
+/**
+ * Members: the people of an organization who sign in to the developer portal (spec
+ * Authentication 3–4). A member is created by invitation: until the invitation is accepted the
+ * member has no password and cannot sign in. An email belongs to one member across all
+ * organizations, so signing in needs no organization. Only hashes are stored: the password's
+ * (scrypt, with its salt and parameters) and the invitation token's (SHA-256; it is random).
+ */
+export type MemberRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+
+export interface Invitation {
+  /** Lower-case hex SHA-256 of the one-time token in the invitation link. */
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+export interface MemberRecord {
+  id: string;
+  organizationId: string;
+  /** Trimmed and lower-cased by the core; unique across all members. */
+  email: string;
+  role: MemberRole;
+  /** Null until an invitation is accepted. */
+  passwordHash: string | null;
+  /** The pending invitation; null once accepted (or for a member seeded with a password). */
+  invitation: Invitation | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type MemberChangeOutcome =
+  | { ok: true; member: MemberRecord }
+  /** `last_owner`: the change would leave the organization without an owner, so nothing changed. */
+  | { ok: false; reason: 'not_found' | 'last_owner' };
+
+export interface AcceptInvitationParams {
+  tokenHash: string;
+  passwordHash: string;
+  now: Date;
+}
+
+export interface SetMemberRoleParams {
+  organizationId: string;
+  memberId: string;
+  role: MemberRole;
+  now: Date;
+}
+
+export interface RemoveMemberParams {
+  organizationId: string;
+  memberId: string;
+}
+
+export interface MemberStore {
+  /** Inserts a member; false (and no change) when its id or email exists. */
+  insertMember(record: MemberRecord): Promise<boolean>;
+  /** The member with this (normalized) email, in any organization, or null. */
+  findMemberByEmail(email: string): Promise<MemberRecord | null>;
+  /** The member `memberId` of the organization, or null (a member of another organization is null too). */
+  getMember(organizationId: string, memberId: string): Promise<MemberRecord | null>;
+  /** Every member of the organization, oldest first. */
+  listMembers(organizationId: string): Promise<MemberRecord[]>;
+  /** The member whose invitation has this token hash and expires after `now`, or null. */
+  findInvitation(tokenHash: string, now: Date): Promise<MemberRecord | null>;
+  /**
+   * One atomic step: when a member's invitation has `tokenHash` and expires after `now`, sets the
+   * password and clears the invitation (so the link works once). Null when there is no such
+   * invitation, or it expired, or it was used already.
+   */
+  acceptInvitation(params: AcceptInvitationParams): Promise<MemberRecord | null>;
+  /**
+   * One atomic step: changes the member's role unless that demotes the organization's last
+   * owner. Of concurrent demotions of the last two owners, at most one succeeds.
+   */
+  setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome>;
+  /** One atomic step: deletes the member unless it is the organization's last owner. */
+  removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome>;
+}

@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { describe } from 'node:test';
+import type { SafetyStores } from '../stores/index.js';
+import type { MemberRecord, MemberRole } from '../stores/members.js';
+import type { SessionRecord } from '../stores/sessions.js';
+
+// The portal's stores (members, sessions, sign-in failures) in the store conformance suite: every
+// store package runs these through `runStoreConformance`. Ids, emails and hashes are random, so
+// the cases may share one database.
+
+/** The suite's way to run a case on fresh stores (closed after it). */
+type WithStores = (title: string, body: (stores: SafetyStores) => Promise<void>) => void;
+
+const T0 = new Date('2026-05-01T10:00:00.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const MINUTE = 60_000;
+const hash = () => randomBytes(32).toString('hex');
+
+function member(organizationId: string, role: MemberRole, overrides: Partial<MemberRecord> = {}): MemberRecord {
+  return {
+    id: randomUUID(),
+    organizationId,
+    email: `${randomUUID()}@example.com`,
+    role,
+    passwordHash: 'scrypt$1$1$1$c2FsdA$a2V5',
+    invitation: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function session(memberId: string, organizationId: string, overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    tokenHash: hash(),
+    memberId,
+    organizationId,
+    createdAt: T0,
+    expiresAt: at(720 * MINUTE),
+    idleExpiresAt: at(30 * MINUTE),
+    ...overrides,
+  };
+}
+
+export function runPortalStoreConformance(withStores: WithStores): void {
+  describe('portal members', () => {
+    withStores(
+      'insert once per id and email, find by email, read within the organization, list oldest first',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const second = member(orgId, 'viewer', { createdAt: at(1000), updatedAt: at(1000) });
+        const first = member(orgId, 'owner');
+        assert.equal(await members.insertMember(second), true);
+        assert.equal(await members.insertMember(first), true);
+        assert.equal(await members.insertMember({ ...member(randomUUID(), 'owner'), email: first.email }), false);
+        assert.equal(await members.insertMember({ ...member(orgId, 'owner'), id: first.id }), false);
+        assert.deepEqual(await members.findMemberByEmail(first.email), first);
+        assert.equal(await members.findMemberByEmail(`${randomUUID()}@example.com`), null);
+        assert.deepEqual(await members.getMember(orgId, second.id), second);
+        assert.equal(await members.getMember(randomUUID(), second.id), null, 'another organization does not see it');
+        assert.deepEqual(
+          (await members.listMembers(orgId)).map((m) => m.id),
+          [first.id, second.id],
+        );
+        assert.deepEqual(await members.listMembers(randomUUID()), []);
+      },
+    );
+
+    withStores('an invitation is found until it expires and accepted once', async ({ members }) => {
+      const orgId = randomUUID();
+      const tokenHash = hash();
+      const invited = member(orgId, 'developer', {
+        passwordHash: null,
+        invitation: { tokenHash, expiresAt: at(MINUTE) },
+      });
+      const late = member(orgId, 'viewer', {
+        passwordHash: null,
+        invitation: { tokenHash: hash(), expiresAt: at(MINUTE) },
+      });
+      await members.insertMember(invited);
+      await members.insertMember(late);
+      assert.deepEqual(await members.findInvitation(tokenHash, at(0)), invited);
+      assert.equal(await members.findInvitation(tokenHash, at(MINUTE)), null, 'expired at its end');
+      assert.equal(await members.findInvitation(hash(), at(0)), null);
+
+      const uses = await Promise.all(
+        ['h1', 'h2', 'h3'].map((passwordHash) => members.acceptInvitation({ tokenHash, passwordHash, now: at(1000) })),
+      );
+      const accepted = uses.filter((m) => m !== null);
+      assert.equal(accepted.length, 1, 'one of concurrent uses of a link wins');
+      assert.equal(accepted[0]!.invitation, null);
+      assert.deepEqual(accepted[0]!.updatedAt, at(1000));
+      const stored = await members.getMember(orgId, invited.id);
+      assert.equal(stored?.passwordHash, accepted[0]!.passwordHash);
+      assert.equal(stored?.invitation, null);
+      assert.equal(await members.findInvitation(tokenHash, at(1000)), null, 'a used link is gone');
+      assert.equal(await members.acceptInvitation({ tokenHash, passwordHash: 'h4', now: at(2000) }), null);
+
+      const expired = late.invitation!.tokenHash;
+      assert.equal(await members.acceptInvitation({ tokenHash: expired, passwordHash: 'h', now: at(MINUTE) }), null);
+      assert.equal((await members.getMember(orgId, late.id))?.passwordHash, null);
+    });
+
+    withStores('roles change within the organization, never leaving it without an owner', async ({ members }) => {
+      const orgId = randomUUID();
+      const owner = member(orgId, 'owner');
+      const dev = member(orgId, 'developer');
+      await members.insertMember(owner);
+      await members.insertMember(dev);
+      const params = (memberId: string, role: MemberRole) => ({ organizationId: orgId, memberId, role, now: at(5) });
+      assert.deepEqual(await members.setMemberRole(params(owner.id, 'admin')), { ok: false, reason: 'last_owner' });
+      assert.deepEqual(await members.removeMember({ organizationId: orgId, memberId: owner.id }), {
+        ok: false,
+        reason: 'last_owner',
+      });
+      assert.deepEqual(await members.setMemberRole({ ...params(dev.id, 'owner'), organizationId: randomUUID() }), {
+        ok: false,
+        reason: 'not_found',
+      });
+      assert.deepEqual(await members.setMemberRole(params(randomUUID(), 'owner')), { ok: false, reason: 'not_found' });
+
+      const promoted = await members.setMemberRole(params(dev.id, 'owner'));
+      assert.ok(promoted.ok);
+      assert.equal(promoted.member.role, 'owner');
+      assert.deepEqual(promoted.member.updatedAt, at(5));
+      assert.equal((await members.setMemberRole(params(owner.id, 'owner'))).ok, true, 'an owner stays owner');
+
+      // Both owners demote each other at once: one of them must stay owner.
+      const both = await Promise.all([
+        members.setMemberRole(params(owner.id, 'viewer')),
+        members.setMemberRole(params(dev.id, 'billing')),
+      ]);
+      assert.equal(both.filter((o) => o.ok).length, 1);
+      assert.deepEqual(
+        both.find((o) => !o.ok),
+        { ok: false, reason: 'last_owner' },
+      );
+      const owners = (await members.listMembers(orgId)).filter((m) => m.role === 'owner');
+      assert.equal(owners.length, 1);
+    });
+
+    withStores('removal keeps an owner, also when owners remove each other at once', async ({ members }) => {
+      const orgId = randomUUID();
+      const a = member(orgId, 'owner');
+      const b = member(orgId, 'owner');
+      const viewer = member(orgId, 'viewer');
+      for (const m of [a, b, viewer]) await members.insertMember(m);
+      assert.deepEqual(await members.removeMember({ organizationId: randomUUID(), memberId: viewer.id }), {
+        ok: false,
+        reason: 'not_found',
+      });
+      const removed = await members.removeMember({ organizationId: orgId, memberId: viewer.id });
+      assert.ok(removed.ok);
+      assert.equal(removed.member.id, viewer.id);
+      assert.equal(await members.findMemberByEmail(viewer.email), null);
+      assert.deepEqual(await members.removeMember({ organizationId: orgId, memberId: viewer.id }), {
+        ok: false,
+        reason: 'not_found',
+      });
+      const both = await Promise.all([
+        members.removeMember({ organizationId: orgId, memberId: a.id }),
+        members.removeMember({ organizationId: orgId, memberId: b.id }),
+      ]);
+      assert.equal(both.filter((o) => o.ok).length, 1);
+      assert.equal((await members.listMembers(orgId)).length, 1);
+      assert.equal(await members.insertMember({ ...viewer, id: randomUUID() }), true, 'a removed email is free again');
+    });
+  });
+
+  describe('portal sessions', () => {
+    withStores('a session lives until its idle or its absolute end, whichever comes first', async ({ sessions }) => {
+      const memberId = randomUUID();
+      const s = session(memberId, randomUUID());
+      await sessions.createSession(s);
+      const touched = await sessions.touchSession({
+        tokenHash: s.tokenHash,
+        now: at(MINUTE),
+        idleExpiresAt: at(31 * MINUTE),
+      });
+      assert.deepEqual(touched, { ...s, idleExpiresAt: at(31 * MINUTE) });
+      assert.equal(
+        await sessions.touchSession({ tokenHash: s.tokenHash, now: at(31 * MINUTE), idleExpiresAt: at(61 * MINUTE) }),
+        null,
+        'idle for the whole idle period: ended',
+      );
+      assert.equal(await sessions.touchSession({ tokenHash: hash(), now: at(0), idleExpiresAt: at(MINUTE) }), null);
+
+      // Used every few minutes, it still ends at its absolute end.
+      const busy = session(memberId, randomUUID(), { expiresAt: at(60 * MINUTE) });
+      await sessions.createSession(busy);
+      for (let minute = 20; minute < 60; minute += 20) {
+        const live = await sessions.touchSession({
+          tokenHash: busy.tokenHash,
+          now: at(minute * MINUTE),
+          idleExpiresAt: at((minute + 30) * MINUTE),
+        });
+        assert.ok(live, `live at minute ${minute}`);
+        assert.ok(live.idleExpiresAt <= busy.expiresAt, 'the idle end never passes the absolute end');
+      }
+      assert.equal(
+        await sessions.touchSession({
+          tokenHash: busy.tokenHash,
+          now: at(60 * MINUTE),
+          idleExpiresAt: at(90 * MINUTE),
+        }),
+        null,
+      );
+    });
+
+    withStores('sign-out ends one session; removing a member ends all of its sessions', async ({ sessions }) => {
+      const memberId = randomUUID();
+      const orgId = randomUUID();
+      const [one, two, three] = [session(memberId, orgId), session(memberId, orgId), session(randomUUID(), orgId)];
+      for (const s of [one!, two!, three!]) await sessions.createSession(s);
+      const live = (s: SessionRecord) =>
+        sessions.touchSession({ tokenHash: s.tokenHash, now: at(1), idleExpiresAt: at(MINUTE) });
+      await sessions.deleteSession(one!.tokenHash);
+      await sessions.deleteSession(one!.tokenHash);
+      assert.equal(await live(one!), null);
+      assert.ok(await live(two!));
+      assert.equal(await sessions.deleteMemberSessions(memberId), 1);
+      assert.equal(await live(two!), null);
+      assert.ok(await live(three!), "another member's session is untouched");
+    });
+
+    withStores('failed sign-ins are counted per key and window', async ({ sessions }) => {
+      const email = `email:${randomUUID()}`;
+      const client = `client:${randomUUID()}`;
+      const window = { windowStart: T0, expiresAt: at(15 * MINUTE) };
+      const counts = await Promise.all([1, 2, 3].map(() => sessions.addSignInFailure({ key: email, ...window })));
+      assert.deepEqual(counts.sort(), [1, 2, 3], 'concurrent failures are all counted');
+      assert.equal(await sessions.addSignInFailure({ key: client, ...window }), 1);
+      assert.equal(await sessions.signInFailures({ key: email, windowStart: T0 }), 3);
+      assert.equal(
+        await sessions.signInFailures({ key: email, windowStart: at(15 * MINUTE) }),
+        0,
+        'a new window starts at 0',
+      );
+      assert.equal(await sessions.signInFailures({ key: `email:${randomUUID()}`, windowStart: T0 }), 0);
+    });
+
+    withStores('the sweep deletes ended sessions and failure windows only', async ({ sessions }) => {
+      const s = session(randomUUID(), randomUUID());
+      const kept = session(randomUUID(), randomUUID(), { idleExpiresAt: at(60 * MINUTE) });
+      await sessions.createSession(s);
+      await sessions.createSession(kept);
+      const key = `email:${randomUUID()}`;
+      await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(15 * MINUTE) });
+      assert.ok((await sessions.purgeExpired(at(30 * MINUTE))) >= 2);
+      assert.equal(await sessions.signInFailures({ key, windowStart: T0 }), 0);
+      assert.equal(
+        await sessions.touchSession({ tokenHash: s.tokenHash, now: at(0), idleExpiresAt: at(MINUTE) }),
+        null,
+      );
+      assert.ok(
+        await sessions.touchSession({
+          tokenHash: kept.tokenHash,
+          now: at(30 * MINUTE),
+          idleExpiresAt: at(40 * MINUTE),
+        }),
+      );
+    });
+  });
+}

@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createAdminApi, type AdminActor, type MemberRole } from '../src/runtime/admin.js';
+import { INVITATION_TTL_MS } from '../src/runtime/members.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../src/runtime/passwords.js';
+
+const operator = { kind: 'operator' } as const;
+const PASSWORD = 'correct horse battery';
+
+/** An organization with its owner (signed up through an invitation) and a clock the test moves. */
+async function organization() {
+  const stores = createMemoryStores();
+  let now = new Date('2026-06-01T12:00:00Z');
+  const admin = createAdminApi(stores, () => now);
+  const org = (
+    await admin.createOrganization(operator, {
+      name: 'Acme',
+      assignment: {
+        entitlements: { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] },
+      },
+    })
+  )._unsafeUnwrap().organization;
+  const invited = (
+    await admin.members.inviteMember(operator, org.id, { email: ' Owner@Example.COM ', role: 'owner' })
+  )._unsafeUnwrap();
+  const owner = (await admin.members.acceptInvitation(invited.token, PASSWORD))._unsafeUnwrap();
+  const as = (role: MemberRole): AdminActor => ({ kind: 'member', organizationId: org.id, role });
+  return { stores, admin, org, owner, as, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
+}
+
+describe('Members: invitations', () => {
+  test('an invitation link sets the password once; the email is stored normalized', async () => {
+    const { admin, org, owner } = await organization();
+    assert.equal(owner.email, 'owner@example.com');
+    assert.equal(owner.status, 'active');
+    const issued = (
+      await admin.members.inviteMember(operator, org.id, { email: 'dev@example.com', role: 'developer' })
+    )._unsafeUnwrap();
+    assert.equal(issued.member.status, 'invited');
+    assert.equal((await admin.members.invitation(issued.token))._unsafeUnwrap().email, 'dev@example.com');
+    assert.equal(await admin.members.checkPassword('dev@example.com', ''), null, 'no password before the link is used');
+    assert.equal((await admin.members.acceptInvitation(issued.token, 'short'))._unsafeUnwrapErr().code, 'invalid');
+    assert.ok(
+      (await admin.members.acceptInvitation(issued.token, PASSWORD)).isOk(),
+      'a refused password leaves the link usable',
+    );
+    assert.equal(
+      (await admin.members.acceptInvitation(issued.token, `${PASSWORD}!`))._unsafeUnwrapErr().code,
+      'not_found',
+    );
+    assert.equal((await admin.members.invitation(issued.token))._unsafeUnwrapErr().code, 'not_found');
+    assert.equal((await admin.members.checkPassword('DEV@example.com', PASSWORD))?.role, 'developer');
+  });
+
+  test('an invitation expires', async () => {
+    const { admin, org, advance } = await organization();
+    const issued = (
+      await admin.members.inviteMember(operator, org.id, { email: 'late@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    advance(INVITATION_TTL_MS);
+    assert.equal((await admin.members.invitation(issued.token))._unsafeUnwrapErr().code, 'not_found');
+    assert.equal((await admin.members.acceptInvitation(issued.token, PASSWORD))._unsafeUnwrapErr().code, 'not_found');
+  });
+
+  test('an email is one member across organizations; bad emails, roles and organizations are refused', async () => {
+    const { admin, org } = await organization();
+    const other = (
+      await admin.createOrganization(operator, {
+        name: 'Other',
+        assignment: {
+          entitlements: { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: [] },
+        },
+      })
+    )._unsafeUnwrap().organization;
+    const code = async (orgId: string, email: string, role: string) =>
+      (await admin.members.inviteMember(operator, orgId, { email, role }))._unsafeUnwrapErr().code;
+    assert.equal(await code(other.id, 'OWNER@example.com', 'viewer'), 'conflict');
+    assert.equal(await code(org.id, 'not-an-email', 'viewer'), 'invalid');
+    assert.equal(await code(org.id, 'a@example.com', 'root'), 'invalid');
+    assert.equal(await code('2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001', 'b@example.com', 'viewer'), 'not_found');
+  });
+});
+
+describe('Members: roles', () => {
+  test('only owners and admins manage members; an admin cannot touch owners', async () => {
+    const { admin, org, owner, as } = await organization();
+    for (const role of ['developer', 'billing', 'viewer'] as const) {
+      const refused = await admin.members.inviteMember(as(role), org.id, {
+        email: `${role}@example.com`,
+        role: 'viewer',
+      });
+      assert.equal(refused._unsafeUnwrapErr().code, 'forbidden', role);
+      assert.ok((await admin.members.listMembers(as(role), org.id)).isOk(), `${role} still sees the members`);
+    }
+    const dev = (
+      await admin.members.inviteMember(as('admin'), org.id, { email: 'dev@example.com', role: 'developer' })
+    )._unsafeUnwrap().member;
+    assert.equal(
+      (
+        await admin.members.inviteMember(as('admin'), org.id, { email: 'o2@example.com', role: 'owner' })
+      )._unsafeUnwrapErr().code,
+      'forbidden',
+    );
+    assert.equal(
+      (await admin.members.setMemberRole(as('admin'), org.id, dev.id, 'owner'))._unsafeUnwrapErr().code,
+      'forbidden',
+    );
+    assert.equal(
+      (await admin.members.setMemberRole(as('admin'), org.id, owner.id, 'viewer'))._unsafeUnwrapErr().code,
+      'forbidden',
+    );
+    assert.equal(
+      (await admin.members.removeMember(as('admin'), org.id, owner.id))._unsafeUnwrapErr().code,
+      'forbidden',
+    );
+    assert.equal(
+      (await admin.members.setMemberRole(as('admin'), org.id, dev.id, 'billing'))._unsafeUnwrap().role,
+      'billing',
+    );
+    assert.equal(
+      (await admin.members.setMemberRole(as('owner'), org.id, dev.id, 'owner'))._unsafeUnwrap().role,
+      'owner',
+    );
+  });
+
+  test('the last owner cannot be demoted or removed', async () => {
+    const { admin, org, owner, as } = await organization();
+    const demote = await admin.members.setMemberRole(as('owner'), org.id, owner.id, 'admin');
+    assert.equal(demote._unsafeUnwrapErr().code, 'conflict');
+    assert.match(demote._unsafeUnwrapErr().message, /last owner/);
+    assert.equal((await admin.members.removeMember(operator, org.id, owner.id))._unsafeUnwrapErr().code, 'conflict');
+    assert.equal(
+      (await admin.members.setMemberRole(as('owner'), org.id, owner.id, 'god'))._unsafeUnwrapErr().code,
+      'invalid',
+    );
+  });
+
+  test('a member of another organization can neither see nor change this one', async () => {
+    const { admin, org, owner } = await organization();
+    const stranger: AdminActor = {
+      kind: 'member',
+      organizationId: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001',
+      role: 'owner',
+    };
+    assert.equal((await admin.members.listMembers(stranger, org.id))._unsafeUnwrapErr().code, 'forbidden');
+    assert.equal((await admin.members.removeMember(stranger, org.id, owner.id))._unsafeUnwrapErr().code, 'forbidden');
+    assert.equal(
+      (await admin.members.setMemberRole(stranger, org.id, owner.id, 'viewer'))._unsafeUnwrapErr().code,
+      'forbidden',
+    );
+  });
+
+  test('removing a member ends its portal sessions', async () => {
+    const { admin, org, as, stores } = await organization();
+    const dev = (
+      await admin.members.inviteMember(operator, org.id, { email: 'dev@example.com', role: 'developer' })
+    )._unsafeUnwrap().member;
+    const at = new Date('2026-06-01T12:00:00Z');
+    const session = {
+      memberId: dev.id,
+      organizationId: org.id,
+      createdAt: at,
+      expiresAt: new Date(at.getTime() + 60_000),
+    };
+    await stores.sessions.createSession({ ...session, tokenHash: 'a'.repeat(64), idleExpiresAt: session.expiresAt });
+    assert.equal((await admin.members.removeMember(as('admin'), org.id, dev.id))._unsafeUnwrap().id, dev.id);
+    assert.equal(await stores.sessions.touchSession({ tokenHash: 'a'.repeat(64), now: at, idleExpiresAt: at }), null);
+    assert.equal((await admin.members.removeMember(as('admin'), org.id, dev.id))._unsafeUnwrapErr().code, 'not_found');
+  });
+});
+
+describe('Members: passwords and the seed', () => {
+  test('scrypt with a salt per password; wrong passwords, unknown emails and foreign hashes do not match', async () => {
+    const [a, b] = await Promise.all([hashPassword(PASSWORD), hashPassword(PASSWORD)]);
+    assert.notEqual(a, b, 'a salt per password');
+    assert.match(a, /^scrypt\$32768\$8\$3\$/);
+    assert.equal(await verifyPassword(PASSWORD, a), true);
+    assert.equal(await verifyPassword(`${PASSWORD} `, a), false);
+    for (const foreign of ['', 'plain', '$2b$10$abcdefghijklmnopqrstuv', 'scrypt$1073741824$8$1$c2FsdA$a2V5'])
+      assert.equal(await verifyPassword(PASSWORD, foreign), false, foreign);
+    assert.match(passwordProblem('eleven char') ?? '', /at least 12/);
+    assert.match(passwordProblem(' '.repeat(12)) ?? '', /spaces/);
+    assert.equal(passwordProblem('twelve chars'), null);
+    const { admin } = await organization();
+    assert.equal(await admin.members.checkPassword('nobody@example.com', PASSWORD), null);
+    assert.equal(await admin.members.checkPassword('owner@example.com', 'wrong password!'), null);
+  });
+
+  test('a seeded member is inserted with its password hashed, once, and only in its organization', async () => {
+    const { admin, org, stores } = await organization();
+    const input = { organizationId: org.id, email: 'Seeded@example.com', role: 'billing', password: PASSWORD };
+    const seeded = (await admin.members.seed.importMember(input))._unsafeUnwrap();
+    assert.equal(seeded.status, 'active');
+    const stored = await stores.members.findMemberByEmail('seeded@example.com');
+    assert.ok(stored?.passwordHash?.startsWith('scrypt$') && !stored.passwordHash.includes(PASSWORD));
+    assert.equal(
+      (await admin.members.seed.importMember({ ...input, role: 'viewer' }))._unsafeUnwrap().role,
+      'billing',
+      'stored state is kept',
+    );
+    const elsewhere = { ...input, organizationId: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001' };
+    assert.equal((await admin.members.seed.importMember(elsewhere))._unsafeUnwrapErr().code, 'conflict');
+    assert.equal(
+      (
+        await admin.members.seed.importMember({ ...input, email: 'x@example.com', password: 'short' })
+      )._unsafeUnwrapErr().code,
+      'invalid',
+    );
+    assert.equal(
+      (
+        await admin.members.seed.importMember({ organizationId: org.id, email: 'y@example.com', role: 'viewer' })
+      )._unsafeUnwrapErr().code,
+      'invalid',
+    );
+  });
+});

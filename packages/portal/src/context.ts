@@ -1,0 +1,31 @@
+import type { AdminApi, AdminActor, AdminError, MemberRecord, MemberStore, OrganizationView } from '@tron-safety/core';
+import type { Form, PortalRequest } from './http.js';
+import type { Sessions } from './session.js';
+import type { SignInThrottle } from './throttle.js';
+
+/** What every page handler may use: the core's admin API, the member store, sessions, the clock. */
+export interface PortalDeps {
+  admin: AdminApi;
+  members: MemberStore;
+  sessions: Sessions;
+  throttle: SignInThrottle;
+  now: () => Date;
+}
+
+/** A request of a signed-in member: every action runs as this member, on its own organization only. */
+export interface SignedIn {
+  deps: PortalDeps;
+  request: PortalRequest;
+  form: Form;
+  member: MemberRecord;
+  actor: AdminActor & { kind: 'member' };
+  organization: OrganizationView;
+  /** The session's CSRF token, put in every form. */
+  csrf: string;
+  sessionToken: string;
+}
+
+/** The HTTP status of an admin API refusal. */
+export function statusOf(error: AdminError): number {
+  return { forbidden: 403, not_found: 404, invalid: 422, conflict: 409 }[error.code];
+}

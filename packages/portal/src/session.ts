@@ -1,0 +1,95 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { newToken, tokenHash, type MemberView, type SessionRecord, type SessionStore } from '@tron-safety/core';
+import { cookie, setCookie, type PortalRequest } from './http.js';
+
+export const SESSION_COOKIE = 'portal_session';
+/** Before sign-in there is no session: the sign-in and invitation forms carry this cookie's value. */
+export const FORM_COOKIE = 'portal_form';
+
+export interface SessionPolicy {
+  /** A session unused this long ends (default 30 minutes). */
+  idleMs: number;
+  /** A session ends this long after sign-in, however busy (default 12 hours). */
+  absoluteMs: number;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000 };
+const FORM_COOKIE_SECONDS = 3600;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Equal strings, compared in constant time. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The CSRF token of a signed-in session: derived from the session token (which only the cookie
+ * carries), so nothing more is stored and another site, which cannot read the cookie, cannot forge it.
+ */
+export function csrfTokenOf(sessionToken: string): string {
+  return createHmac('sha256', sessionToken).update('portal csrf').digest('base64url');
+}
+
+/** Sign-in sessions: a random token in an HttpOnly cookie, its SHA-256 in the session store. */
+export class Sessions {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly policy: SessionPolicy,
+    private readonly secure: boolean,
+  ) {}
+
+  /** A new session for the member; returns its Set-Cookie value. */
+  async start(member: MemberView, now: Date): Promise<string> {
+    const token = newToken();
+    await this.store.createSession({
+      tokenHash: tokenHash(token),
+      memberId: member.id,
+      organizationId: member.organizationId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.policy.absoluteMs),
+      idleExpiresAt: new Date(now.getTime() + this.policy.idleMs),
+    });
+    return setCookie(SESSION_COOKIE, token, { secure: this.secure, maxAgeSeconds: this.policy.absoluteMs / 1000 });
+  }
+
+  /** The request's live session (its idle end moved on) with its token, or null. */
+  async resume(request: PortalRequest, now: Date): Promise<{ token: string; session: SessionRecord } | null> {
+    const token = cookie(request, SESSION_COOKIE);
+    if (!token || !TOKEN.test(token)) return null;
+    const session = await this.store.touchSession({
+      tokenHash: tokenHash(token),
+      now,
+      idleExpiresAt: new Date(now.getTime() + this.policy.idleMs),
+    });
+    return session ? { token, session } : null;
+  }
+
+  /** Ends the session on the server and returns the Set-Cookie value that clears the cookie. */
+  async end(token: string): Promise<string> {
+    await this.store.deleteSession(tokenHash(token));
+    return this.clearCookie();
+  }
+
+  clearCookie(): string {
+    return setCookie(SESSION_COOKIE, '', { secure: this.secure, maxAgeSeconds: 0 });
+  }
+
+  /** The pre-sign-in form token: the request's own when it has a valid one, else a new one to set. */
+  formToken(request: PortalRequest): { token: string; setCookie?: string } {
+    const existing = cookie(request, FORM_COOKIE);
+    if (existing && TOKEN.test(existing)) return { token: existing };
+    const token = newToken();
+    return {
+      token,
+      setCookie: setCookie(FORM_COOKIE, token, { secure: this.secure, maxAgeSeconds: FORM_COOKIE_SECONDS }),
+    };
+  }
+
+  /** Double submit: the form's token must equal the cookie's (a cross-site post carries no Lax cookie). */
+  formTokenMatches(request: PortalRequest, submitted: string | null): boolean {
+    const expected = cookie(request, FORM_COOKIE);
+    return !!expected && !!submitted && TOKEN.test(expected) && sameSecret(expected, submitted);
+  }
+}

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { portalWorld, type Client } from './portal-client.js';
+
+const operator = { kind: 'operator' } as const;
+const keyId = (body: string) => /\/portal\/keys\/([0-9a-f-]{36})\/revoke/.exec(body)?.[1];
+
+async function signedIn(role = 'owner') {
+  const world = await portalWorld();
+  const email = role === 'owner' ? 'owner@example.com' : `${role}@example.com`;
+  if (role !== 'owner') await world.member(email, role);
+  const browser = world.client();
+  await browser.signIn(email);
+  return { ...world, browser };
+}
+
+async function createKey(browser: Client, label: string) {
+  const created = await browser.submit('/portal/keys', '/portal/keys', { label });
+  return { page: created, key: /id="issued-key" readonly value="([^"]+)"/.exec(created.body)?.[1] };
+}
+
+describe('Portal pages', () => {
+  test('Keys: a new key is shown once (not cached), then only its prefix; rotation and revocation take effect in the API', async () => {
+    const { browser, service } = await signedIn();
+    const { page, key } = await createKey(browser, 'checkout');
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['cache-control'], 'no-store');
+    assert.match(key!, /^tsk_live_/);
+    const list = await browser.get('/portal/keys');
+    assert.ok(!list.body.includes(key!), 'the list never shows the key');
+    assert.ok(list.body.includes(`${key!.slice(0, 17)}…`), 'only the prefix');
+    assert.equal((await service.usage({ apiKey: key! })).status, 200);
+
+    const id = keyId(list.body)!;
+    assert.equal((await browser.get(`/portal/keys/${id}/rotate`)).status, 200, 'asks first');
+    const rotated = await browser.submit('/portal/keys', `/portal/keys/${id}/rotate`);
+    const replacement = /id="issued-key" readonly value="([^"]+)"/.exec(rotated.body)![1]!;
+    assert.equal((await service.usage({ apiKey: key! })).status, 401, 'the old key stops at once');
+    assert.equal((await service.usage({ apiKey: replacement })).status, 200);
+
+    const newId = keyId((await browser.get('/portal/keys')).body)!;
+    const confirm = await browser.get(`/portal/keys/${newId}/revoke`);
+    assert.match(confirm.body, /cannot be undone/);
+    const revoked = await browser.submit('/portal/keys', `/portal/keys/${newId}/revoke`);
+    assert.equal(revoked.headers.location, '/portal/keys?done=revoked');
+    assert.equal((await service.usage({ apiKey: replacement })).status, 401);
+  });
+
+  test('Roles: a viewer sees usage and key metadata but gets 403 on every key action', async () => {
+    const { browser, service, orgId, stores } = await signedIn('viewer');
+    const existing = (await service.admin.createApiKey(operator, orgId, 'ci'))._unsafeUnwrap();
+    const keys = await browser.get('/portal/keys');
+    assert.equal(keys.status, 200);
+    assert.match(keys.body, /ci<\/td>/);
+    assert.ok(!keys.body.includes('Create key'), 'no create form');
+    assert.equal((await browser.get('/portal/usage')).status, 200);
+    const csrf = keys.csrf!;
+    const post = (path: string, form: Record<string, string> = {}) =>
+      browser.request('POST', path, { form: { csrf, ...form } });
+    assert.equal((await post('/portal/keys', { label: 'mine' })).status, 403);
+    assert.equal((await post(`/portal/keys/${existing.metadata.id}/rotate`)).status, 403);
+    assert.equal((await post(`/portal/keys/${existing.metadata.id}/revoke`)).status, 403);
+    assert.equal((await browser.get(`/portal/keys/${existing.metadata.id}/revoke`)).status, 403);
+    assert.equal((await post('/portal/members', { email: 'x@example.com', role: 'owner' })).status, 403);
+    assert.deepEqual(
+      (await stores.apiKeys.listKeys(orgId)).map((k) => [k.label, k.revokedAt]),
+      [['ci', null]],
+      'nothing changed',
+    );
+  });
+
+  test('CSRF: a state-changing form without its token, or with another session’s, is refused and changes nothing', async () => {
+    const { browser, stores, orgId, client } = await signedIn();
+    const other = client();
+    await other.signIn('owner@example.com');
+    const foreign = (await other.get('/portal/keys')).csrf!;
+    assert.equal((await browser.request('POST', '/portal/keys', { form: { label: 'no token' } })).status, 403);
+    assert.equal(
+      (await browser.request('POST', '/portal/keys', { form: { label: 'foreign', csrf: foreign } })).status,
+      403,
+    );
+    const twice = new URLSearchParams([
+      ['csrf', (await browser.get('/portal/keys')).csrf!],
+      ['csrf', 'x'],
+      ['label', 'x'],
+    ]);
+    assert.equal((await browser.request('POST', '/portal/keys', { form: Object.fromEntries(twice) })).status, 403);
+    assert.equal((await browser.request('POST', '/portal/sign-out')).status, 403, 'even sign-out');
+    assert.equal((await stores.apiKeys.listKeys(orgId)).length, 0);
+  });
+
+  test('Scoping: keys and members of another organization cannot be reached, even by id', async () => {
+    const { browser, service, organization, member } = await signedIn();
+    const otherOrg = await organization('Other');
+    const foreignKey = (await service.admin.createApiKey(operator, otherOrg, 'theirs'))._unsafeUnwrap();
+    const foreignMember = await member('them@example.com', 'viewer', otherOrg);
+    assert.equal((await browser.submit('/portal/keys', `/portal/keys/${foreignKey.metadata.id}/revoke`)).status, 404);
+    assert.equal((await browser.submit('/portal/keys', `/portal/keys/${foreignKey.metadata.id}/rotate`)).status, 404);
+    assert.equal((await browser.get(`/portal/members/${foreignMember.id}/remove`)).status, 404);
+    assert.equal(
+      (await browser.submit('/portal/members', `/portal/members/${foreignMember.id}/role`, { role: 'owner' })).status,
+      404,
+    );
+    assert.equal((await browser.submit('/portal/members', `/portal/members/${foreignMember.id}/remove`)).status, 404);
+    assert.equal((await service.usage({ apiKey: foreignKey.key })).status, 200, 'their key still works');
+    assert.ok(!(await browser.get('/portal/members')).body.includes('them@example.com'));
+  });
+
+  test('Members: an owner invites (the link is shown once), changes roles, and the last owner stays', async () => {
+    const { browser, owner, service } = await signedIn();
+    const invited = await browser.submit('/portal/members', '/portal/members', {
+      email: 'Ana@Example.com',
+      role: 'admin',
+    });
+    assert.equal(invited.status, 200);
+    const link = /id="invitation-link" readonly value="([^"]+)"/.exec(invited.body)![1]!;
+    assert.match(link, /^http:\/\/portal\.test\/portal\/invitation\?token=[A-Za-z0-9_-]{43}$/);
+    assert.equal(
+      (await browser.submit('/portal/members', '/portal/members', { email: 'ana@example.com', role: 'viewer' })).status,
+      409,
+    );
+
+    const demote = await browser.submit('/portal/members', `/portal/members/${owner.id}/role`, { role: 'viewer' });
+    assert.equal(demote.status, 409);
+    assert.match(demote.body, /The last owner cannot be demoted/);
+    assert.equal((await browser.submit('/portal/members', `/portal/members/${owner.id}/remove`)).status, 409);
+    const ana = (await service.admin.members.listMembers(operator, owner.organizationId))
+      ._unsafeUnwrap()
+      .find((m) => m.email === 'ana@example.com')!;
+    const changed = await browser.submit('/portal/members', `/portal/members/${ana.id}/role`, { role: 'owner' });
+    assert.equal(changed.headers.location, '/portal/members?done=role');
+    assert.equal(
+      (await browser.submit('/portal/members', `/portal/members/${owner.id}/role`, { role: 'viewer' })).status,
+      303,
+      'another owner exists now',
+    );
+  });
+
+  test('Members: an admin cannot make or touch owners; a developer cannot invite', async () => {
+    const { browser, owner, client, member } = await signedIn('admin');
+    assert.equal(
+      (await browser.submit('/portal/members', '/portal/members', { email: 'o@example.com', role: 'owner' })).status,
+      403,
+    );
+    assert.equal(
+      (await browser.submit('/portal/members', `/portal/members/${owner.id}/role`, { role: 'viewer' })).status,
+      403,
+    );
+    assert.equal((await browser.get(`/portal/members/${owner.id}/remove`)).status, 403);
+    await member('dev@example.com', 'developer');
+    const dev = client();
+    await dev.signIn('dev@example.com');
+    assert.equal(
+      (await dev.submit('/portal/members', '/portal/members', { email: 'x@example.com', role: 'viewer' })).status,
+      403,
+    );
+  });
+
+  test('Every page carries the security headers; user text is escaped', async () => {
+    const { browser } = await signedIn();
+    await createKey(browser, '<script>alert(1)</script>');
+    const keys = await browser.get('/portal/keys');
+    assert.ok(!keys.body.includes('<script>alert'), 'escaped');
+    assert.ok(keys.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    for (const path of [
+      '/portal/sign-in',
+      '/portal/overview',
+      '/portal/keys',
+      '/portal/usage',
+      '/portal/check',
+      '/portal/members',
+      '/portal/nowhere',
+    ]) {
+      const page = await browser.get(path);
+      const csp = page.headers['content-security-policy']!;
+      assert.ok(!csp.includes('unsafe-inline') && csp.includes("script-src 'self'"), path);
+      assert.ok(csp.includes("frame-ancestors 'none'"), path);
+      assert.equal(page.headers['referrer-policy'], 'no-referrer', path);
+      assert.equal(page.headers['cache-control'], 'no-store', path);
+      assert.ok(!/<script>|<script [^s]|\son[a-z]+=/i.test(page.body), `${path}: no inline script or handler`);
+    }
+    const script = await browser.get('/portal/assets/portal.js');
+    assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
+  });
+
+  test('Overview and usage: plan, limits, the month’s quota bar and the 1/7/30-day counters', async () => {
+    const { browser, service, orgId, advance } = await signedIn('billing');
+    const key = (await service.admin.createApiKey(operator, orgId, 'ci'))._unsafeUnwrap().key;
+    for (const n of [1, 2, 3]) {
+      const checked = await service.check({ apiKey: key, request: { tx_hash: String(n).repeat(64), network: 'tron' } });
+      assert.equal(checked.status, 200);
+    }
+    const overview = await browser.get('/portal/overview');
+    assert.match(overview.body, /aria-label="Quota: 3 used, 0 reserved, 97 remaining of 100"/);
+    assert.match(overview.body, /Custom entitlements/);
+    advance(2 * 86_400_000);
+    await browser.signIn('billing@example.com');
+    const usage = await browser.get('/portal/usage');
+    const counts = [...usage.body.matchAll(/<dt>Requests<\/dt>\s*<dd>(\d+)<\/dd>/g)].map((m) => Number(m[1]));
+    assert.deepEqual(counts, [0, 3, 3], 'last 24 hours, 7 days, 30 days');
+    assert.equal((await browser.get('/portal/check')).status, 200);
+  });
+
+  test('Routing: unknown pages 404, wrong methods 405, /portal goes to sign-in', async () => {
+    const { client } = await signedIn();
+    const anonymous = client();
+    assert.equal((await anonymous.get('/portal')).headers.location, '/portal/');
+    assert.equal((await anonymous.get('/portal/')).headers.location, '/portal/sign-in');
+    assert.equal((await anonymous.get('/portal/keys')).headers.location, '/portal/sign-in');
+    assert.equal((await anonymous.get('/portal/nope')).status, 404);
+    const wrong = await anonymous.request('DELETE', '/portal/keys');
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.allow, 'GET, POST');
+  });
+});

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { PASSWORD, portalWorld } from './portal-client.js';
+
+const MINUTE = 60_000;
+
+describe('Portal sign-in', () => {
+  test('Invitation: the link sets a password once, then the member signs in with email and password', async () => {
+    const world = await portalWorld();
+    const invited = (
+      await world.service.admin.members.inviteMember({ kind: 'operator' }, world.orgId, {
+        email: 'dev@example.com',
+        role: 'developer',
+      })
+    )._unsafeUnwrap();
+    const browser = world.client();
+    const link = `/portal/invitation?token=${invited.token}`;
+    const form = await browser.get(link);
+    assert.equal(form.status, 200);
+    assert.match(form.body, /dev@example\.com/);
+    const differ = await browser.submit(link, '/portal/invitation', {
+      token: invited.token,
+      password: PASSWORD,
+      repeat: 'other',
+    });
+    assert.equal(differ.status, 422);
+    const short = await browser.submit(link, '/portal/invitation', {
+      token: invited.token,
+      password: 'short',
+      repeat: 'short',
+    });
+    assert.equal(short.status, 422);
+    assert.match(short.body, /at least 12 characters/);
+    const set = await browser.submit(link, '/portal/invitation', {
+      token: invited.token,
+      password: PASSWORD,
+      repeat: PASSWORD,
+    });
+    assert.equal(set.status, 303);
+    assert.equal(set.headers.location, '/portal/sign-in?done=password');
+    assert.equal((await browser.get(link)).status, 404, 'the link works once');
+
+    const signedIn = await browser.signIn('DEV@example.com', PASSWORD);
+    assert.equal(signedIn.status, 303);
+    assert.equal(signedIn.headers.location, '/portal/overview');
+    const overview = await browser.get('/portal/overview');
+    assert.equal(overview.status, 200);
+    assert.match(overview.body, /dev@example\.com \(developer\)/);
+  });
+
+  test('Sessions: the cookie is HttpOnly, SameSite=Lax, for /portal only, and Secure unless the host is on loopback', async () => {
+    for (const secureCookies of [false, true]) {
+      const world = await portalWorld({ secureCookies });
+      const signedIn = await world.client().signIn('owner@example.com');
+      const cookie = signedIn.headers['set-cookie']!;
+      assert.match(cookie, /^portal_session=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Max-Age=43200/);
+      assert.equal(cookie.endsWith('; Secure'), secureCookies);
+    }
+  });
+
+  test('Sessions: 30 idle minutes end a session; use keeps it alive until 12 hours after sign-in', async () => {
+    const world = await portalWorld();
+    const idle = world.client();
+    await idle.signIn('owner@example.com');
+    world.advance(29 * MINUTE);
+    assert.equal((await idle.get('/portal/overview')).status, 200);
+    world.advance(30 * MINUTE);
+    assert.equal((await idle.get('/portal/overview')).headers.location, '/portal/sign-in', 'idle for 30 minutes');
+
+    const busy = world.client();
+    await busy.signIn('owner@example.com');
+    for (let elapsed = 0; elapsed < 12 * 60 - 20; elapsed += 20) {
+      world.advance(20 * MINUTE);
+      assert.equal((await busy.get('/portal/usage')).status, 200, `still signed in after ${elapsed + 20} minutes`);
+    }
+    world.advance(20 * MINUTE);
+    assert.equal((await busy.get('/portal/usage')).status, 303, 'signed out 12 hours after sign-in');
+  });
+
+  test('Sign-out ends the session on the server: the old cookie no longer opens a page', async () => {
+    const world = await portalWorld();
+    const browser = world.client();
+    await browser.signIn('owner@example.com');
+    const stolen = browser.cookies.get('portal_session')!;
+    const out = await browser.submit('/portal/overview', '/portal/sign-out');
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.location, '/portal/sign-in?done=signed-out');
+    assert.match(out.headers['set-cookie']!, /^portal_session=; .*Max-Age=0/);
+    const replayed = await world.client().get('/portal/overview', { cookie: `portal_session=${stolen}` });
+    assert.equal(replayed.status, 303);
+    assert.equal(replayed.headers.location, '/portal/sign-in');
+  });
+
+  test('Throttling: after 5 wrong passwords for an email, even the right one is refused until the window ends', async () => {
+    const world = await portalWorld();
+    const browser = world.client('203.0.113.7');
+    for (let i = 0; i < 5; i++)
+      assert.equal((await browser.signIn('owner@example.com', 'wrong password!')).status, 401);
+    const refused = await browser.signIn('owner@example.com', PASSWORD);
+    assert.equal(refused.status, 429);
+    assert.match(refused.body, /Too many failed sign-ins/);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(
+      (await world.client('198.51.100.1').signIn('owner@example.com')).status,
+      429,
+      'per email, from any client',
+    );
+    world.advance(15 * MINUTE);
+    assert.equal((await browser.signIn('owner@example.com')).status, 303, 'a new window');
+  });
+
+  test('Throttling: failures from one client past its limit block it for every email, not other clients', async () => {
+    const world = await portalWorld({ throttle: { perClient: 4 } });
+    await world.member('dev@example.com', 'developer');
+    const attacker = world.client('203.0.113.9');
+    for (let i = 0; i < 4; i++) await attacker.signIn(`guess-${i}@example.com`, 'wrong password!');
+    assert.equal((await attacker.signIn('dev@example.com')).status, 429);
+    assert.equal((await world.client('198.51.100.2').signIn('dev@example.com')).status, 303);
+  });
+
+  test('CSRF: the sign-in form without its token (or from another site) is refused', async () => {
+    const world = await portalWorld();
+    const browser = world.client();
+    await browser.get('/portal/sign-in');
+    const noToken = await browser.request('POST', '/portal/sign-in', {
+      form: { email: 'owner@example.com', password: PASSWORD },
+    });
+    assert.equal(noToken.status, 403);
+    const crossSite = await world.client().request('POST', '/portal/sign-in', {
+      form: { csrf: browser.cookies.get('portal_form')!, email: 'owner@example.com', password: PASSWORD },
+    });
+    assert.equal(crossSite.status, 403, 'a token without its cookie');
+    assert.equal(noToken.headers['set-cookie'], undefined, 'no session');
+  });
+
+  test('An API key never opens the portal; unknown members and wrong passwords read the same', async () => {
+    const world = await portalWorld();
+    const key = (await world.service.admin.createApiKey({ kind: 'operator' }, world.orgId, 'ci'))._unsafeUnwrap().key;
+    const withKey = await world.client().get('/portal/overview', { 'x-api-key': key, authorization: `Bearer ${key}` });
+    assert.equal(withKey.status, 303);
+    assert.equal(withKey.headers.location, '/portal/sign-in');
+    const asPassword = await world.client().signIn('owner@example.com', key);
+    assert.equal(asPassword.status, 401);
+    const unknown = await world.client('192.0.2.1').signIn('nobody@example.com');
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.replace(/value="[^"]*"/g, ''), asPassword.body.replace(/value="[^"]*"/g, ''));
+  });
+
+  test('Removing a member ends its session at once', async () => {
+    const world = await portalWorld();
+    const dev = await world.member('dev@example.com', 'developer');
+    const browser = world.client();
+    await browser.signIn('dev@example.com');
+    assert.equal((await browser.get('/portal/keys')).status, 200);
+    (await world.service.admin.members.removeMember({ kind: 'operator' }, world.orgId, dev.id))._unsafeUnwrap();
+    assert.equal((await browser.get('/portal/keys')).status, 303);
+  });
+});

@@ -1,0 +1,95 @@
+import type {
+  AcceptInvitationParams,
+  MemberChangeOutcome,
+  MemberRecord,
+  MemberStore,
+  RemoveMemberParams,
+  SetMemberRoleParams,
+} from '@tron-safety/core';
+
+const copyMember = (m: MemberRecord): MemberRecord => ({ ...m, invitation: m.invitation && { ...m.invitation } });
+
+/** Members in memory; each method reads and writes without yielding, so it is one atomic step. */
+export class MemoryMemberStore implements MemberStore {
+  readonly #byId = new Map<string, MemberRecord>();
+  readonly #idByEmail = new Map<string, string>();
+  readonly #idByInvitation = new Map<string, string>();
+
+  async insertMember(record: MemberRecord): Promise<boolean> {
+    if (this.#byId.has(record.id) || this.#idByEmail.has(record.email)) return false;
+    this.#byId.set(record.id, copyMember(record));
+    this.#idByEmail.set(record.email, record.id);
+    if (record.invitation) this.#idByInvitation.set(record.invitation.tokenHash, record.id);
+    return true;
+  }
+
+  async findMemberByEmail(email: string): Promise<MemberRecord | null> {
+    return this.#copyOf(this.#idByEmail.get(email));
+  }
+
+  async getMember(organizationId: string, memberId: string): Promise<MemberRecord | null> {
+    const member = this.#byId.get(memberId);
+    return member?.organizationId === organizationId ? copyMember(member) : null;
+  }
+
+  async listMembers(organizationId: string): Promise<MemberRecord[]> {
+    return [...this.#byId.values()]
+      .filter((m) => m.organizationId === organizationId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .map(copyMember);
+  }
+
+  async findInvitation(tokenHash: string, now: Date): Promise<MemberRecord | null> {
+    const member = this.#invited(tokenHash, now);
+    return member ? copyMember(member) : null;
+  }
+
+  async acceptInvitation(params: AcceptInvitationParams): Promise<MemberRecord | null> {
+    const member = this.#invited(params.tokenHash, params.now);
+    if (!member) return null;
+    this.#idByInvitation.delete(params.tokenHash);
+    member.passwordHash = params.passwordHash;
+    member.invitation = null;
+    member.updatedAt = params.now;
+    return copyMember(member);
+  }
+
+  async setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome> {
+    const member = this.#byId.get(params.memberId);
+    if (member?.organizationId !== params.organizationId) return { ok: false, reason: 'not_found' };
+    if (params.role !== 'owner' && this.#isLastOwner(member)) return { ok: false, reason: 'last_owner' };
+    member.role = params.role;
+    member.updatedAt = params.now;
+    return { ok: true, member: copyMember(member) };
+  }
+
+  async removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
+    const member = this.#byId.get(params.memberId);
+    if (member?.organizationId !== params.organizationId) return { ok: false, reason: 'not_found' };
+    if (this.#isLastOwner(member)) return { ok: false, reason: 'last_owner' };
+    this.#byId.delete(member.id);
+    this.#idByEmail.delete(member.email);
+    if (member.invitation) this.#idByInvitation.delete(member.invitation.tokenHash);
+    return { ok: true, member: copyMember(member) };
+  }
+
+  #copyOf(id: string | undefined): MemberRecord | null {
+    const member = id === undefined ? undefined : this.#byId.get(id);
+    return member ? copyMember(member) : null;
+  }
+
+  #invited(tokenHash: string, now: Date): MemberRecord | null {
+    const id = this.#idByInvitation.get(tokenHash);
+    const member = id === undefined ? undefined : this.#byId.get(id);
+    return member?.invitation && member.invitation.expiresAt > now ? member : null;
+  }
+
+  #isLastOwner(member: MemberRecord): boolean {
+    if (member.role !== 'owner') return false;
+    for (const other of this.#byId.values()) {
+      if (other.id !== member.id && other.organizationId === member.organizationId && other.role === 'owner')
+        return false;
+    }
+    return true;
+  }
+}

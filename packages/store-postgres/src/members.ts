@@ -1,0 +1,160 @@
+import type {
+  AcceptInvitationParams,
+  MemberChangeOutcome,
+  MemberRecord,
+  MemberStore,
+  RemoveMemberParams,
+  SetMemberRoleParams,
+} from '@tron-safety/core';
+import * as t from 'io-ts';
+import type pg from 'pg';
+import { inTransaction } from './connection.js';
+import { decodeRow, decodeRows, PgDate } from './rows.js';
+
+const MemberRow = t.type({
+  id: t.string,
+  organization_id: t.string,
+  email: t.string,
+  role: t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null }),
+  password_hash: t.union([t.string, t.null]),
+  invitation_hash: t.union([t.string, t.null]),
+  invitation_expires_at: t.union([PgDate, t.null]),
+  created_at: PgDate,
+  updated_at: PgDate,
+});
+
+const COLUMNS =
+  'id, organization_id, email, role, password_hash, invitation_hash, invitation_expires_at, created_at, updated_at';
+
+/**
+ * Advisory lock class of an organization's member changes ("memb" in ASCII), object = hash of the
+ * organization id: a role change or removal counts the owners and writes under it, so two
+ * concurrent demotions cannot both see another owner.
+ */
+const MEMBERS_LOCK_CLASS = 1835361634;
+
+/** Portal members; passwords as scrypt hashes, invitation tokens as SHA-256 (hashed by the core). */
+export class PostgresMemberStore implements MemberStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async insertMember(record: MemberRecord): Promise<boolean> {
+    // No conflict target: a clash on the id, the email or the invitation all mean "not inserted".
+    const result = await this.pool.query(
+      `INSERT INTO portal_members (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+      [
+        record.id,
+        record.organizationId,
+        record.email,
+        record.role,
+        record.passwordHash,
+        record.invitation?.tokenHash ?? null,
+        record.invitation?.expiresAt ?? null,
+        record.createdAt,
+        record.updatedAt,
+      ],
+    );
+    return result.rowCount === 1;
+  }
+
+  findMemberByEmail(email: string): Promise<MemberRecord | null> {
+    return this.#one(`SELECT ${COLUMNS} FROM portal_members WHERE email = $1`, [email]);
+  }
+
+  getMember(organizationId: string, memberId: string): Promise<MemberRecord | null> {
+    return this.#one(`SELECT ${COLUMNS} FROM portal_members WHERE organization_id = $1 AND id = $2`, [
+      organizationId,
+      memberId,
+    ]);
+  }
+
+  async listMembers(organizationId: string): Promise<MemberRecord[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM portal_members WHERE organization_id = $1 ORDER BY created_at, id`,
+      [organizationId],
+    );
+    return decodeRows(MemberRow, rows, 'portal_members').map(toRecord);
+  }
+
+  findInvitation(tokenHash: string, now: Date): Promise<MemberRecord | null> {
+    return this.#one(
+      `SELECT ${COLUMNS} FROM portal_members WHERE invitation_hash = $1 AND invitation_expires_at > $2`,
+      [tokenHash, now],
+    );
+  }
+
+  acceptInvitation(params: AcceptInvitationParams): Promise<MemberRecord | null> {
+    // One conditional UPDATE: of two uses of one link, only the first still finds the invitation.
+    return this.#one(
+      `UPDATE portal_members
+          SET password_hash = $2, invitation_hash = NULL, invitation_expires_at = NULL, updated_at = $3
+        WHERE invitation_hash = $1 AND invitation_expires_at > $3
+        RETURNING ${COLUMNS}`,
+      [params.tokenHash, params.passwordHash, params.now],
+    );
+  }
+
+  setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome> {
+    return this.#changeKeepingAnOwner(
+      params,
+      `UPDATE portal_members m SET role = $3, updated_at = $4
+        WHERE m.organization_id = $1 AND m.id = $2 AND ($3 = 'owner' OR ${KEEPS_AN_OWNER})
+        RETURNING ${COLUMNS}`,
+      [params.role, params.now],
+    );
+  }
+
+  removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
+    return this.#changeKeepingAnOwner(
+      params,
+      `DELETE FROM portal_members m WHERE m.organization_id = $1 AND m.id = $2 AND ${KEEPS_AN_OWNER}
+        RETURNING ${COLUMNS}`,
+      [],
+    );
+  }
+
+  /** Runs the conditional change under the organization's lock; tells a missing member from the last owner. */
+  #changeKeepingAnOwner(
+    params: { organizationId: string; memberId: string },
+    sql: string,
+    extra: unknown[],
+  ): Promise<MemberChangeOutcome> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERS_LOCK_CLASS, params.organizationId]);
+      // Each statement after the lock sees every change committed before it was granted.
+      const changed = await client.query(sql, [params.organizationId, params.memberId, ...extra]);
+      const row = decodeRow(MemberRow, changed.rows, 'portal_members');
+      if (row) return { ok: true, member: toRecord(row) } as const;
+      const exists = await client.query('SELECT 1 FROM portal_members WHERE organization_id = $1 AND id = $2', [
+        params.organizationId,
+        params.memberId,
+      ]);
+      return { ok: false, reason: exists.rowCount === 1 ? 'last_owner' : 'not_found' } as const;
+    });
+  }
+
+  async #one(sql: string, params: unknown[]): Promise<MemberRecord | null> {
+    const { rows } = await this.pool.query(sql, params);
+    const row = decodeRow(MemberRow, rows, 'portal_members');
+    return row ? toRecord(row) : null;
+  }
+}
+
+/** The row `m` is not an owner, or another owner of its organization remains. */
+const KEEPS_AN_OWNER = `(m.role <> 'owner' OR EXISTS (
+  SELECT 1 FROM portal_members o WHERE o.organization_id = m.organization_id AND o.role = 'owner' AND o.id <> m.id))`;
+
+function toRecord(row: t.TypeOf<typeof MemberRow>): MemberRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    email: row.email,
+    role: row.role,
+    passwordHash: row.password_hash,
+    invitation:
+      row.invitation_hash !== null && row.invitation_expires_at !== null
+        ? { tokenHash: row.invitation_hash, expiresAt: row.invitation_expires_at }
+        : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
