@@ -95,21 +95,32 @@ describe('Hardened HTTP: server timeouts and the connection cap', () => {
   });
 });
 
-/** Stores whose key lookup fails for one key: its requests answer 500 internal_error. */
+/**
+ * Stores that fail in two ways: admitting one key (`checks.begin`; its requests answer 503
+ * rate_limiter_unavailable) and reading a 90-day usage report (500 internal_error).
+ */
 function failingStores(): SafetyStores {
   const stores = createMemoryStores();
+  const checks = stores.checks;
+  const usage = stores.usage;
   return {
     ...stores,
-    apiKeys: {
-      ...stores.apiKeys,
-      findKeyByHash: async (hash) => {
-        if (hash === BROKEN_HASH) throw new Error('store down');
-        return stores.apiKeys.findKeyByHash(hash);
+    checks: {
+      begin: async (params) => {
+        if ('apiKeyHash' in params.credential && params.credential.apiKeyHash === BROKEN_HASH) {
+          throw new Error('store down');
+        }
+        return checks.begin(params);
       },
-      insertKey: (r) => stores.apiKeys.insertKey(r),
-      listKeys: (o) => stores.apiKeys.listKeys(o),
-      revokeKey: (o, k, n) => stores.apiKeys.revokeKey(o, k, n),
-      rotateKey: (o, k, r, n) => stores.apiKeys.rotateKey(o, k, r, n),
+      finish: (params) => checks.finish(params),
+    },
+    usage: {
+      recordUsage: (record) => usage.recordUsage(record),
+      readUsageDays: async (params) => {
+        if (Date.parse(params.lastDay) - Date.parse(params.firstDay) === 89 * 86_400_000) throw new Error('store down');
+        return usage.readUsageDays(params);
+      },
+      purgeUsageBefore: (day, limit) => usage.purgeUsageBefore(day, limit),
     },
   };
 }
@@ -149,7 +160,8 @@ for (const framework of ['express', 'koa'] as Framework[]) {
         ['/v1/transaction/check', { method: 'GET' }, 405],
         ['/v1/transaction/check', post('{"tx_hash":1}'), 422],
         ['/v1/transaction/check', post(`{"a":"${'x'.repeat(5000)}"}`), 422],
-        ['/v1/usage', { headers: { 'x-api-key': BROKEN_KEY } }, 500],
+        ['/v1/usage', { headers: { 'x-api-key': BROKEN_KEY } }, 503],
+        ['/v1/usage?days=90', { headers: { 'x-api-key': apiKey } }, 500],
       ];
       for (const [path, options, status] of cases) {
         const res = await request(`${url}${path}`, options);

@@ -10,7 +10,7 @@ import type { RiskProviders } from '../src/risk/signals.js';
 import type { CoreHttpResponse } from '../src/runtime/http.js';
 import { createSafetyService, type SafetyService } from '../src/runtime/service.js';
 import type { SafetyProviders, SafetyServiceOptions } from '../src/runtime/context.js';
-import type { SafetyStores } from '../src/stores/index.js';
+import type { BeginCheckParams, FinishCheckParams, SafetyStores } from '../src/stores/index.js';
 import type { Entitlements } from '../src/stores/organizations.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 import { startFakeTronNode, type FakeTronNode } from '../src/testing/fake-tron-node.js';
@@ -372,15 +372,21 @@ describe('errors table', () => {
 
   test('503 rate_limiter_unavailable: a failing limit store fails closed', async () => {
     const stores = createMemoryStores();
-    let failing: 'hitRate' | 'acquireSlot' | null = null;
-    stores.limits = failingWhen(stores.limits, () => failing);
+    let failing: 'rate' | 'slot' | null = null;
+    // `begin` counts the rate for both endpoints and takes a slot for checks only.
+    stores.checks = failingIf(
+      stores.checks,
+      (method, [params]) =>
+        method === 'begin' &&
+        (failing === 'rate' || (failing === 'slot' && (params as BeginCheckParams).slot !== null)),
+    );
     const s = await setup({}, {}, {}, stores);
-    failing = 'hitRate';
+    failing = 'rate';
     const refused = await check(s, COMPLETE_TX);
     assertError(refused, 503, 'rate_limiter_unavailable', true);
     assert.equal(refused.headers['Retry-After'], '1');
     assertError(await getUsage(s), 503, 'rate_limiter_unavailable', true);
-    failing = 'acquireSlot';
+    failing = 'slot';
     assertError(await check(s, COMPLETE_TX), 503, 'rate_limiter_unavailable', true);
     assert.equal((await period(s)).reserved, 0);
   });
@@ -402,9 +408,9 @@ describe('errors table', () => {
 
   test('504 request_timeout on GET /v1/usage when a store does not answer in time', async () => {
     const stores = createMemoryStores();
-    const summarize = stores.usage.summarizeUsage.bind(stores.usage);
+    const read = stores.usage.readUsageDays.bind(stores.usage);
     let hang = false;
-    stores.usage.summarizeUsage = (params) => (hang ? new Promise(() => {}) : summarize(params));
+    stores.usage.readUsageDays = (params) => (hang ? new Promise(() => {}) : read(params));
     const s = await setup({}, { deadlineMs: 200 }, {}, stores);
     hang = true;
     assertError(await getUsage(s), 504, 'request_timeout', true);
@@ -412,16 +418,21 @@ describe('errors table', () => {
 
   test('500 internal_error from a failing store: envelope, released, key free again', async () => {
     const stores = createMemoryStores();
-    let failing: 'commit' | null = null;
-    stores.quota = failingWhen(stores.quota, () => failing);
+    let failing = false;
+    // Billing fails (every try); giving back still works.
+    stores.checks = failingIf(
+      stores.checks,
+      (method, [params]) =>
+        failing && method === 'finish' && (params as FinishCheckParams).reservation?.commit === true,
+    );
     const errors: string[] = [];
     const s = await setup({}, { onError: (_e, c) => errors.push(c.step) }, {}, stores);
-    failing = 'commit';
+    failing = true;
     const r = await check(s, COMPLETE_TX, { 'idempotency-key': 'boom' });
     assertError(r, 500, 'internal_error', false);
-    assert.ok(errors.includes('quota finalize'));
+    assert.ok(errors.includes('finish'));
     assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
-    failing = null;
+    failing = false;
     const retried = await check(s, COMPLETE_TX, { 'idempotency-key': 'boom' });
     assert.equal(retried.status, 200);
     assert.equal(retried.headers['Idempotent-Replayed'], undefined);
@@ -746,15 +757,15 @@ describe('the deadline bounds the whole request', () => {
     return { proxy, called, release: () => release() };
   }
 
-  /** Instant in-process providers: the store under test is the only slow part. */
-  async function instantSetup(store: 'quota' | 'usage' | 'idempotency', method: string, steps: string[] = []) {
+  /** Instant in-process providers (the chain failing for `failingChain`): the store under test is the only slow part. */
+  async function instantSetup(store: 'checks', method: string, steps: string[] = [], failingChain = false) {
     const stores = createMemoryStores();
     const held = heldBack(stores[store], method);
     Object.assign(stores, { [store]: held.proxy });
     const s = await setup(
       {},
       { deadlineMs: 400, onError: (_e, c) => steps.push(c.step) },
-      { chain: instantChain(), risk: instantRisk() },
+      { chain: failingChain ? instantChain({ facts: () => null }) : instantChain(), risk: instantRisk() },
       stores,
     );
     return { s, held };
@@ -775,23 +786,25 @@ describe('the deadline bounds the whole request', () => {
     );
   });
 
-  for (const [store, method] of [
-    ['quota', 'commit'],
-    ['usage', 'appendUsage'],
-    ['idempotency', 'complete'],
+  // `finish` bills, stores the result and records usage in one call.
+  for (const [what, key, failingChain, status] of [
+    ['bills a complete check', null, false, 504],
+    ['stores a result under its key', 'hang-complete', false, 504],
+    ['only records usage (nothing billed or stored)', null, true, 503],
   ] as const) {
-    test(`a ${store} store that never answers ${method}: the caller still gets an answer by the deadline`, async () => {
+    test(`a store that never answers the finish that ${what}: the caller still gets an answer by the deadline`, async () => {
       const steps: string[] = [];
-      const { s } = await instantSetup(store, method, steps);
-      const r = await check(s, COMPLETE_TX, { 'idempotency-key': `hang-${method}` });
-      if (method === 'appendUsage') assert.equal(r.status, 200, 'a lost usage record does not change a decided answer');
+      const { s } = await instantSetup('checks', 'finish', steps, failingChain);
+      const r = await check(s, COMPLETE_TX, key ? { 'idempotency-key': key } : {});
+      if (status === 503)
+        assertError(r, 503, 'provider_unavailable', true); // a lost usage record does not change a decided answer
       else assertError(r, 504, 'request_timeout', true);
       assert.ok(steps.length > 0, 'the hanging store is reported');
     });
   }
 
   test('a commit that lands after the caller got its 504: the retry replays the decided 200, billed once', async () => {
-    const { s, held } = await instantSetup('quota', 'commit');
+    const { s, held } = await instantSetup('checks', 'finish');
     const first = await check(s, COMPLETE_TX, { 'idempotency-key': 'late' });
     assertError(first, 504, 'request_timeout', true);
     held.release();
@@ -807,18 +820,18 @@ describe('the deadline bounds the whole request', () => {
   });
 
   test('close() is not held by a store that never answers', async () => {
-    const { s, held } = await instantSetup('quota', 'commit');
+    const { s, held } = await instantSetup('checks', 'finish');
     const inFlight = check(s, COMPLETE_TX);
     await held.called;
     await s.service.close({ timeoutMs: 50 });
     assertError(await inFlight, 504, 'request_timeout', true);
   });
 
-  test('idempotency complete is tried twice before the key is given up', async () => {
+  test('finishing (storing the result) is tried twice before the key is given up', async () => {
     const stores = createMemoryStores();
-    const complete = stores.idempotency.complete.bind(stores.idempotency);
+    const finish = stores.checks.finish.bind(stores.checks);
     let failures = 1;
-    stores.idempotency.complete = (...args) => (failures-- > 0 ? Promise.reject(new Error('blip')) : complete(...args));
+    stores.checks.finish = (params) => (failures-- > 0 ? Promise.reject(new Error('blip')) : finish(params));
     const s = await setup({}, {}, {}, stores);
     const first = await check(s, COMPLETE_TX, { 'idempotency-key': 'blip' });
     assert.equal(first.status, 200);
@@ -858,14 +871,16 @@ describe('shutdown', () => {
   });
 });
 
-/** The store with `method` rejecting while `which()` names it. */
-function failingWhen<S extends object>(store: S, which: () => string | null): S {
+/** The store with a method rejecting while `fails(method, args)` says so. */
+function failingIf<S extends object>(store: S, fails: (method: string, args: unknown[]) => boolean): S {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) =>
-        which() === property ? Promise.reject(new Error(`store down: ${String(property)}`)) : value.apply(target, args);
+        fails(String(property), args)
+          ? Promise.reject(new Error(`store down: ${String(property)}`))
+          : value.apply(target, args);
     },
   });
 }

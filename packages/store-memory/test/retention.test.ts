@@ -2,49 +2,74 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createMemoryStores } from '../src/index.js';
 
-test('usage records past the retention are dropped as new ones arrive', async () => {
-  const { usage } = createMemoryStores({ usageRetentionDays: 10 });
-  const now = new Date('2026-05-20T00:00:00Z');
-  const record = (at: Date) => ({
-    organizationId: 'org',
-    at,
-    network: 'tron',
-    overallState: 'CLEAR' as const,
-    coverage: 'complete' as const,
-    billable: true,
-    latencyMs: 1,
-    errorCode: null,
-  });
-  await usage.appendUsage(record(new Date(now.getTime() - 11 * 86_400_000)));
-  for (let i = 1; i < 1024; i++) await usage.appendUsage(record(now));
-  const summary = await usage.summarizeUsage({
-    organizationId: 'org',
-    since: new Date(0),
-    until: new Date(now.getTime() + 1),
-  });
-  assert.equal(summary.requests, 1023);
+const record = (at: Date) => ({
+  organizationId: 'org',
+  at,
+  network: 'tron',
+  overallState: 'CLEAR' as const,
+  coverage: 'complete' as const,
+  billable: true,
+  latencyMs: 1,
+  errorCode: null,
 });
 
-test('retention keeps working with far more records than fit in a call’s arguments', async () => {
+test('usage days past the retention are dropped as a new day starts', async () => {
   const { usage } = createMemoryStores({ usageRetentionDays: 10 });
   const now = new Date('2026-05-20T00:00:00Z');
-  const record = {
-    organizationId: 'org',
-    at: now,
-    network: 'tron',
-    overallState: 'CLEAR' as const,
-    coverage: 'complete' as const,
-    billable: true,
-    latencyMs: 1,
-    errorCode: null,
-  };
-  for (let i = 0; i < 150_000; i++) await usage.appendUsage(record);
-  assert.equal(await usage.purgeUsageBefore(new Date(now.getTime() - 86_400_000)), 0);
-  const summary = await usage.summarizeUsage({
-    organizationId: 'org',
-    since: new Date(0),
-    until: new Date(now.getTime() + 1),
-  });
-  assert.equal(summary.requests, 150_000);
-  assert.equal(await usage.purgeUsageBefore(new Date(now.getTime() + 1)), 150_000);
+  await usage.recordUsage(record(new Date(now.getTime() - 11 * 86_400_000)));
+  await usage.recordUsage(record(new Date(now.getTime() - 9 * 86_400_000)));
+  for (let i = 1; i < 1024; i++) await usage.recordUsage(record(now));
+  const days = await usage.readUsageDays({ organizationId: 'org', firstDay: '2000-01-01', lastDay: '2099-12-31' });
+  assert.deepEqual(
+    days.map((d) => [d.day, d.requests]),
+    [
+      ['2026-05-11', 1],
+      ['2026-05-20', 1023],
+    ],
+  );
+});
+
+test('usage memory does not grow with requests: 150,000 records of one day are one bucket', async () => {
+  const { usage } = createMemoryStores({ usageRetentionDays: 10 });
+  const now = new Date('2026-05-20T00:00:00Z');
+  for (let i = 0; i < 150_000; i++) await usage.recordUsage(record(now));
+  assert.equal(await usage.purgeUsageBefore('2026-05-19'), 0);
+  const days = await usage.readUsageDays({ organizationId: 'org', firstDay: '2026-05-20', lastDay: '2026-05-20' });
+  assert.equal(days[0]!.requests, 150_000);
+  assert.equal(await usage.purgeUsageBefore('2026-05-21'), 1);
+});
+
+test('idempotency records and slots are reclaimed in time order as traffic goes on, without a sweeper', async () => {
+  const stores = createMemoryStores();
+  const t0 = Date.parse('2026-05-20T00:00:00Z');
+  // 20,000 keyed checks over 20 minutes, each completed and retained for 60 s.
+  for (let i = 0; i < 20_000; i++) {
+    const now = new Date(t0 + i * 60);
+    const scope = { organizationId: 'org', key: `k${i}` };
+    await stores.idempotency.begin(scope, {
+      fingerprint: 'f',
+      owner: 'o',
+      now,
+      leaseExpiresAt: new Date(now.getTime() + 30_000),
+    });
+    await stores.idempotency.complete(scope, {
+      owner: 'o',
+      response: { status: 200, headers: {}, body: '{}' },
+      now,
+      retainUntil: new Date(now.getTime() + 60_000),
+    });
+    await stores.limits.acquireSlot({
+      organizationId: 'org',
+      slotId: `s${i}`,
+      limit: 1e9,
+      now,
+      expiresAt: new Date(now.getTime() + 30_000),
+    });
+  }
+  // About one retention's worth is held (60 s of traffic = 1,000 records), not all 20,000.
+  assert.ok(stores.idempotency.size < 1_100, `held ${stores.idempotency.size}`);
+  assert.ok(
+    (await stores.limits.purgeExpired(new Date(t0 + 20_000 * 60 + 60_000))) < 1_100,
+    'slots were reclaimed on the way',
+  );
 });

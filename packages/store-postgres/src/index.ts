@@ -1,7 +1,8 @@
-export { createPostgresStores, type PostgresStores, type SweepResult } from './stores.js';
+export { createPostgresStores, type PostgresStores, type SweepOptions, type SweepResult } from './stores.js';
 export { openPool, type PoolHandle, type PostgresConnectionOptions } from './connection.js';
 export { loadMigrations, migrate, type MigrateResult, type Migration } from './migrations.js';
 export { PostgresApiKeyStore } from './api-keys.js';
+export { PostgresCheckStore } from './checks.js';
 export { PostgresIdempotencyStore } from './idempotency.js';
 export { PostgresLimitStore } from './limits.js';
 export { PostgresMemberStore } from './members.js';

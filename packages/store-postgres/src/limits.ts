@@ -15,26 +15,15 @@ export class PostgresLimitStore implements LimitStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async hitRate(params: RateHitParams): Promise<RateWindowOutcome> {
-    // One statement: start a newer window at 1, or count into the current one while under the
-    // limit. A host whose clock lags (an older windowStart) counts into the newer window rather
-    // than resetting it. Denied requests change nothing.
-    const { rows } = await this.pool.query(
-      `INSERT INTO rate_windows AS w (organization_id, window_start, count)
-       SELECT $1, $2, 1 WHERE $3::integer >= 1
-       ON CONFLICT (organization_id) DO UPDATE SET
-         window_start = GREATEST(w.window_start, EXCLUDED.window_start),
-         count = CASE WHEN EXCLUDED.window_start > w.window_start THEN 1 ELSE w.count + 1 END
-       WHERE EXCLUDED.window_start > w.window_start OR w.count < $3::integer
-       RETURNING count`,
-      [params.organizationId, params.windowStart, params.limit],
-    );
-    const admitted = decodeRow(t.type({ count: t.number }), rows, 'rate_windows');
-    if (admitted) return { allowed: true, count: admitted.count };
-    const current = await this.pool.query(
-      'SELECT count FROM rate_windows WHERE organization_id = $1 AND window_start >= $2',
-      [params.organizationId, params.windowStart],
-    );
-    return { allowed: false, count: decodeRow(t.type({ count: t.number }), current.rows, 'rate_windows')?.count ?? 0 };
+    // One call of `rate_hit` (migration 004), the same step begin_check takes.
+    const { rows } = await this.pool.query('SELECT allowed, count FROM rate_hit($1, $2, $3)', [
+      params.organizationId,
+      params.windowStart,
+      params.limit,
+    ]);
+    const row = decodeRow(t.type({ allowed: t.boolean, count: t.number }), rows, 'rate_windows');
+    if (!row) throw new Error('rate_hit returned no row');
+    return row;
   }
 
   async acquireSlot(params: AcquireSlotParams): Promise<SlotOutcome> {
@@ -59,11 +48,21 @@ export class PostgresLimitStore implements LimitStore {
     ]);
   }
 
-  async purgeExpired(now: Date): Promise<number> {
-    const windows = await this.pool.query(`DELETE FROM rate_windows WHERE window_start + interval '1 minute' <= $1`, [
-      now,
-    ]);
-    const slots = await this.pool.query('DELETE FROM concurrency_slots WHERE expires_at <= $1', [now]);
+  /** Two bounded statements: up to `limit` ended windows and up to `limit` expired slots, oldest first. */
+  async purgeExpired(now: Date, limit = 2_147_483_647): Promise<number> {
+    const windows = await this.pool.query(
+      `DELETE FROM rate_windows w USING (
+         SELECT organization_id FROM rate_windows WHERE window_start <= $1::timestamptz - interval '1 minute'
+          ORDER BY window_start LIMIT $2) old
+        WHERE w.organization_id = old.organization_id AND w.window_start <= $1::timestamptz - interval '1 minute'`,
+      [now, limit],
+    );
+    const slots = await this.pool.query(
+      `DELETE FROM concurrency_slots s USING (
+         SELECT organization_id, slot_id FROM concurrency_slots WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2) old
+        WHERE s.organization_id = old.organization_id AND s.slot_id = old.slot_id AND s.expires_at <= $1`,
+      [now, limit],
+    );
     return (windows.rowCount ?? 0) + (slots.rowCount ?? 0);
   }
 }

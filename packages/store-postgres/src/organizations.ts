@@ -40,7 +40,7 @@ const OrganizationRow = t.type({
 });
 
 /** The organization row with its plan's columns from a LEFT JOIN (null when there is none). */
-const OrganizationAccessRow = t.intersection([
+export const OrganizationAccessRow = t.intersection([
   OrganizationRow,
   t.type({
     p_code: t.union([t.string, t.null]),
@@ -136,26 +136,7 @@ export class PostgresOrganizationStore implements OrganizationStore {
       [id],
     );
     const row = decodeRow(OrganizationAccessRow, rows, 'organizations');
-    if (!row) return null;
-    const plan =
-      row.p_code !== null &&
-      row.p_version !== null &&
-      row.p_name !== null &&
-      row.p_rate_limit_per_minute !== null &&
-      row.p_max_concurrent_requests !== null &&
-      row.p_monthly_quota !== null &&
-      row.p_enabled_networks !== null
-        ? toPlan({
-            code: row.p_code,
-            version: row.p_version,
-            name: row.p_name,
-            rate_limit_per_minute: row.p_rate_limit_per_minute,
-            max_concurrent_requests: row.p_max_concurrent_requests,
-            monthly_quota: row.p_monthly_quota,
-            enabled_networks: row.p_enabled_networks,
-          })
-        : null;
-    return { organization: toOrganization(row), plan };
+    return row ? accessOf(row) : null;
   }
 
   async listOrganizations(): Promise<Organization[]> {
@@ -179,6 +160,29 @@ export class PostgresOrganizationStore implements OrganizationStore {
     const row = decodeRow(OrganizationRow, rows, 'organizations');
     return row ? toOrganization(row) : null;
   }
+}
+
+/** The organization and its plan from a row of the organization joined with its plan's `p_*` columns. */
+export function accessOf(row: t.TypeOf<typeof OrganizationAccessRow>): OrganizationAccess {
+  const plan =
+    row.p_code !== null &&
+    row.p_version !== null &&
+    row.p_name !== null &&
+    row.p_rate_limit_per_minute !== null &&
+    row.p_max_concurrent_requests !== null &&
+    row.p_monthly_quota !== null &&
+    row.p_enabled_networks !== null
+      ? toPlan({
+          code: row.p_code,
+          version: row.p_version,
+          name: row.p_name,
+          rate_limit_per_minute: row.p_rate_limit_per_minute,
+          max_concurrent_requests: row.p_max_concurrent_requests,
+          monthly_quota: row.p_monthly_quota,
+          enabled_networks: row.p_enabled_networks,
+        })
+      : null;
+  return { organization: toOrganization(row), plan };
 }
 
 function toPlan(row: t.TypeOf<typeof PlanRow>): Plan {

@@ -1,73 +1,75 @@
-import type { UsageRecord, UsageStore, UsageSummary, UsageWindowParams } from '@tron-safety/core';
+import { utcDay, type UsageDay, type UsageDaysParams, type UsageRecord, type UsageStore } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
-import { Count, decodeRow } from './rows.js';
+import { Count, decodeRows } from './rows.js';
 
-const SummaryRow = t.type({
-  requests: Count,
-  billable: Count,
-  limited_data: Count,
-  errors: Count,
-  average_latency_ms: t.union([Count, t.null]),
+const DayRow = t.type({
+  day: t.string,
+  requests: t.number,
+  billable: t.number,
+  limited_data: t.number,
+  errors: t.number,
+  latency_sum_ms: Count,
+  latency_count: t.number,
   by_network: t.record(t.string, t.number),
   by_overall_state: t.record(t.string, t.number),
+  latency_histogram: t.array(t.number),
 });
 
-/** Usage records: one per logical check, with no transaction hash and no provider detail. */
+/** The `usage_record` call, for `recordUsage` and (inside finish_check) for a check's finish. */
+export function usageRecordParams(record: Omit<UsageRecord, 'organizationId'>): unknown[] {
+  return [
+    utcDay(record.at),
+    record.network,
+    record.overallState,
+    record.billable,
+    record.errorCode !== null,
+    Math.round(record.latencyMs),
+  ];
+}
+
+/** Usage as one row per organization and UTC day (migration 003): a report reads at most one row a day. */
 export class PostgresUsageStore implements UsageStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async appendUsage(record: UsageRecord): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO usage_records (organization_id, at, network, overall_state, coverage, billable, latency_ms, error_code)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        record.organizationId,
-        record.at,
-        record.network,
-        record.overallState,
-        record.coverage,
-        record.billable,
-        record.latencyMs,
-        record.errorCode,
-      ],
-    );
+  async recordUsage(record: UsageRecord): Promise<void> {
+    await this.pool.query({
+      name: 'usage_record',
+      text: 'SELECT usage_record($1, $2, $3, $4, $5, $6, $7)',
+      values: [record.organizationId, ...usageRecordParams(record)],
+    });
   }
 
-  /** The whole summary in one statement over the (organization_id, at) index. */
-  async summarizeUsage(params: UsageWindowParams): Promise<UsageSummary> {
-    const { rows } = await this.pool.query(
-      `WITH r AS (
-         SELECT network, overall_state, billable, latency_ms, error_code FROM usage_records
-          WHERE organization_id = $1 AND at >= $2 AND at < $3)
-       SELECT count(*) AS requests,
-              count(*) FILTER (WHERE billable) AS billable,
-              count(*) FILTER (WHERE overall_state = 'LIMITED_DATA') AS limited_data,
-              count(*) FILTER (WHERE error_code IS NOT NULL) AS errors,
-              round(avg(latency_ms)) AS average_latency_ms,
-              (SELECT COALESCE(json_object_agg(network, n), '{}'::json)
-                 FROM (SELECT network, count(*) AS n FROM r WHERE network IS NOT NULL GROUP BY network) x) AS by_network,
-              (SELECT COALESCE(json_object_agg(overall_state, n), '{}'::json)
-                 FROM (SELECT overall_state, count(*) AS n FROM r WHERE overall_state IS NOT NULL GROUP BY overall_state) x)
-                AS by_overall_state
-         FROM r`,
-      [params.organizationId, params.since, params.until],
-    );
-    const row = decodeRow(SummaryRow, rows, 'usage_records');
-    if (!row) throw new Error('usage summary returned no row');
-    return {
+  async readUsageDays(params: UsageDaysParams): Promise<UsageDay[]> {
+    // Not a named statement: a generic plan cached while the table was small would keep scanning it whole.
+    const { rows } = await this.pool.query({
+      text: `SELECT to_char(day, 'YYYY-MM-DD') AS day, requests, billable, limited_data, errors, latency_sum_ms,
+                    latency_count, by_network, by_overall_state, latency_histogram
+               FROM usage_days WHERE organization_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
+      values: [params.organizationId, params.firstDay, params.lastDay],
+    });
+    return decodeRows(DayRow, rows, 'usage_days').map((row) => ({
+      day: row.day,
       requests: row.requests,
       billable: row.billable,
       limitedData: row.limited_data,
       errors: row.errors,
-      averageLatencyMs: row.average_latency_ms,
+      latencySumMs: row.latency_sum_ms,
+      latencyCount: row.latency_count,
       byNetwork: row.by_network,
       byOverallState: row.by_overall_state,
-    };
+      latencyHistogram: row.latency_histogram,
+    }));
   }
 
-  async purgeUsageBefore(before: Date): Promise<number> {
-    const result = await this.pool.query('DELETE FROM usage_records WHERE at < $1', [before]);
+  /** One bounded statement: the oldest `limit` days before `firstKeptDay` (over the `day` index). */
+  async purgeUsageBefore(firstKeptDay: string, limit = 2_147_483_647): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM usage_days d USING (
+         SELECT organization_id, day FROM usage_days WHERE day < $1::date ORDER BY day LIMIT $2) old
+        WHERE d.organization_id = old.organization_id AND d.day = old.day`,
+      [firstKeptDay, limit],
+    );
     return result.rowCount ?? 0;
   }
 }

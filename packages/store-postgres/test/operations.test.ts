@@ -144,7 +144,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       now: T0,
     });
     await a.limits.acquireSlot({ organizationId: org, slotId: 's', limit: 1, now: T0, expiresAt: at(30_000) });
-    await a.usage.appendUsage({
+    await a.usage.recordUsage({
       organizationId: org,
       at: at(-100 * DAY),
       network: 'tron',
@@ -154,7 +154,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       latencyMs: 1,
       errorCode: null,
     });
-    await a.usage.appendUsage({
+    await a.usage.recordUsage({
       organizationId: org,
       at: T0,
       network: 'tron',
@@ -181,17 +181,70 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
               (SELECT count(*)::int FROM quota_reservations WHERE organization_id = $1) AS reservations,
               (SELECT count(*)::int FROM rate_windows WHERE organization_id = $1) AS windows,
               (SELECT count(*)::int FROM concurrency_slots WHERE organization_id = $1) AS slots,
-              (SELECT count(*)::int FROM usage_records WHERE organization_id = $1) AS usage`,
+              (SELECT count(*)::int FROM usage_days WHERE organization_id = $1) AS usage`,
       [org],
     );
     assert.deepEqual(left.rows[0], { idempotency: 1, reservations: 1, windows: 0, slots: 0, usage: 1 });
-    assert.deepEqual(await a.sweep(at(120_000)), {
+    assert.deepEqual(await a.sweep(at(120_000), { usageRetentionDays: 95 }), {
       idempotency: 0,
       quotaReservations: 0,
       limits: 0,
       usage: 0,
       portal: 0,
+      complete: true,
     });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);
+  });
+
+  test('sweep works off a backlog in bounded batches, oldest first, and resumes after its time budget', async () => {
+    const stores = createPostgresStores({ pool: database.pool(2) });
+    const org = randomUUID();
+    // 12,000 expired idempotency records and 3 live ones; usage days far past the retention.
+    await stores.pool.query(
+      `INSERT INTO idempotency_records (organization_id, key, fingerprint, state, owner, expires_at)
+       SELECT $1, 'k' || i, 'f', 'in_progress', 'o', $2::timestamptz - i * interval '1 second'
+         FROM generate_series(1, 12000) i`,
+      [org, T0],
+    );
+    for (const key of ['a', 'b', 'c']) {
+      await stores.idempotency.begin(
+        { organizationId: org, key },
+        { fingerprint: 'f', owner: 'x', now: T0, leaseExpiresAt: at(DAY) },
+      );
+    }
+    for (const days of [500, 450, 401, 10]) {
+      await stores.usage.recordUsage({
+        organizationId: org,
+        at: at(-days * DAY),
+        network: 'tron',
+        overallState: 'CLEAR',
+        coverage: 'complete',
+        billable: true,
+        latencyMs: 1,
+        errorCode: null,
+      });
+    }
+    const statements: string[] = [];
+    const query = stores.pool.query.bind(stores.pool);
+    stores.pool.query = ((...args: Parameters<typeof query>) => {
+      statements.push(String(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text));
+      return query(...args);
+    }) as typeof query;
+    const stopped = await stores.sweep(T0, { batchSize: 1000, budgetMs: 0 });
+    assert.equal(stopped.complete, false, 'no batch starts past the budget');
+    assert.equal(stopped.idempotency, 0);
+    const swept = await stores.sweep(T0, { batchSize: 1000 });
+    assert.equal(swept.complete, true);
+    assert.equal(swept.idempotency, 12_000);
+    assert.equal(swept.usage, 3, 'days before the 400-day retention');
+    assert.ok(
+      statements.filter((s) => s.includes('DELETE FROM idempotency_records')).length >= 13,
+      'one bounded statement per 1,000 rows',
+    );
+    const left = await stores.pool.query(
+      'SELECT count(*)::int AS n FROM idempotency_records WHERE organization_id = $1',
+      [org],
+    );
+    assert.equal(left.rows[0].n, 3, 'the live records stay');
   });
 });

@@ -53,9 +53,9 @@ export function createObservability(options: { sanctionsListAsOf: () => Date | n
       };
     },
     counted(stores) {
-      const counting = countingReservations(stores.quota);
+      const counting = countingReservations(stores.checks);
       outstanding = counting.outstanding;
-      return { ...stores, quota: counting.quota };
+      return { ...stores, checks: counting.checks };
     },
     requests(apiKeys) {
       const identify = keyIdentities(apiKeys);

@@ -3,12 +3,9 @@ import { err, ok, type Result } from 'neverthrow';
 import type { ChainFactsProvider } from '../chain/facts.js';
 import type { RiskProviders } from '../risk/signals.js';
 import type { SafetyStores } from '../stores/index.js';
-import type { ErrorCode } from '../contract/enums.js';
-import { describeError, errorBody, type RuntimeError } from './errors.js';
+import { errorReply, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
-import { TIMED_OUT, withinMs } from './timeout.js';
-
-const ABORTED = Symbol('aborted');
+import { respond, type LimitState, type Reply } from './response.js';
 
 export interface SafetyProviders {
   /** Null: no TRON provider configured; checks answer 503 `api_not_configured`. */
@@ -81,27 +78,84 @@ export interface RuntimeContext {
   options: ResolvedOptions;
 }
 
+/** The error an aborted request answers with: 503 while shutting down, else its deadline's 504. */
+export function abortErrorOf(signal: AbortSignal): RuntimeError {
+  return signal.reason === 'shutdown' ? { kind: 'api_disabled', shuttingDown: true } : { kind: 'request_timeout' };
+}
+
+/** What `settle` answers when the settle grace ran out before the work did. */
+const SETTLE_TIMED_OUT = Symbol('settle timed out');
+
+/** The instants of a request's deadline, in the order the one timer passes them. */
+const Phase = {
+  Working: 0,
+  /** Providers are stopped (the signal aborts): the settle grace begins. */
+  Settling: 1,
+  /** Half the grace is gone: a store still settling is given up (the rest is for giving back). */
+  GivingBack: 2,
+  /** The deadline: the caller is answered whatever is still running. */
+  HardStop: 3,
+} as const;
+type Phase = (typeof Phase)[keyof typeof Phase];
+
 /**
- * One request's id, deadline and accumulated control headers. The deadline is one
- * AbortController armed at the start; `shutdown` aborts it early when a drain runs out of time.
+ * One request's id, clock and deadline. The deadline is one timer, armed at the start and moved
+ * from instant to instant (providers stop → settling given up → hard stop) only while the
+ * request is still running; the steps between check `signal.aborted` instead of racing the
+ * timer. `shutdown` aborts the signal early when a drain runs out of time.
  */
 export class RequestScope {
   readonly controller = new AbortController();
   readonly startedAt = performance.now();
   /** When providers must be done, in epoch ms (real time, like the timer), for providers that budget rounds. */
   readonly deadlineAt: number;
-  /** Rate and quota headers, added to whatever response leaves. */
-  readonly headers: Record<string, string> = {};
+  #phase: Phase = Phase.Working;
   #timer: NodeJS.Timeout;
+  #waiting: Array<{ phase: Phase; resolve: () => void }> = [];
 
   constructor(
     readonly ctx: RuntimeContext,
     readonly requestId: string,
   ) {
     // Providers stop a settle grace before the deadline, so that what they decided can be settled by it.
-    const workMs = ctx.options.deadlineMs - ctx.options.settleGraceMs;
+    const { deadlineMs, settleGraceMs } = ctx.options;
+    const workMs = deadlineMs - settleGraceMs;
     this.deadlineAt = Date.now() + workMs;
-    this.#timer = setTimeout(() => this.controller.abort('deadline'), workMs);
+    this.#timer = setTimeout(() => this.#advance(), workMs);
+  }
+
+  #advance(): void {
+    const { settleGraceMs } = this.ctx.options;
+    this.#phase = (this.#phase + 1) as Phase;
+    if (this.#phase === Phase.Settling) this.controller.abort('deadline');
+    if (this.#phase < Phase.HardStop) this.#timer = setTimeout(() => this.#advance(), settleGraceMs / 2);
+    const due = this.#waiting.filter((w) => w.phase <= this.#phase);
+    this.#waiting = this.#waiting.filter((w) => w.phase > this.#phase);
+    for (const waiter of due) waiter.resolve();
+  }
+
+  /** Resolves once the deadline reaches `phase` (never, if the request ends first). */
+  #reached(phase: Phase): Promise<void> {
+    if (this.#phase >= phase) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push({ phase, resolve }));
+  }
+
+  /** Resolves when providers must stop: the signal aborted (at the deadline's first instant, or by `abort`). */
+  providersStopped(): Promise<void> {
+    return this.signal.aborted ? Promise.resolve() : this.#reached(Phase.Settling);
+  }
+
+  /** Stops the providers now (a shutdown that ran out of time): the request gives back what it holds. */
+  abort(reason: 'shutdown'): void {
+    this.controller.abort(reason);
+    const due = this.#waiting.filter((w) => w.phase <= Phase.Settling);
+    this.#waiting = this.#waiting.filter((w) => w.phase > Phase.Settling);
+    for (const waiter of due) waiter.resolve();
+  }
+
+  /** Resolves at the hard deadline: the caller is answered then, whatever is still running. */
+  hardStop(): Promise<void> {
+    return this.#reached(Phase.HardStop);
   }
 
   get signal(): AbortSignal {
@@ -118,42 +172,7 @@ export class RequestScope {
 
   /** The error an aborted request answers with. */
   abortError(): RuntimeError {
-    return this.signal.reason === 'shutdown'
-      ? { kind: 'api_disabled', shuttingDown: true }
-      : { kind: 'request_timeout' };
-  }
-
-  /**
-   * Awaits `work` unless the deadline fires first. A rejection (a store or provider failing
-   * outside its contract) becomes `onFailure` and is reported.
-   */
-  async step<T>(
-    name: string,
-    work: Promise<T>,
-    onFailure: RuntimeError = { kind: 'internal_error' },
-  ): Promise<Result<T, RuntimeError>> {
-    if (this.signal.aborted) {
-      work.catch(() => {});
-      return err(this.abortError());
-    }
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      onAbort = () => resolve(ABORTED);
-      this.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      const outcome = await Promise.race([work, aborted]);
-      if (outcome === ABORTED) {
-        work.catch(() => {});
-        return err(this.abortError());
-      }
-      return ok(outcome);
-    } catch (error) {
-      this.report(error, name);
-      return err(onFailure);
-    } finally {
-      this.signal.removeEventListener('abort', onAbort!);
-    }
+    return abortErrorOf(this.signal);
   }
 
   /**
@@ -163,10 +182,9 @@ export class RequestScope {
    * becomes `internal_error`; both are reported.
    */
   async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError | { kind: 'settle_timeout' }>> {
-    const { deadlineMs, settleGraceMs } = this.ctx.options;
     try {
-      const outcome = await withinMs(work, deadlineMs - settleGraceMs / 2 - this.elapsedMs());
-      if (outcome !== TIMED_OUT) return ok(outcome);
+      const outcome = await Promise.race([work, this.#reached(Phase.GivingBack).then(() => SETTLE_TIMED_OUT)]);
+      if (outcome !== SETTLE_TIMED_OUT) return ok(outcome as T);
       work.catch((error: unknown) => this.report(error, name));
       this.report(new Error(`${name}: no answer within the settle grace`), name);
       return err({ kind: 'settle_timeout' });
@@ -184,22 +202,18 @@ export class RequestScope {
     }
   }
 
-  /** The code of the last error answered, for the usage record. */
-  errorCode: ErrorCode | null = null;
-
-  /** The error response, recorded as this request's outcome. */
-  error(error: RuntimeError): CoreHttpResponse {
-    this.errorCode = describeError(error).code;
-    return this.errorResponse(error);
+  /** The answer to `reply`, with this request's id and the limit headers it earned. */
+  respond(reply: Reply, limits: LimitState | null = null): CoreHttpResponse {
+    return respond(this.requestId, reply, limits);
   }
 
-  /** The error response alone: the recorded outcome stays what the request's own work decides. */
-  errorResponse(error: RuntimeError): CoreHttpResponse {
-    const response = errorBody(this.requestId, error);
-    return { ...response, headers: { ...this.headers, ...response.headers } };
+  /** The error answer, with the limit headers the request earned. */
+  fail(error: RuntimeError, limits: LimitState | null = null): CoreHttpResponse {
+    return respond(this.requestId, errorReply(this.requestId, error), limits);
   }
 
   dispose(): void {
     clearTimeout(this.#timer);
+    this.#waiting = [];
   }
 }

@@ -117,18 +117,12 @@ export function describeError(error: RuntimeError): ErrorDescription {
   }
 }
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
-/** The spec's envelope, serialized once; headers are the error's own plus the request id. */
-export function errorBody(
+/** The spec's envelope of `error`, serialized once, with the error's own headers (Retry-After, Allow). */
+export function errorReply(
   requestId: string,
   error: RuntimeError,
-): { status: number; headers: Record<string, string>; body: string } {
+): { status: number; headers: Record<string, string>; body: string; code: ErrorCode } {
   const { status, code, retryable, message, headers } = describeError(error);
   const envelope: ErrorResponse = { request_id: requestId, error: { code, message, retryable } };
-  return {
-    status,
-    headers: { 'Content-Type': JSON_CONTENT_TYPE, 'X-Request-ID': requestId, ...headers },
-    body: JSON.stringify(envelope),
-  };
+  return { status, headers, body: JSON.stringify(envelope), code };
 }

@@ -8,7 +8,8 @@ export {
   type UsageCall,
 } from './service.js';
 export type { SafetyProviders, SafetyServiceOptions } from './context.js';
-export { describeError, errorBody, type ErrorDescription, type RuntimeError } from './errors.js';
+export { describeError, type ErrorDescription, type RuntimeError } from './errors.js';
+export { errorBody } from './response.js';
 export {
   keyMetadata,
   mayManageApiKeys,
@@ -33,6 +34,5 @@ export {
 } from './members.js';
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.js';
 export { newToken, tokenHash } from './tokens.js';
-export { entitlementsOf } from './access.js';
 export { requestIdFrom } from './request-id.js';
 export { API_RESPONSE_HEADERS, withApiHeaders } from './api-headers.js';

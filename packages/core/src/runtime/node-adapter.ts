@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { withApiHeaders } from './api-headers.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './response.js';
 import { type CoreHttpHandler, type CoreHttpRequest, type CoreHttpResponse, MAX_BODY_BYTES } from './http.js';
 
 // What the Express and Koa adapters share: everything between their framework's request and writing

@@ -15,9 +15,9 @@ import {
   type SafetyServiceOptions,
 } from './context.js';
 import { withApiHeaders } from './api-headers.js';
-import { errorBody } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { requestIdFrom } from './request-id.js';
+import { errorBody } from './response.js';
 import { TIMED_OUT, withinMs } from './timeout.js';
 import { handleUsage } from './usage-report.js';
 
@@ -65,19 +65,15 @@ export interface SafetyService {
 }
 
 /**
- * The request's answer, or its deadline error once `ms` have passed: a store that stops answering
+ * The request's answer, or its deadline error at the hard deadline: a store that stops answering
  * while a decided result is settled cannot hold the caller (or a graceful shutdown) forever. The
  * work goes on in the background; what it stores is what a retry with the same key replays.
  */
-async function answerByHardStop(
-  scope: RequestScope,
-  run: Promise<CoreHttpResponse>,
-  ms: number,
-): Promise<CoreHttpResponse> {
-  const answer = await withinMs(run, ms);
-  if (answer !== TIMED_OUT) return answer;
-  scope.report(new Error(`no answer ${ms} ms after the request started: a store did not answer`), 'hard stop');
-  return scope.errorResponse(scope.abortError());
+async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>): Promise<CoreHttpResponse> {
+  const answer = await Promise.race([run, scope.hardStop().then(() => null)]);
+  if (answer !== null) return answer;
+  scope.report(new Error('no answer by the deadline: a store did not answer'), 'hard stop');
+  return scope.fail(scope.abortError());
 }
 
 const ROUTES: Record<
@@ -115,7 +111,7 @@ export function createSafetyService(
       if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
       const scope = new RequestScope(ctx, requestId);
       const run = route.run(scope, req).finally(() => scope.dispose());
-      const entry = { scope, done: answerByHardStop(scope, run, resolved.deadlineMs) };
+      const entry = { scope, done: answerByHardStop(scope, run) };
       inFlight.add(entry);
       try {
         return await entry.done;
@@ -187,7 +183,7 @@ export function createSafetyService(
       closing = true;
       const all = () => Promise.allSettled([...inFlight].map((e) => e.done));
       if ((await withinMs(all(), timeoutMs)) === TIMED_OUT) {
-        for (const entry of inFlight) entry.scope.controller.abort('shutdown');
+        for (const entry of inFlight) entry.scope.abort('shutdown');
         await all();
       }
     },

@@ -2,17 +2,24 @@ import type { UsageResponse } from '../contract/models.js';
 import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, OrganizationAccess } from '../stores/organizations.js';
 import type { QuotaUsage } from '../stores/quota.js';
+import { addDays, summarizeUsageDays, utcDay } from '../stores/usage.js';
 import { validateUsageQuery } from '../validation/index.js';
-import { admit } from './access.js';
+import { admitted, apiKeyCredential, rateWindowOf } from './access.js';
 import type { RequestScope } from './context.js';
-import { JSON_CONTENT_TYPE } from './errors.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
-import { quotaHeaders, quotaRemaining } from './limit-headers.js';
+import { quotaRemaining } from './limit-headers.js';
 import { monthOf } from './time.js';
 
-const DAY_MS = 86_400_000;
+/**
+ * The UTC days "the last `days` days" cover: today (so far) and the `days - 1` days before it,
+ * so `days=1` is today since 00:00 UTC and `days=90` reads at most 90 daily buckets.
+ */
+export function reportedDays(days: number, now: Date): { firstDay: string; lastDay: string } {
+  const lastDay = utcDay(now);
+  return { firstDay: addDays(lastDay, 1 - days), lastDay };
+}
 
-/** The spec's UsageResponse for the organization at `now`, over the last `days` days. */
+/** The spec's UsageResponse for the organization at `now`, over the last `days` UTC days (`reportedDays`). */
 export async function buildUsageReport(
   stores: SafetyStores,
   access: OrganizationAccess,
@@ -22,15 +29,11 @@ export async function buildUsageReport(
 ): Promise<{ report: UsageResponse; quota: QuotaUsage }> {
   const { organization, plan } = access;
   const month = monthOf(now);
-  const [quota, summary] = await Promise.all([
+  const [quota, usageDays] = await Promise.all([
     stores.quota.getUsage({ organizationId: organization.id, period: month.key, now }),
-    stores.usage.summarizeUsage({
-      organizationId: organization.id,
-      since: new Date(now.getTime() - days * DAY_MS),
-      // Inclusive of records stamped at `now` itself.
-      until: new Date(now.getTime() + 1),
-    }),
+    stores.usage.readUsageDays({ organizationId: organization.id, ...reportedDays(days, now) }),
   ]);
+  const summary = summarizeUsageDays(usageDays);
   const report: UsageResponse = {
     tenant_id: organization.id,
     plan:
@@ -64,23 +67,32 @@ export async function buildUsageReport(
   return { report, quota };
 }
 
-/** `GET /v1/usage`: rate-limited, no quota, no concurrency slot, no usage record. */
+/** `GET /v1/usage`: admitted by `begin` alone (authenticated, rate counted, nothing held); no usage record. */
 export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Promise<CoreHttpResponse> {
-  const admitted = await admit(scope, req.headers['x-api-key']);
-  if (admitted.isErr()) return scope.error(admitted.error);
-  const query = validateUsageQuery(req.query);
-  if (query.isErr()) return scope.error({ kind: 'invalid_request', ...query.error });
-  const { access, entitlements } = admitted.value;
+  const credential = apiKeyCredential(req.headers['x-api-key']);
+  if (!credential) return scope.fail({ kind: 'invalid_api_key' });
   const now = scope.now();
-  const built = await scope.step(
-    'usage report',
-    buildUsageReport(scope.ctx.stores, access, entitlements, query.value.days, now),
-  );
-  if (built.isErr()) return scope.error(built.error);
-  Object.assign(scope.headers, quotaHeaders(entitlements.monthlyQuota, built.value.quota, monthOf(now).end));
-  return {
-    status: 200,
-    headers: { ...scope.headers, 'Content-Type': JSON_CONTENT_TYPE, 'X-Request-ID': scope.requestId },
-    body: JSON.stringify(built.value.report),
-  };
+  const { stores } = scope.ctx;
+  let answer;
+  try {
+    answer = await stores.checks.begin({ credential, ...rateWindowOf(now), slot: null, work: null });
+  } catch (error) {
+    scope.report(error, 'begin');
+    return scope.fail({ kind: 'rate_limiter_unavailable' });
+  }
+  const admission = admitted(scope, answer, now);
+  if (admission.isErr()) return scope.fail(admission.error.error, admission.error.limits);
+  const { access, entitlements, limits } = admission.value;
+  const query = validateUsageQuery(req.query);
+  if (query.isErr()) return scope.fail({ kind: 'invalid_request', ...query.error }, limits);
+  let built;
+  try {
+    built = await buildUsageReport(stores, access, entitlements, query.value.days, now);
+  } catch (error) {
+    scope.report(error, 'usage report');
+    return scope.fail({ kind: 'internal_error' }, limits);
+  }
+  if (scope.signal.aborted) return scope.fail(scope.abortError(), limits);
+  const quota = { limit: entitlements.monthlyQuota, usage: built.quota, periodEnd: monthOf(now).end };
+  return scope.respond({ status: 200, body: JSON.stringify(built.report) }, { ...limits, quota });
 }

@@ -60,6 +60,10 @@ export interface IdempotencyStore {
   complete(scope: IdempotencyScope, params: CompleteParams): Promise<boolean>;
   /** Deletes the in-progress record if `owner` holds it, freeing the key for a corrected retry. */
   abandon(scope: IdempotencyScope, params: AbandonParams): Promise<void>;
-  /** Deletes completed records retained until at or before `now`, and in-progress records whose lease ended. */
-  purgeExpired(now: Date): Promise<number>;
+  /**
+   * Deletes completed records retained until at or before `now`, and in-progress records whose
+   * lease ended: at most `limit` (default: all), oldest expiry first. Returns how many; a sweeper
+   * repeats while a full batch comes back.
+   */
+  purgeExpired(now: Date, limit?: number): Promise<number>;
 }

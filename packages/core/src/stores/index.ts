@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from './api-keys.js';
+import type { CheckStore } from './checks.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LimitStore } from './limits.js';
 import type { MemberStore } from './members.js';
@@ -9,6 +10,7 @@ import type { SanctionsListStore } from './sanctions-lists.js';
 import type { UsageStore } from './usage.js';
 
 export type * from './api-keys.js';
+export type * from './checks.js';
 export type * from './idempotency.js';
 export type * from './limits.js';
 export type * from './members.js';
@@ -17,6 +19,17 @@ export type * from './quota.js';
 export type * from './sessions.js';
 export type * from './sanctions-lists.js';
 export type * from './usage.js';
+export {
+  addDays,
+  countUsage,
+  emptyUsageDay,
+  latencyBucket,
+  latencyQuantile,
+  LATENCY_BUCKET_BOUNDS_MS,
+  summarizeUsageDays,
+  utcDay,
+} from './usage.js';
+export { entitlementsOf } from './organizations.js';
 
 /**
  * All the state the core has. One database may implement every interface; each method is one
@@ -30,9 +43,12 @@ export type * from './usage.js';
  * edge or a lease expiry by the skew. Leases (idempotency in progress, quota reservations,
  * concurrency slots) end at their expiry whether or not anyone purges them.
  *
+ * A check uses `checks` (begin and finish, one call each); the other stores' per-step methods
+ * define what those calls do and serve the usage report, the admin API and the sweeper.
+ *
  * Failures: expected outcomes are values (`{ ok: false }`, `null`, `conflict`); a rejected
  * promise means the store itself failed, which the runtime answers as an error (503
- * `rate_limiter_unavailable` for limits, else 500) and never as an answer.
+ * `rate_limiter_unavailable` when a check or usage request cannot be admitted, else 500) and never as an answer.
  */
 export interface SafetyStores {
   organizations: OrganizationStore;
@@ -41,6 +57,7 @@ export interface SafetyStores {
   quota: QuotaStore;
   limits: LimitStore;
   usage: UsageStore;
+  checks: CheckStore;
   members: MemberStore;
   sessions: SessionStore;
   sanctionsLists: SanctionsListStore;

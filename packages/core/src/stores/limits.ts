@@ -43,6 +43,6 @@ export interface LimitStore {
   acquireSlot(params: AcquireSlotParams): Promise<SlotOutcome>;
   /** Returns the slot (idempotent). */
   releaseSlot(params: ReleaseSlotParams): Promise<void>;
-  /** Deletes windows that ended before `now` and slots whose lease ended. */
-  purgeExpired(now: Date): Promise<number>;
+  /** Deletes windows that ended before `now` and slots whose lease ended: at most `limit` of each (default: all). */
+  purgeExpired(now: Date, limit?: number): Promise<number>;
 }

@@ -60,3 +60,18 @@ export interface OrganizationStore {
   /** Applies the given fields; null when the id is unknown. */
   updateOrganization(id: string, update: OrganizationUpdate): Promise<Organization | null>;
 }
+
+/** The organization's entitlements: its plan version's, or its custom ones. Null when the plan is missing. */
+export function entitlementsOf(access: OrganizationAccess): Entitlements | null {
+  const { assignment } = access.organization;
+  if (assignment.kind === 'custom') return assignment.entitlements;
+  const { plan } = access;
+  return plan
+    ? {
+        rateLimitPerMinute: plan.rateLimitPerMinute,
+        maxConcurrentRequests: plan.maxConcurrentRequests,
+        monthlyQuota: plan.monthlyQuota,
+        enabledNetworks: plan.enabledNetworks,
+      }
+    : null;
+}

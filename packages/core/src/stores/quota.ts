@@ -48,6 +48,6 @@ export interface QuotaStore {
   release(params: ReservationParams): Promise<QuotaUsage | null>;
   /** Used and live reserved units of `period`. */
   getUsage(params: QuotaPeriodParams): Promise<QuotaUsage>;
-  /** Deletes expired reservations (they already count as released). */
-  purgeExpired(now: Date): Promise<number>;
+  /** Deletes expired reservations (they already count as released): at most `limit` (default: all). */
+  purgeExpired(now: Date, limit?: number): Promise<number>;
 }

@@ -474,20 +474,17 @@ export function runHttpConformance(
         run: (url: string, key: string) => Promise<void>,
       ) {
         const stores = await options.createStores();
-        if (variant === 'limits_down') {
-          const real = stores.limits;
-          stores.limits = {
-            hitRate: () => Promise.reject(new Error('limit store down')),
-            acquireSlot: (params) => real.acquireSlot(params),
-            releaseSlot: (params) => real.releaseSlot(params),
-            purgeExpired: (now) => real.purgeExpired(now),
-          };
+        // `begin` counts the rate (both endpoints) and reserves; `finish` bills; the usage report reads days.
+        if (variant === 'limits_down') stores.checks.begin = () => Promise.reject(new Error('limit store down'));
+        if (variant === 'quota_down') {
+          // Fails when billing: the reservation must still be released.
+          const finish = stores.checks.finish.bind(stores.checks);
+          stores.checks.finish = (params) =>
+            params.reservation?.commit ? Promise.reject(new Error('quota store down')) : finish(params);
         }
-        // Fails after the reservation, when billing: the reservation must still be released.
-        if (variant === 'quota_down') stores.quota.commit = () => Promise.reject(new Error('quota store down'));
         if (variant === 'stalled') {
-          stores.quota.reserve = () => new Promise(() => {});
-          stores.usage.summarizeUsage = () => new Promise(() => {});
+          stores.checks.begin = () => new Promise(() => {});
+          stores.usage.readUsageDays = () => new Promise(() => {});
         }
         const other = createSafetyService(
           stores,

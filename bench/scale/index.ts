@@ -1,0 +1,254 @@
+/**
+ * The service at scale, in one run (issue 12's figures), on PostgreSQL against store-memory:
+ *   1. PostgreSQL round trips per check, counted by a proxy on the wire: a first check with an
+ *      Idempotency-Key, its replay, a check without a key;
+ *   2. keyed checks per second through the host (Express adapter over HTTP, instant providers),
+ *      PostgreSQL ÷ memory at 1, 8 and 32 clients;
+ *   3. one busy tenant: checks per second of one organization ÷ the same load over 32, at 32 clients;
+ *   4. `GET /v1/usage?days=90` latency at 0, 100k and 1M recorded checks, on both stores;
+ *   5. service CPU per check (store-memory, instant providers, one at a time).
+ * Rounds are interleaved and every ratio is the median of per-round ratios (the machine is shared).
+ *
+ *   node --conditions=source --import tsx bench/scale/index.ts [seconds per run, default 2] [rounds, default 3]
+ *
+ * Uses TEST_DATABASE_URL when set, else a throwaway cluster (see store-postgres/src/testing.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { safetyRouter } from '@tron-safety/adapters-express';
+import { createSafetyService, utcDay, addDays, type SafetyService, type SafetyStores } from '@tron-safety/core';
+import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/fakes';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createPostgresStores, migrate } from '@tron-safety/store-postgres';
+import { startTestPostgres } from '@tron-safety/store-postgres/testing';
+import express from 'express';
+import { Pool } from 'undici';
+import { cpuPerCheck } from '../check-cpu/index.js';
+import { startCountingProxy } from './round-trips.js';
+
+const SECONDS = Number(process.argv[2] ?? 2);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const LIMITS = { rateLimitPerMinute: 100_000_000, maxConcurrentRequests: 100_000, monthlyQuota: 100_000_000 };
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const range = (values: number[]) => `${Math.min(...values).toFixed(2)}..${Math.max(...values).toFixed(2)}`;
+const tx = () => randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
+
+const server = await startTestPostgres();
+if (server.skip) {
+  console.log(server.skip);
+  process.exit(0);
+}
+const database = await server.createDatabase();
+await migrate(database.pool(1));
+const service = (stores: SafetyStores) => createSafetyService(stores, { chain: instantChain(), risk: instantRisk() });
+let tenants = 0;
+const tenant = (s: SafetyService) =>
+  seedTenant(s, LIMITS, `6f1c2a4e-0000-4000-8000-${String(++tenants).padStart(12, '0')}`);
+
+// ---- 1. round trips --------------------------------------------------------------------------
+{
+  const proxy = await startCountingProxy(new URL(database.url));
+  const stores = createPostgresStores({ connectionString: proxy.url, max: 2 });
+  const s = service(stores);
+  const { apiKey } = await tenant(s);
+  const post = (hash: string, key?: string) =>
+    s.handle({
+      method: 'POST',
+      path: '/v1/transaction/check',
+      query: {},
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: checkBody(hash),
+    });
+  await post(tx(), 'warm'); // connections opened, statements prepared
+  const count = async (run: () => Promise<unknown>) => {
+    const before = proxy.roundTrips;
+    await run();
+    return proxy.roundTrips - before;
+  };
+  const hash = tx();
+  const first = await count(() => post(hash, 'order-1'));
+  const replay = await count(() => post(hash, 'order-1'));
+  const noKey = await count(() => post(tx()));
+  console.log('PostgreSQL round trips per check (counted on the wire: Sync + Query messages)');
+  console.log(`  first check with an Idempotency-Key ${first}, its replay ${replay}, without a key ${noKey}`);
+  await stores.close();
+  await proxy.close();
+}
+
+// ---- 2. and 3. throughput through the host ---------------------------------------------------------
+async function host(stores: SafetyStores, organizations: number) {
+  const s = service(stores);
+  const keys = [];
+  for (let i = 0; i < organizations; i++) keys.push((await tenant(s)).apiKey);
+  const app = express();
+  app.use(safetyRouter(s));
+  const http = createServer(app);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, keys, close: () => http.close() };
+}
+
+async function load(url: string, keys: string[], clients: number, seconds: number): Promise<number> {
+  const pool = new Pool(url, { connections: clients, pipelining: 1 });
+  let done = 0;
+  const end = performance.now() + seconds * 1000;
+  const began = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      const apiKey = keys[client % keys.length]!;
+      while (performance.now() < end) {
+        const res = await pool.request({
+          method: 'POST',
+          path: '/v1/transaction/check',
+          headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body: checkBody(tx()),
+        });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+        done++;
+      }
+    }),
+  );
+  await pool.close();
+  return done / ((performance.now() - began) / 1000);
+}
+
+const pgStores = createPostgresStores({ connectionString: database.url, max: 32 });
+const pgHost = await host(pgStores, 32);
+const memHost = await host(createMemoryStores(), 1);
+console.log(
+  `\nKeyed checks per second through the host (Express, HTTP, instant providers), ${ROUNDS} rounds of ${SECONDS} s`,
+);
+for (const clients of [1, 8, 32]) {
+  const ratios: number[] = [];
+  const pg: number[] = [];
+  const mem: number[] = [];
+  await load(pgHost.url, pgHost.keys.slice(0, 1), clients, 0.5);
+  await load(memHost.url, memHost.keys, clients, 0.5);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [0, 1] : [1, 0];
+    const rates = [0, 0];
+    for (const which of order) {
+      rates[which] = await load(
+        which ? memHost.url : pgHost.url,
+        which ? memHost.keys : pgHost.keys.slice(0, 1),
+        clients,
+        SECONDS,
+      );
+    }
+    pg.push(rates[0]!);
+    mem.push(rates[1]!);
+    ratios.push(rates[0]! / rates[1]!);
+  }
+  console.log(
+    `  ${String(clients).padStart(2)} clients: postgres ${median(pg).toFixed(0).padStart(5)}/s  memory ${median(mem).toFixed(0).padStart(5)}/s  postgres ÷ memory ${median(ratios).toFixed(2)} (${range(ratios)})`,
+  );
+}
+{
+  const ratios: number[] = [];
+  const one: number[] = [];
+  const many: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = await load(pgHost.url, pgHost.keys.slice(0, 1), 32, SECONDS);
+    const b = await load(pgHost.url, pgHost.keys, 32, SECONDS);
+    one.push(a);
+    many.push(b);
+    ratios.push(a / b);
+  }
+  console.log(
+    `\nOne busy tenant on PostgreSQL, 32 clients: one organization ${median(one).toFixed(0)}/s, spread over 32 ${median(many).toFixed(0)}/s, one ÷ many ${median(ratios).toFixed(2)} (${range(ratios)})`,
+  );
+}
+pgHost.close();
+memHost.close();
+
+// ---- 4. usage report latency -------------------------------------------------------------------------
+async function usageLatency(s: SafetyService, apiKey: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now();
+    const r = await s.handle({
+      method: 'GET',
+      path: '/v1/usage',
+      query: { days: '90' },
+      headers: { 'x-api-key': apiKey },
+      body: new Uint8Array(),
+    });
+    times.push(performance.now() - started);
+    if (r.status !== 200) throw new Error(`usage: HTTP ${r.status}`);
+  }
+  return median(times);
+}
+
+/**
+ * Brings the organization to `n` recorded checks spread over the last 90 days. Memory records
+ * each one; PostgreSQL gets the daily rows those checks leave (one upsert per day with their
+ * counts: the same rows, without a million round trips), beside 1,000 other organizations'
+ * 90 days so the table is not trivially small.
+ */
+async function recordChecks(stores: SafetyStores, organizationId: string, n: number, postgres: boolean): Promise<void> {
+  const today = utcDay(new Date());
+  if (postgres) {
+    await pgStores.pool.query(
+      `INSERT INTO usage_days AS d (organization_id, day, requests, billable, limited_data, errors, latency_sum_ms,
+                                    latency_count, by_network, by_overall_state, latency_histogram)
+       SELECT o, $2::date - k, c, c, 0, 0, 20 * c, c, jsonb_build_object('tron', c), jsonb_build_object('CLEAR', c),
+              array_fill(0, ARRAY[14]) || ARRAY[c] || array_fill(0, ARRAY[27])
+         FROM (SELECT $1::text AS o, k, ($3::integer / 90 + CASE WHEN k < $3::integer % 90 THEN 1 ELSE 0 END) AS c
+                 FROM generate_series(0, 89) k
+               UNION ALL
+               SELECT 'other-' || g, k, 100 FROM generate_series(1, $4::integer) g, generate_series(0, 89) k) x
+       ON CONFLICT (organization_id, day) DO UPDATE SET requests = d.requests + EXCLUDED.requests,
+         billable = d.billable + EXCLUDED.billable, latency_sum_ms = d.latency_sum_ms + EXCLUDED.latency_sum_ms,
+         latency_count = d.latency_count + EXCLUDED.latency_count`,
+      [organizationId, today, n, n === 0 ? 0 : 1000],
+    );
+    await pgStores.pool.query('ANALYZE usage_days'); // as autovacuum would after such a load
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    await stores.usage.recordUsage({
+      organizationId,
+      at: new Date(`${addDays(today, -(i % 90))}T12:00:00.000Z`),
+      network: 'tron',
+      overallState: 'CLEAR',
+      coverage: 'complete',
+      billable: true,
+      latencyMs: 20 + (i % 400),
+      errorCode: null,
+    });
+  }
+}
+
+console.log('\nGET /v1/usage?days=90, median of 200 calls (in process)');
+for (const [name, stores] of [
+  ['postgres', pgStores],
+  ['memory', createMemoryStores()],
+] as const) {
+  const s = service(stores);
+  const { apiKey, organizationId } = await tenant(s);
+  const figures: string[] = [];
+  let recorded = 0;
+  for (const n of [0, 100_000, 1_000_000]) {
+    await recordChecks(stores, organizationId, n - recorded, name === 'postgres');
+    recorded = n;
+    figures.push(`${n.toLocaleString('en')} checks ${(await usageLatency(s, apiKey)).toFixed(2)} ms`);
+  }
+  console.log(`  ${name.padEnd(8)} ${figures.join(', ')}`);
+}
+
+// ---- 5. CPU per check ------------------------------------------------------------------------------------
+{
+  const { median: perCheck, all } = await cpuPerCheck(20_000, ROUNDS);
+  console.log(
+    `\nService CPU per check (store-memory, instant providers, keyed, one at a time): ${perCheck.toFixed(1)} µs (${range(all)})`,
+  );
+}
+
+await pgStores.close();
+await database.drop();
+await server.stop();

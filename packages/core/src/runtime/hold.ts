@@ -1,0 +1,154 @@
+import type { Coverage, ErrorCode, OverallState } from '../contract/enums.js';
+import type { StoredResponse } from '../stores/idempotency.js';
+import type { FinishCheckOutcome, FinishCheckParams } from '../stores/checks.js';
+import type { RequestScope } from './context.js';
+import { errorReply, type RuntimeError } from './errors.js';
+import type { CoreHttpResponse } from './http.js';
+import type { LimitState, Reply } from './response.js';
+
+/** What a check decided: its reply, and what that means for the quota, the key and the usage report. */
+export interface CheckOutcome {
+  reply: Reply;
+  /** Bill the reservation (a result with complete coverage); otherwise it is released. */
+  bill: boolean;
+  /** Store the reply under the Idempotency-Key (a result or a finalized error); otherwise the claim is abandoned. */
+  store: boolean;
+  /** The usage record's fields. */
+  usage: {
+    network: string | null;
+    overallState: OverallState | null;
+    coverage: Coverage | null;
+    errorCode: ErrorCode | null;
+  };
+}
+
+/**
+ * Errors finalized for an executing idempotent operation are stored and replayed (spec Errors
+ * rule 2). Everything else releases the key: 422 `invalid_expected_amount` (so the corrected
+ * body can be sent with the same key), 500 and shutdown (nothing was decided).
+ */
+const STORED_ERRORS = new Set<RuntimeError['kind']>(['quota_exceeded', 'provider_unavailable', 'request_timeout']);
+
+/** The outcome of answering `error`: nothing billed, stored only when the spec finalizes it. */
+export function failure(scope: RequestScope, error: RuntimeError, network: string | null): CheckOutcome {
+  const reply = errorReply(scope.requestId, error);
+  return {
+    reply,
+    bill: false,
+    store: STORED_ERRORS.has(error.kind),
+    usage: { network, overallState: null, coverage: null, errorCode: reply.code },
+  };
+}
+
+/** What `begin` left held, to be given back by `finish`. */
+export interface Held {
+  organizationId: string;
+  slotId: string | null;
+  reservationId: string | null;
+  claim: { key: string; owner: string } | null;
+}
+
+/**
+ * What one check holds (its concurrency slot, quota reservation and idempotency claim) and the
+ * one way to give it all back: `close` turns the check's outcome into one `finish` call (bill or
+ * release, store or abandon, free the slot, record usage) and the answer.
+ */
+export class CheckHold {
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly held: Held,
+    private readonly limits: LimitState,
+  ) {}
+
+  async close(outcome: CheckOutcome): Promise<CoreHttpResponse> {
+    const decided = outcome.bill || (outcome.store && this.held.claim !== null);
+    if (!decided) {
+      // Nothing to bill or store: the answer stands whatever the store does (a lost usage record
+      // is reported; leases free what it keeps), bounded like any settling.
+      const settled = await this.scope.settle('finish', this.scope.ctx.stores.checks.finish(this.#params(outcome)));
+      return this.#answer(outcome.reply, settled.isOk() ? settled.value : null);
+    }
+    // Billing and storing a decided result must not be cut in half: bounded by the settle grace,
+    // tried twice when the store fails (a key left unstored after billing would execute again).
+    const params = this.#params(outcome);
+    let work = this.scope.ctx.stores.checks.finish(params);
+    let settled = await this.scope.settle('finish', work);
+    if (settled.isErr() && settled.error.kind === 'internal_error') {
+      work = this.scope.ctx.stores.checks.finish(params);
+      settled = await this.scope.settle('finish', work);
+    }
+    if (settled.isOk()) {
+      if (outcome.bill && !settled.value.billed) {
+        this.scope.report(new Error('the quota reservation expired before its commit: not billed'), 'finish');
+      }
+      return this.#answer(outcome.reply, settled.value);
+    }
+    if (settled.error.kind === 'settle_timeout') return this.#settleLate(work);
+    // Nothing was billed or stored: give everything back. A result that cannot be billed fails
+    // closed (500); a finalized error stands, as nothing depended on storing it.
+    const fallback = outcome.bill ? failure(this.scope, { kind: 'internal_error' }, outcome.usage.network) : outcome;
+    return this.#answer(fallback.reply, await this.#giveBack(fallback));
+  }
+
+  /**
+   * The store may still bill and store after the caller got its 504: whatever it decides is what a
+   * retry with the same key replays (billed once). If it fails after all, everything is given back
+   * and the 504 is what the usage report counts.
+   */
+  #settleLate(work: Promise<FinishCheckOutcome>): CoreHttpResponse {
+    const timedOut = failure(this.scope, { kind: 'request_timeout' }, null);
+    work.then(
+      () => {},
+      () => this.#giveBack({ ...timedOut, store: false }),
+    );
+    return this.#answer(timedOut.reply, null);
+  }
+
+  /** Releases everything held (no bill, the claim abandoned unless `outcome.store`); failures are reported. */
+  async #giveBack(outcome: CheckOutcome): Promise<FinishCheckOutcome | null> {
+    try {
+      return await this.scope.ctx.stores.checks.finish(this.#params({ ...outcome, bill: false }));
+    } catch (error) {
+      // Leases end on their own: what a failing store keeps is free again by its lease's end.
+      this.scope.report(error, 'give back');
+      return null;
+    }
+  }
+
+  #params(outcome: CheckOutcome): FinishCheckParams {
+    const { scope, held } = this;
+    const now = scope.now();
+    const { claim } = held;
+    return {
+      organizationId: held.organizationId,
+      now,
+      slotId: held.slotId,
+      reservation: held.reservationId === null ? null : { reservationId: held.reservationId, commit: outcome.bill },
+      idempotency: claim && {
+        key: claim.key,
+        owner: claim.owner,
+        response: outcome.store ? this.#stored(outcome.reply) : null,
+        retainUntil: new Date(now.getTime() + scope.ctx.options.idempotencyRetentionMs),
+      },
+      usage: { organizationId: held.organizationId, at: now, latencyMs: scope.elapsedMs(), ...outcome.usage },
+    };
+  }
+
+  /** What a replay needs beyond the constant Content-Type: status, body, X-Request-ID, the reply's own headers. */
+  #stored(reply: Reply): StoredResponse {
+    // Frozen: a store may keep it as it is, without a copy.
+    return Object.freeze({
+      status: reply.status,
+      headers: Object.freeze({ 'X-Request-ID': this.scope.requestId, ...reply.headers }),
+      body: reply.body,
+    });
+  }
+
+  /** The reply with the limit headers, the quota as `finish` left it when it moved. */
+  #answer(reply: Reply, finished: FinishCheckOutcome | null): CoreHttpResponse {
+    const { quota } = this.limits;
+    const limits =
+      finished?.quota && quota ? { ...this.limits, quota: { ...quota, usage: finished.quota } } : this.limits;
+    return this.scope.respond({ status: reply.status, body: reply.body, headers: reply.headers }, limits);
+  }
+}

@@ -1,0 +1,376 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe } from 'node:test';
+import type { BeginCheckOutcome, BeginCheckParams, CheckWork, FinishCheckParams } from '../stores/checks.js';
+import type { SafetyStores } from '../stores/index.js';
+import type { Entitlements, Organization } from '../stores/organizations.js';
+
+/**
+ * `checks.begin` and `checks.finish`: each step as the per-step stores define it, in the order
+ * the runtime relies on, what each stage holds, and the races (quota, one key) through them.
+ */
+const T0 = new Date('2026-03-31T23:59:30.000Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const WINDOW = new Date('2026-03-31T23:59:00.000Z');
+const LEASE = at(60_000);
+const ENTITLEMENTS: Entitlements = {
+  rateLimitPerMinute: 1000,
+  maxConcurrentRequests: 1000,
+  monthlyQuota: 1000,
+  enabledNetworks: ['tron'],
+};
+
+interface Tenant {
+  organizationId: string;
+  apiKeyHash: string;
+}
+
+async function tenant(
+  stores: SafetyStores,
+  entitlements: Partial<Entitlements> = {},
+  overrides: Partial<Organization> = {},
+): Promise<Tenant> {
+  const organizationId = randomUUID();
+  await stores.organizations.createOrganization({
+    id: organizationId,
+    name: 'Check store conformance',
+    status: 'active',
+    assignment: { kind: 'custom', entitlements: { ...ENTITLEMENTS, ...entitlements } },
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  });
+  const apiKeyHash = (randomUUID() + randomUUID()).replaceAll('-', '');
+  await stores.apiKeys.insertKey({
+    id: randomUUID(),
+    organizationId,
+    label: 'conformance',
+    hash: apiKeyHash,
+    prefix: 'tsk_live_conform',
+    createdAt: T0,
+    revokedAt: null,
+    replacedBy: null,
+  });
+  return { organizationId, apiKeyHash };
+}
+
+function work(overrides: Partial<CheckWork> = {}, key: string | null = null, fingerprint = 'f1'): CheckWork {
+  return {
+    network: 'tron',
+    idempotency: key === null ? null : { key, fingerprint, owner: randomUUID(), leaseExpiresAt: LEASE },
+    quota: { period: '2026-03', reservationId: randomUUID(), expiresAt: LEASE },
+    ...overrides,
+  };
+}
+
+function params(who: Tenant, w: CheckWork | null, overrides: Partial<BeginCheckParams> = {}): BeginCheckParams {
+  return {
+    credential: { apiKeyHash: who.apiKeyHash },
+    now: T0,
+    rateWindowStart: WINDOW,
+    slot: { slotId: randomUUID(), expiresAt: LEASE },
+    work: w,
+    ...overrides,
+  };
+}
+
+const stageOf = (outcome: BeginCheckOutcome) => (outcome.kind === 'admitted' ? outcome.stage : outcome.kind);
+
+/** Gives back everything `params` took, with `overrides` (commit, response, usage). */
+function finishing(who: Tenant, p: BeginCheckParams, overrides: Partial<FinishCheckParams> = {}): FinishCheckParams {
+  const claim = p.work?.idempotency;
+  return {
+    organizationId: who.organizationId,
+    now: at(1000),
+    slotId: p.slot?.slotId ?? null,
+    reservation: p.work ? { reservationId: p.work.quota.reservationId, commit: false } : null,
+    idempotency: claim ? { key: claim.key, owner: claim.owner, response: null, retainUntil: at(86_400_000) } : null,
+    usage: null,
+    ...overrides,
+  };
+}
+
+const RESPONSE = { status: 200, headers: { 'X-Request-ID': 'r-1' }, body: '{"ok":"ü"}' };
+
+/** A test given fresh stores (closed after), as the store conformance suite makes them. */
+export type WithStores = (title: string, body: (stores: SafetyStores) => Promise<void>) => void;
+
+export function runCheckStoreConformance(withStores: WithStores): void {
+  describe('checks: begin and finish', () => {
+    withStores(
+      'begin authenticates an active key or an organization id; refuses unknown, revoked, suspended, planless',
+      async (stores) => {
+        const who = await tenant(stores);
+        const admitted = await stores.checks.begin(params(who, null, { slot: null }));
+        assert.equal(stageOf(admitted), 'admitted');
+        assert.ok(admitted.kind === 'admitted');
+        assert.equal(admitted.access.organization.id, who.organizationId);
+        assert.deepEqual(admitted.entitlements, ENTITLEMENTS);
+        assert.deepEqual(admitted.rate, { allowed: true, count: 1 });
+        const byId = await stores.checks.begin({
+          ...params(who, null, { slot: null }),
+          credential: { organizationId: who.organizationId },
+        });
+        assert.deepEqual(
+          byId.kind === 'admitted' && byId.rate,
+          { allowed: true, count: 2 },
+          'the same organization, the same window',
+        );
+        assert.equal(
+          stageOf(await stores.checks.begin(params({ ...who, apiKeyHash: '0'.repeat(64) }, null))),
+          'unauthenticated',
+        );
+        assert.equal(
+          stageOf(await stores.checks.begin({ ...params(who, null), credential: { organizationId: randomUUID() } })),
+          'unauthenticated',
+        );
+        const [key] = await stores.apiKeys.listKeys(who.organizationId);
+        await stores.apiKeys.revokeKey(who.organizationId, key!.id, T0);
+        assert.equal(stageOf(await stores.checks.begin(params(who, null))), 'unauthenticated');
+        const suspended = await tenant(stores, {}, { status: 'suspended' });
+        assert.deepEqual(await stores.checks.begin(params(suspended, work())), {
+          kind: 'suspended',
+          organizationId: suspended.organizationId,
+        });
+        const planless = await tenant(
+          stores,
+          {},
+          { assignment: { kind: 'plan', code: `missing-${randomUUID()}`, version: 1 } },
+        );
+        assert.equal(stageOf(await stores.checks.begin(params(planless, work()))), 'no_entitlements');
+      },
+    );
+
+    withStores('a plan version supplies the limits', async (stores) => {
+      const code = `plan-${randomUUID().slice(0, 8)}`;
+      await stores.organizations.putPlan({ code, version: 1, name: 'Tiny', ...ENTITLEMENTS, monthlyQuota: 1 });
+      const who = await tenant(stores, {}, { assignment: { kind: 'plan', code, version: 1 } });
+      const first = await stores.checks.begin(params(who, work()));
+      assert.equal(stageOf(first), 'started');
+      assert.ok(first.kind === 'admitted');
+      assert.equal(first.access.plan?.name, 'Tiny');
+      assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'quota_exceeded');
+    });
+
+    withStores('rate: admits the limit, a refusal is not counted and holds nothing', async (stores) => {
+      const who = await tenant(stores, { rateLimitPerMinute: 2, maxConcurrentRequests: 1 });
+      const first = params(who, null, { slot: null });
+      assert.equal(stageOf(await stores.checks.begin(first)), 'admitted');
+      assert.equal(stageOf(await stores.checks.begin(first)), 'admitted');
+      const refused = await stores.checks.begin(params(who, work()));
+      assert.deepEqual(refused.kind === 'admitted' && [refused.stage, refused.rate], [
+        'rate_limited',
+        { allowed: false, count: 2 },
+      ]);
+      const next = await stores.checks.begin(params(who, work(), { rateWindowStart: at(30_000), now: at(30_000) }));
+      assert.equal(stageOf(next), 'started', 'no slot or unit was taken by the refusal');
+    });
+
+    withStores('slot: begin takes it, finish frees it; busy when all are taken', async (stores) => {
+      const who = await tenant(stores, { maxConcurrentRequests: 1 });
+      const first = params(who, work());
+      assert.equal(stageOf(await stores.checks.begin(first)), 'started');
+      const busy = await stores.checks.begin(params(who, work()));
+      assert.deepEqual(busy.kind === 'admitted' && busy.stage === 'slot_busy' && busy.slot, { ok: false, inFlight: 1 });
+      await stores.checks.finish(finishing(who, first));
+      assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'started');
+    });
+
+    withStores('an invalid request or a network not enabled holds only its slot', async (stores) => {
+      const who = await tenant(stores, { maxConcurrentRequests: 1, monthlyQuota: 1 });
+      for (const [w, stage] of [
+        [null, 'invalid'],
+        [work({ network: 'ethereum' }, 'k'), 'network_not_enabled'],
+      ] as const) {
+        const p = params(who, w);
+        assert.equal(stageOf(await stores.checks.begin(p)), stage);
+        assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'slot_busy', 'the slot is held');
+        await stores.checks.finish({ ...finishing(who, p), reservation: null, idempotency: null });
+      }
+      assert.equal(
+        stageOf(await stores.checks.begin(params(who, work(undefined, 'k')))),
+        'started',
+        'key and unit untouched',
+      );
+    });
+
+    withStores('idempotency: started, in progress, stored, replayed with the quota now, conflict', async (stores) => {
+      const who = await tenant(stores, { maxConcurrentRequests: 1 });
+      const first = params(who, work({}, 'order-1'));
+      assert.equal(stageOf(await stores.checks.begin(first)), 'started');
+      await stores.checks.finish({ ...finishing(who, first), slotId: null }); // keeps the slot: in progress below
+      const claimFirst = params(who, work({}, 'order-2'));
+      await stores.checks.finish(finishing(who, first));
+      assert.equal(stageOf(await stores.checks.begin(claimFirst)), 'started');
+      const again = await stores.checks.begin(params(who, work({}, 'order-2'), { now: at(1) }));
+      assert.equal(stageOf(again), 'slot_busy', 'the slot comes before the key');
+      await stores.checks.finish({ ...finishing(who, claimFirst), idempotency: null, reservation: null });
+      const inProgress = await stores.checks.begin(params(who, work({}, 'order-2'), { now: at(2) }));
+      assert.deepEqual(
+        inProgress.kind === 'admitted' && inProgress.stage === 'in_progress' && inProgress.leaseExpiresAt,
+        LEASE,
+      );
+      const claim = claimFirst.work!.idempotency!;
+      const finished = await stores.checks.finish({
+        ...finishing(who, claimFirst),
+        slotId: null,
+        reservation: { reservationId: claimFirst.work!.quota.reservationId, commit: true },
+        idempotency: { key: claim.key, owner: claim.owner, response: RESPONSE, retainUntil: at(86_400_000) },
+      });
+      assert.deepEqual(finished, { billed: true, quota: { used: 1, reserved: 0 }, stored: true });
+      const replay = await stores.checks.begin(params(who, work({}, 'order-2'), { now: at(3) }));
+      assert.ok(replay.kind === 'admitted' && replay.stage === 'completed');
+      assert.deepEqual(replay.response, RESPONSE);
+      assert.deepEqual(replay.quota, { used: 1, reserved: 0 });
+      assert.equal(
+        stageOf(await stores.checks.begin(params(who, work({}, 'order-3')))),
+        'started',
+        'the replay gave its slot back',
+      );
+      const conflict = params(who, work({}, 'order-2', 'f2'));
+      assert.equal(stageOf(await stores.checks.begin({ ...conflict, slot: null })), 'admitted');
+    });
+
+    withStores('finish: a complete result bills once; a release bills nothing; both record usage', async (stores) => {
+      const who = await tenant(stores, { monthlyQuota: 2 });
+      const usage = {
+        organizationId: who.organizationId,
+        at: at(1000),
+        network: 'tron',
+        overallState: 'CLEAR' as const,
+        coverage: 'complete' as const,
+        latencyMs: 40,
+        errorCode: null,
+      };
+      const billedOne = params(who, work());
+      assert.equal(stageOf(await stores.checks.begin(billedOne)), 'started');
+      const commit = finishing(who, billedOne, {
+        reservation: { reservationId: billedOne.work!.quota.reservationId, commit: true },
+        usage,
+      });
+      assert.deepEqual(await stores.checks.finish(commit), {
+        billed: true,
+        quota: { used: 1, reserved: 0 },
+        stored: false,
+      });
+      assert.deepEqual(
+        await stores.checks.finish(commit),
+        { billed: false, quota: null, stored: false },
+        'never twice',
+      );
+      const released = params(who, work());
+      const begun = await stores.checks.begin(released);
+      assert.deepEqual(begun.kind === 'admitted' && begun.stage === 'started' && begun.quota, { used: 1, reserved: 1 });
+      assert.deepEqual(
+        await stores.checks.finish(
+          finishing(who, released, { usage: { ...usage, overallState: 'LIMITED_DATA', coverage: 'partial' } }),
+        ),
+        {
+          billed: false,
+          quota: { used: 1, reserved: 0 },
+          stored: false,
+        },
+      );
+      const [day] = await stores.usage.readUsageDays({
+        organizationId: who.organizationId,
+        firstDay: '2026-03-31',
+        lastDay: '2026-03-31',
+      });
+      assert.equal(day?.requests, 3);
+      assert.equal(day?.billable, 1, 'billable = what finish billed');
+      assert.equal(day?.limitedData, 1);
+    });
+
+    withStores(
+      'quota exceeded holds the slot and the claim; finish stores the refusal under the key',
+      async (stores) => {
+        const who = await tenant(stores, { monthlyQuota: 0, maxConcurrentRequests: 1 });
+        const p = params(who, work({}, 'k-429'));
+        const refused = await stores.checks.begin(p);
+        assert.deepEqual(refused.kind === 'admitted' && [refused.stage, 'quota' in refused && refused.quota], [
+          'quota_exceeded',
+          { used: 0, reserved: 0 },
+        ]);
+        assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'slot_busy');
+        const claim = p.work!.idempotency!;
+        const stored = await stores.checks.finish({
+          ...finishing(who, p),
+          reservation: null,
+          idempotency: {
+            key: claim.key,
+            owner: claim.owner,
+            response: { ...RESPONSE, status: 429 },
+            retainUntil: at(86_400_000),
+          },
+        });
+        assert.deepEqual(stored, { billed: false, quota: null, stored: true });
+        const replay = await stores.checks.begin(params(who, work({}, 'k-429')));
+        assert.equal(replay.kind === 'admitted' && replay.stage === 'completed' && replay.response.status, 429);
+      },
+    );
+
+    withStores(
+      'finish after the leases ended: nothing billed, the claim taken over is not overwritten',
+      async (stores) => {
+        const who = await tenant(stores);
+        const p = params(who, work({}, 'late'));
+        await stores.checks.begin(p);
+        const next = params(who, work({}, 'late'), { now: LEASE });
+        assert.equal(stageOf(await stores.checks.begin(next)), 'started', 'the lease ended: taken over');
+        const claim = p.work!.idempotency!;
+        assert.deepEqual(
+          await stores.checks.finish({
+            ...finishing(who, p),
+            now: LEASE,
+            reservation: { reservationId: p.work!.quota.reservationId, commit: true },
+            idempotency: { key: claim.key, owner: claim.owner, response: RESPONSE, retainUntil: at(86_400_000) },
+          }),
+          { billed: false, quota: null, stored: false },
+        );
+      },
+    );
+
+    withStores('abandoning the claim frees the key for a corrected body', async (stores) => {
+      const who = await tenant(stores);
+      const p = params(who, work({}, 'fix'));
+      await stores.checks.begin(p);
+      await stores.checks.finish(finishing(who, p));
+      assert.equal(stageOf(await stores.checks.begin(params(who, work({}, 'fix', 'f2')))), 'started');
+    });
+
+    withStores('concurrent begins: 300 checks for 100 units start exactly 100; one key starts once', async (stores) => {
+      const who = await tenant(stores, { monthlyQuota: 100 });
+      const all = Array.from({ length: 300 }, () => params(who, work()));
+      const outcomes = await Promise.all(all.map((p) => stores.checks.begin(p)));
+      const started = all.filter((_, i) => stageOf(outcomes[i]!) === 'started');
+      assert.equal(started.length, 100);
+      assert.ok(outcomes.every((o) => ['started', 'quota_exceeded'].includes(stageOf(o))));
+      const finished = await Promise.all(
+        started.map((p) =>
+          stores.checks.finish(
+            finishing(who, p, { reservation: { reservationId: p.work!.quota.reservationId, commit: true } }),
+          ),
+        ),
+      );
+      assert.equal(finished.filter((f) => f.billed).length, 100);
+      assert.deepEqual(
+        await stores.quota.getUsage({ organizationId: who.organizationId, period: '2026-03', now: at(2000) }),
+        { used: 100, reserved: 0 },
+      );
+      const keyed = await Promise.all(
+        Array.from({ length: 50 }, () => stores.checks.begin(params(who, work({}, 'race')))),
+      );
+      assert.equal(
+        keyed.filter((o) => stageOf(o) === 'started').length,
+        0,
+        'the quota is used up: the one claim is refused',
+      );
+      const other = await tenant(stores);
+      const race = await Promise.all(
+        Array.from({ length: 50 }, () => stores.checks.begin(params(other, work({}, 'race')))),
+      );
+      assert.equal(race.filter((o) => stageOf(o) === 'started').length, 1);
+      assert.equal(race.filter((o) => stageOf(o) === 'in_progress').length, 49);
+    });
+  });
+}

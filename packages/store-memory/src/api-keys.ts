@@ -1,0 +1,53 @@
+import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
+import { frozenCopy } from './frozen.js';
+
+export class MemoryApiKeyStore implements ApiKeyStore {
+  readonly #byId = new Map<string, ApiKeyRecord>();
+  readonly #idByHash = new Map<string, string>();
+
+  async insertKey(record: ApiKeyRecord): Promise<boolean> {
+    if (this.#byId.has(record.id) || this.#idByHash.has(record.hash)) return false;
+    this.#put(record);
+    return true;
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    return this.byHash(hash);
+  }
+
+  /** `findKeyByHash` without a promise, for the check store's begin. */
+  byHash(hash: string): ApiKeyRecord | null {
+    const id = this.#idByHash.get(hash);
+    return (id === undefined ? undefined : this.#byId.get(id)) ?? null;
+  }
+
+  async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
+    return [...this.#byId.values()]
+      .filter((k) => k.organizationId === organizationId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
+    const record = this.#byId.get(keyId);
+    if (!record || record.organizationId !== organizationId) return null;
+    return record.revokedAt ? record : this.#put({ ...record, revokedAt: now });
+  }
+
+  async rotateKey(organizationId: string, keyId: string, replacement: ApiKeyRecord, now: Date): Promise<RotateOutcome> {
+    const record = this.#byId.get(keyId);
+    if (!record || record.organizationId !== organizationId) return { ok: false, reason: 'not_found' };
+    if (record.revokedAt) return { ok: false, reason: 'revoked' };
+    if (this.#byId.has(replacement.id) || this.#idByHash.has(replacement.hash)) {
+      throw new Error('replacement key id or hash already exists');
+    }
+    const revoked = this.#put({ ...record, revokedAt: now, replacedBy: replacement.id });
+    return { ok: true, revoked, created: this.#put(replacement) };
+  }
+
+  #put(record: ApiKeyRecord): ApiKeyRecord {
+    const stored = frozenCopy(record);
+    this.#byId.set(stored.id, stored);
+    this.#idByHash.set(stored.hash, stored.id);
+    return stored;
+  }
+}

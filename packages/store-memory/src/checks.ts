@@ -1,0 +1,118 @@
+import {
+  entitlementsOf,
+  type BeginCheckOutcome,
+  type BeginCheckParams,
+  type CheckCredential,
+  type CheckStore,
+  type CheckWork,
+  type Entitlements,
+  type FinishCheckOutcome,
+  type FinishCheckParams,
+  type OrganizationAccess,
+  type BeginStage,
+} from '@tron-safety/core';
+import type { MemoryApiKeyStore } from './api-keys.js';
+import type { MemoryIdempotencyStore } from './idempotency.js';
+import type { MemoryLimitStore } from './limits.js';
+import type { MemoryOrganizationStore } from './organizations.js';
+import type { MemoryQuotaStore } from './quota.js';
+import type { MemoryUsageStore } from './usage.js';
+
+export interface MemoryStoreParts {
+  organizations: MemoryOrganizationStore;
+  apiKeys: MemoryApiKeyStore;
+  idempotency: MemoryIdempotencyStore;
+  quota: MemoryQuotaStore;
+  limits: MemoryLimitStore;
+  usage: MemoryUsageStore;
+}
+
+/**
+ * Begin and finish over the other memory stores' steps, run without yielding in between: each
+ * call is atomic here as the PostgreSQL function is there, and answers in one microtask.
+ */
+export class MemoryCheckStore implements CheckStore {
+  constructor(private readonly parts: MemoryStoreParts) {}
+
+  async begin(params: BeginCheckParams): Promise<BeginCheckOutcome> {
+    const access = this.#authenticate(params.credential);
+    if (!access) return { kind: 'unauthenticated' };
+    const { organization } = access;
+    if (organization.status !== 'active') return { kind: 'suspended', organizationId: organization.id };
+    const entitlements = entitlementsOf(access);
+    if (!entitlements) return { kind: 'no_entitlements', access };
+    const rate = this.parts.limits.hit({
+      organizationId: organization.id,
+      windowStart: params.rateWindowStart,
+      limit: entitlements.rateLimitPerMinute,
+      now: params.now,
+    });
+    const admitted = { kind: 'admitted' as const, access, entitlements, rate };
+    return { ...admitted, ...this.#admit(params, organization.id, entitlements, rate.allowed) };
+  }
+
+  #authenticate(credential: CheckCredential): OrganizationAccess | null {
+    if ('organizationId' in credential) return this.parts.organizations.access(credential.organizationId);
+    const key = this.parts.apiKeys.byHash(credential.apiKeyHash);
+    return key && key.revokedAt === null ? this.parts.organizations.access(key.organizationId) : null;
+  }
+
+  /** The steps after the rate: slot, then the work. */
+  #admit(params: BeginCheckParams, organizationId: string, entitlements: Entitlements, allowed: boolean): BeginStage {
+    if (!allowed) return { stage: 'rate_limited' };
+    if (!params.slot) return { stage: 'admitted' };
+    const { slotId, expiresAt } = params.slot;
+    const { limits } = this.parts;
+    const slot = limits.acquire({
+      organizationId,
+      slotId,
+      limit: entitlements.maxConcurrentRequests,
+      now: params.now,
+      expiresAt,
+    });
+    if (!slot.ok) return { stage: 'slot_busy', slot };
+    if (!params.work) return { stage: 'invalid' };
+    const stage = this.#work(params.work, organizationId, entitlements, params.now);
+    if (stage.stage === 'in_progress' || stage.stage === 'completed') limits.release({ organizationId, slotId });
+    return stage;
+  }
+
+  #work(work: CheckWork, organizationId: string, entitlements: Entitlements, now: Date): BeginStage {
+    if (!entitlements.enabledNetworks.includes(work.network)) return { stage: 'network_not_enabled' };
+    const { idempotency, quota } = this.parts;
+    if (work.idempotency) {
+      const { key, ...claim } = work.idempotency;
+      const begun = idempotency.claim({ organizationId, key }, { ...claim, now });
+      if (begun.kind === 'conflict') return { stage: 'conflict' };
+      if (begun.kind === 'in_progress') return { stage: 'in_progress', leaseExpiresAt: begun.leaseExpiresAt };
+      if (begun.kind === 'completed') {
+        const usage = quota.usageNow({ organizationId, period: work.quota.period, now });
+        return { stage: 'completed', response: begun.response, quota: usage };
+      }
+    }
+    const reserved = quota.reserveNow({ organizationId, limit: entitlements.monthlyQuota, now, ...work.quota });
+    return reserved.ok
+      ? { stage: 'started', quota: reserved.usage }
+      : { stage: 'quota_exceeded', quota: reserved.usage };
+  }
+
+  async finish(params: FinishCheckParams): Promise<FinishCheckOutcome> {
+    const { organizationId, now } = params;
+    const { idempotency, quota, limits, usage } = this.parts;
+    let stored = false;
+    if (params.idempotency) {
+      const { key, owner, response, retainUntil } = params.idempotency;
+      const scope = { organizationId, key };
+      if (response) stored = idempotency.store(scope, { owner, response, now, retainUntil });
+      else idempotency.release(scope, { owner });
+    }
+    const { reservation } = params;
+    const finalized = reservation
+      ? quota.finalize({ organizationId, reservationId: reservation.reservationId, now }, reservation.commit)
+      : null;
+    const billed = reservation !== null && reservation.commit && finalized !== null;
+    if (params.slotId !== null) limits.release({ organizationId, slotId: params.slotId });
+    if (params.usage) usage.record({ ...params.usage, billable: billed });
+    return { billed, quota: finalized, stored };
+  }
+}

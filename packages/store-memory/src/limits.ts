@@ -1,0 +1,109 @@
+import type {
+  AcquireSlotParams,
+  LimitStore,
+  RateHitParams,
+  RateWindowOutcome,
+  ReleaseSlotParams,
+  SlotOutcome,
+} from '@tron-safety/core';
+import { ExpiryQueue } from './expiry.js';
+
+const WINDOW_MS = 60_000;
+/** Ended windows and slots reclaimed by each write, so memory follows the traffic without a sweeper. */
+const RECLAIM_PER_WRITE = 4;
+
+/**
+ * Rate windows (the latest per organization) and slot leases (per organization). Ended windows
+ * and expired slots are reclaimed in time order; acquiring a slot looks only at that
+ * organization's slots (at most its limit plus crashed ones until their leases end).
+ */
+export class MemoryLimitStore implements LimitStore {
+  readonly #windows = new Map<string, { windowStart: number; count: number }>();
+  readonly #slots = new Map<string, Map<string, number>>();
+  readonly #windowEnds = new ExpiryQueue<string>();
+  readonly #slotEnds = new ExpiryQueue<{ organizationId: string; slotId: string }>();
+
+  async hitRate(params: RateHitParams): Promise<RateWindowOutcome> {
+    return this.hit(params);
+  }
+
+  /** `hitRate` without a promise, for the check store. */
+  hit(params: RateHitParams): RateWindowOutcome {
+    const now = params.now.getTime();
+    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
+    const start = params.windowStart.getTime();
+    const current = this.#windows.get(params.organizationId);
+    // A lagging clock (an older window start) counts into the newer window, as in SQL.
+    const newer = !current || start > current.windowStart;
+    const count = newer ? 0 : current.count;
+    if (count >= params.limit) return { allowed: false, count };
+    if (newer) {
+      this.#windows.set(params.organizationId, { windowStart: start, count: 1 });
+      this.#windowEnds.push(start + WINDOW_MS, params.organizationId);
+    } else current.count++;
+    return { allowed: true, count: count + 1 };
+  }
+
+  async acquireSlot(params: AcquireSlotParams): Promise<SlotOutcome> {
+    return this.acquire(params);
+  }
+
+  /** `acquireSlot` without a promise. */
+  acquire(params: AcquireSlotParams): SlotOutcome {
+    const now = params.now.getTime();
+    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
+    let slots = this.#slots.get(params.organizationId);
+    if (!slots) this.#slots.set(params.organizationId, (slots = new Map()));
+    for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);
+    if (slots.size >= params.limit) return { ok: false, inFlight: slots.size };
+    const expiresAt = params.expiresAt.getTime();
+    slots.set(params.slotId, expiresAt);
+    this.#slotEnds.push(expiresAt, { organizationId: params.organizationId, slotId: params.slotId });
+    return { ok: true, inFlight: slots.size };
+  }
+
+  async releaseSlot(params: ReleaseSlotParams): Promise<void> {
+    this.release(params);
+  }
+
+  /** `releaseSlot` without a promise. */
+  release(params: ReleaseSlotParams): void {
+    const slots = this.#slots.get(params.organizationId);
+    if (!slots) return;
+    slots.delete(params.slotId);
+    if (slots.size === 0) this.#slots.delete(params.organizationId);
+  }
+
+  async purgeExpired(now: Date, limit = Infinity): Promise<number> {
+    return this.#reclaim(now.getTime(), limit);
+  }
+
+  /** Ended windows and expired slots, in time order (also a few on every write, so no sweeper is needed). */
+  #reclaim(at: number, limit: number): number {
+    let purged = 0;
+    this.#windowEnds.popDue(
+      at,
+      (organizationId) => {
+        const window = this.#windows.get(organizationId);
+        if (window && window.windowStart + WINDOW_MS <= at) {
+          this.#windows.delete(organizationId);
+          purged++;
+        }
+      },
+      limit,
+    );
+    this.#slotEnds.popDue(
+      at,
+      ({ organizationId, slotId }) => {
+        const slots = this.#slots.get(organizationId);
+        const expiresAt = slots?.get(slotId);
+        if (slots && expiresAt !== undefined && expiresAt <= at) {
+          this.release({ organizationId, slotId });
+          purged++;
+        }
+      },
+      limit,
+    );
+    return purged;
+  }
+}

@@ -1,0 +1,113 @@
+import type {
+  QuotaPeriodParams,
+  QuotaStore,
+  QuotaUsage,
+  ReservationParams,
+  ReserveOutcome,
+  ReserveParams,
+} from '@tron-safety/core';
+
+/** One organization's period: used units and its outstanding reservations (id → expiry). */
+interface Counter {
+  used: number;
+  reservations: Map<string, number>;
+}
+
+/**
+ * Monthly quota: a counter per organization and period holding its own reservations, so a count
+ * looks only at that organization's outstanding reservations (at most its in-flight checks plus
+ * crashed ones until they expire), never at every reservation in the store.
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  readonly #counters = new Map<string, Counter>();
+  /** Reservation id → its counter's key. */
+  readonly #owners = new Map<string, string>();
+  /** Counters with outstanding reservations: what the sweeper looks at. */
+  readonly #pending = new Set<Counter>();
+
+  async reserve(params: ReserveParams): Promise<ReserveOutcome> {
+    return this.reserveNow(params);
+  }
+
+  /** `reserve` without a promise, for the check store. */
+  reserveNow(params: ReserveParams): ReserveOutcome {
+    const key = periodKey(params.organizationId, params.period);
+    const counter = this.#counter(key);
+    const reserved = this.#live(counter, params.now.getTime());
+    if (counter.used + reserved >= params.limit || this.#owners.has(params.reservationId)) {
+      return { ok: false, usage: { used: counter.used, reserved } };
+    }
+    counter.reservations.set(params.reservationId, params.expiresAt.getTime());
+    this.#owners.set(params.reservationId, key);
+    this.#pending.add(counter);
+    return { ok: true, usage: { used: counter.used, reserved: reserved + 1 } };
+  }
+
+  async commit(params: ReservationParams): Promise<QuotaUsage | null> {
+    return this.finalize(params, true);
+  }
+
+  async release(params: ReservationParams): Promise<QuotaUsage | null> {
+    return this.finalize(params, false);
+  }
+
+  /**
+   * Commit (`bill`) or release without a promise: removes the reservation; a live one bills one
+   * unit of its own period when `bill`. Null unless it was live.
+   */
+  finalize(params: ReservationParams, bill: boolean): QuotaUsage | null {
+    const key = this.#owners.get(params.reservationId);
+    if (key === undefined || !key.startsWith(`${params.organizationId}\u0000`)) return null;
+    const counter = this.#counters.get(key)!;
+    const expiresAt = counter.reservations.get(params.reservationId)!;
+    counter.reservations.delete(params.reservationId);
+    this.#owners.delete(params.reservationId);
+    if (counter.reservations.size === 0) this.#pending.delete(counter);
+    const now = params.now.getTime();
+    if (expiresAt <= now) return null;
+    if (bill) counter.used++;
+    return { used: counter.used, reserved: this.#live(counter, now) };
+  }
+
+  async getUsage(params: QuotaPeriodParams): Promise<QuotaUsage> {
+    return this.usageNow(params);
+  }
+
+  /** `getUsage` without a promise. */
+  usageNow(params: QuotaPeriodParams): QuotaUsage {
+    const counter = this.#counters.get(periodKey(params.organizationId, params.period));
+    return counter
+      ? { used: counter.used, reserved: this.#live(counter, params.now.getTime()) }
+      : { used: 0, reserved: 0 };
+  }
+
+  async purgeExpired(now: Date, limit = Infinity): Promise<number> {
+    let purged = 0;
+    for (const counter of this.#pending) {
+      if (purged >= limit) break;
+      const before = counter.reservations.size;
+      purged += before - this.#live(counter, now.getTime());
+    }
+    return purged;
+  }
+
+  #counter(key: string): Counter {
+    let counter = this.#counters.get(key);
+    if (!counter) this.#counters.set(key, (counter = { used: 0, reservations: new Map() }));
+    return counter;
+  }
+
+  /** Drops the counter's expired reservations (they count as released) and answers the live ones. */
+  #live(counter: Counter, now: number): number {
+    for (const [id, expiresAt] of counter.reservations) {
+      if (expiresAt <= now) {
+        counter.reservations.delete(id);
+        this.#owners.delete(id);
+      }
+    }
+    if (counter.reservations.size === 0) this.#pending.delete(counter);
+    return counter.reservations.size;
+  }
+}
+
+const periodKey = (organizationId: string, period: string) => `${organizationId}\u0000${period}`;
