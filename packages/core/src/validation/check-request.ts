@@ -16,7 +16,7 @@
  * expected_amount without leading integer zeros and trailing fraction zeros ("01.50" → "1.5",
  * "0.0" → "0"); addresses unchanged (base58 is case-sensitive).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { Expectations } from '../assessment/input.js';
@@ -32,7 +32,7 @@ export interface NormalizedCheckRequest {
   network: Network;
   expectations: Expectations;
   /** SHA-256 (hex) of the canonical JSON of the normalized body: equal for the same logical request. */
-  fingerprint: string;
+  readonly fingerprint: string;
 }
 
 /** Every field in precedence order, with the code and rule of a wrong value. */
@@ -90,6 +90,7 @@ function normalize(request: TransactionCheckRequest): NormalizedCheckRequest {
     expected_token_contract: request.expected_token_contract ?? null,
     expected_amount: request.expected_amount == null ? null : canonicalAmount(request.expected_amount),
   };
+  let fingerprint: string | undefined;
   return {
     txHash: canonical.tx_hash,
     network: canonical.network,
@@ -98,8 +99,11 @@ function normalize(request: TransactionCheckRequest): NormalizedCheckRequest {
       tokenContract: canonical.expected_token_contract,
       amount: canonical.expected_amount,
     },
+    // Computed when first read: only a request with an Idempotency-Key needs it.
     // Fixed key order and only strings/null: JSON.stringify is canonical here.
-    fingerprint: createHash('sha256').update(JSON.stringify(canonical)).digest('hex'),
+    get fingerprint() {
+      return (fingerprint ??= hash('sha256', JSON.stringify(canonical), 'hex'));
+    },
   };
 }
 
