@@ -77,12 +77,17 @@ export const TIE_ORDER: readonly ReasonCode[] = [
 
 const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, warning: 2, info: 3 };
 
+/** Each code's sort key, computed once: severity (from the reason table) first, then its place in TIE_ORDER. */
+const PRIORITY = new Map(
+  (Object.keys(REASONS) as ReasonCode[]).map((code) => [
+    code,
+    SEVERITY_RANK[REASONS[code].severity] * (TIE_ORDER.length + 1) + TIE_ORDER.indexOf(code),
+  ]),
+);
+
 /** Sort key: severity (from the reason table), then TIE_ORDER. */
 export function reasonPriority(a: ReasonCode, b: ReasonCode): number {
-  return (
-    SEVERITY_RANK[REASONS[a].severity] - SEVERITY_RANK[REASONS[b].severity] ||
-    TIE_ORDER.indexOf(a) - TIE_ORDER.indexOf(b)
-  );
+  return PRIORITY.get(a)! - PRIORITY.get(b)!;
 }
 
 /** The one code about the transaction's state; every response carries it. */

@@ -50,14 +50,18 @@ export async function screenParties(
  * first (owner, the focus transfer's parties, the counterparties), for a source that caps how many it screens.
  */
 export function involvedAddresses(facts: ChainFacts, focus: Transfer | null = null): string[] {
-  const parties = (t: Transfer) => [t.sender, t.recipient, t.tokenContract];
-  const all = [
-    facts.owner,
-    ...(focus === null ? [] : parties(focus)),
-    ...facts.counterparties,
-    ...facts.transfers.flatMap(parties),
-  ];
-  return [...new Set(all.filter((a): a is string => a !== null))];
+  const all = new Set<string>();
+  if (facts.owner !== null) all.add(facts.owner);
+  if (focus !== null) addParties(all, focus);
+  for (const address of facts.counterparties) all.add(address);
+  for (const transfer of facts.transfers) addParties(all, transfer);
+  return [...all];
+}
+
+function addParties(into: Set<string>, transfer: Transfer): void {
+  if (transfer.sender !== null) into.add(transfer.sender);
+  if (transfer.recipient !== null) into.add(transfer.recipient);
+  if (transfer.tokenContract !== null) into.add(transfer.tokenContract);
 }
 
 /**
