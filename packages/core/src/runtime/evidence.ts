@@ -55,7 +55,11 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const onPartiesKnown = (facts: ChainFacts) => {
     early.screening = startScreening(facts, selectTransfer(facts, request.expectations).transfer, input);
   };
-  const read = await chain.getTransactionFacts(request.txHash, { ...ctx, onPartiesKnown });
+  const read = await chain.getTransactionFacts(request.txHash, {
+    signal: ctx.signal,
+    deadlineAt: ctx.deadlineAt,
+    onPartiesKnown,
+  });
   if (read.isErr()) {
     return err(read.error.kind === 'aborted' && ctx.signal.aborted ? read.error : { kind: 'provider_unavailable' });
   }
@@ -68,5 +72,5 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
     screening.result,
     focus === null || facts.state === 'not_found' ? null : gatherToken(focus, risk, ctx),
   ]);
-  return ok({ facts, selection, signals: { ...screened, token } });
+  return ok({ facts, selection, signals: { sanctions: screened.sanctions, aml: screened.aml, token } });
 }

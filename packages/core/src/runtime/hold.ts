@@ -130,7 +130,15 @@ export class CheckHold {
         response: outcome.store ? this.#stored(outcome.reply) : null,
         retainUntil: new Date(now.getTime() + scope.ctx.options.idempotencyRetentionMs),
       },
-      usage: { organizationId: held.organizationId, at: now, latencyMs: scope.elapsedMs(), ...outcome.usage },
+      usage: {
+        organizationId: held.organizationId,
+        at: now,
+        network: outcome.usage.network,
+        overallState: outcome.usage.overallState,
+        coverage: outcome.usage.coverage,
+        latencyMs: scope.elapsedMs(),
+        errorCode: outcome.usage.errorCode,
+      },
     };
   }
 
