@@ -147,7 +147,11 @@ export class CheckHold {
     // Frozen: a store may keep it as it is, without a copy.
     return Object.freeze({
       status: reply.status,
-      headers: Object.freeze({ 'X-Request-ID': this.scope.requestId, ...reply.headers }),
+      headers: Object.freeze(
+        reply.headers
+          ? { 'X-Request-ID': this.scope.requestId, ...reply.headers }
+          : { 'X-Request-ID': this.scope.requestId },
+      ),
       body: reply.body,
     });
   }
