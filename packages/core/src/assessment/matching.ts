@@ -35,6 +35,14 @@ function supplied(expectations: Expectations): Record<keyof TransferComparison, 
   };
 }
 
+function suppliedFields(expectations: Expectations): (keyof TransferComparison)[] {
+  const fields: (keyof TransferComparison)[] = [];
+  if (expectations.recipient !== null) fields.push('recipient');
+  if (expectations.tokenContract !== null) fields.push('token');
+  if (expectations.amount !== null) fields.push('amount');
+  return fields;
+}
+
 export function hasExpectations(expectations: Expectations): boolean {
   return expectations.recipient !== null || expectations.tokenContract !== null || expectations.amount !== null;
 }
@@ -107,7 +115,7 @@ function comparer(expectations: Expectations): Comparer {
  * the one with the most matches (ties: lowest index). Unknown comparisons count as no match.
  */
 export function selectTransfer(facts: ChainFacts, expectations: Expectations): TransferSelection {
-  return selectWith(facts, expectations, comparer(expectations));
+  return selectWith(facts, expectations, (transfer) => compareTransfer(transfer, expectations));
 }
 
 function selectWith(facts: ChainFacts, expectations: Expectations, compare: Comparer): TransferSelection {
@@ -157,7 +165,7 @@ function undecidedFields(
   expectations: Expectations,
   compare: Comparer,
 ): Set<keyof TransferComparison> {
-  const wanted = FIELDS.filter((field) => supplied(expectations)[field]);
+  const wanted = suppliedFields(expectations);
   const open = new Set<keyof TransferComparison>();
   for (const transfer of facts.transfers) {
     const comparison = compare(transfer);

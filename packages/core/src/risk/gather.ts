@@ -1,7 +1,7 @@
 import type { ChainFacts, ProviderContext, Transfer } from '../chain/facts.js';
 import { combineAmlAnswers } from './aml-combine.js';
 import { settle } from './settle.js';
-import type { AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
+import type { AmlAnswer, AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
 /** Signals of a transaction no node knows: nothing to screen. */
 const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
@@ -105,8 +105,15 @@ async function gatherAml(
     // The owner alone is not the counterparty of a payment received.
     if (focus.sender === null) return { status: 'unavailable', reason: 'the transfer does not name its sender' };
   }
-  const counterparties = [...new Set([focus?.sender ?? null, facts.owner].filter((a): a is string => a !== null))];
-  const answers = await Promise.all(counterparties.map((a) => settle(() => providers.aml.assessAddress(a, ctx))));
+  const sender = focus?.sender ?? null;
+  const counterparties = sender === null || sender === facts.owner ? [facts.owner] : [sender, facts.owner];
+  // All under way at once; settled lookups never reject, so they are awaited in turn.
+  const lookups: Promise<AmlAnswer>[] = [];
+  for (const address of counterparties) {
+    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx)));
+  }
+  const answers: AmlAnswer[] = [];
+  for (const lookup of lookups) answers.push(await lookup);
   return combineAmlAnswers(answers);
 }
 
