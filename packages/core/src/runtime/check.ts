@@ -156,14 +156,28 @@ function quotaState(admission: Admission, periodEnd: Date): LimitState['quota'] 
   return { limit: admission.entitlements.monthlyQuota, usage, periodEnd };
 }
 
-/** The stored response as it was, plus this request's rate and quota headers and the replay flag. */
+/**
+ * The stored response as it was, plus this request's rate and quota headers and the replay flag.
+ * X-Request-ID is the original request's: stored until issue 12, since then read from the body.
+ */
 function replay(scope: RequestScope, admission: Admission, limits: LimitState): CoreHttpResponse {
   if (admission.stage !== 'completed') throw new Error('replay of a check that did not complete');
   const stored = admission.response;
-  return scope.respond(
-    { status: stored.status, body: stored.body, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } },
-    limits,
-  );
+  const requestId = stored.headers['X-Request-ID'] ?? requestIdOf(stored.body);
+  const headers: Record<string, string> =
+    requestId === null ? { ...stored.headers } : { 'X-Request-ID': requestId, ...stored.headers };
+  headers['Idempotent-Replayed'] = 'true';
+  return scope.respond({ status: stored.status, body: stored.body, headers }, limits);
+}
+
+/** The `request_id` of a stored body (a result or an error envelope: both carry it); null if it has none. */
+function requestIdOf(body: string): string | null {
+  try {
+    const id = (JSON.parse(body) as { request_id?: unknown }).request_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** From the reservation to the decided outcome: evidence, assessment, the serialized result. */

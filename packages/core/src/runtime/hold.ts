@@ -142,18 +142,13 @@ export class CheckHold {
     };
   }
 
-  /** What a replay needs beyond the constant Content-Type: status, body, X-Request-ID, the reply's own headers. */
+  /**
+   * What a replay needs beyond what it can rebuild: status, body and the reply's own headers
+   * (Retry-After). Content-Type is constant and X-Request-ID is the body's `request_id`.
+   */
   #stored(reply: Reply): StoredResponse {
     // Frozen: a store may keep it as it is, without a copy.
-    return Object.freeze({
-      status: reply.status,
-      headers: Object.freeze(
-        reply.headers
-          ? { 'X-Request-ID': this.scope.requestId, ...reply.headers }
-          : { 'X-Request-ID': this.scope.requestId },
-      ),
-      body: reply.body,
-    });
+    return Object.freeze({ status: reply.status, headers: Object.freeze(reply.headers ?? {}), body: reply.body });
   }
 
   /** The reply with the limit headers, the quota as `finish` left it when it moved. */
