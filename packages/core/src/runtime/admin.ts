@@ -43,6 +43,8 @@ export interface ApiKeyMetadata {
   createdAt: Date;
   revokedAt: Date | null;
   replacedBy: string | null;
+  /** When a request last authenticated with it (to the minute), null if never. */
+  lastUsedAt: Date | null;
 }
 
 /** A key as shown once, at creation or rotation. */
@@ -107,8 +109,8 @@ function copyEntitlements(e: Entitlements): Entitlements {
 }
 
 export function keyMetadata(record: ApiKeyRecord): ApiKeyMetadata {
-  const { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy } = record;
-  return { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy };
+  const { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy, lastUsedAt } = record;
+  return { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy, lastUsedAt };
 }
 
 type Permission = 'read' | 'manage_keys' | 'operate';
@@ -182,6 +184,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       createdAt: now(),
       revokedAt: null,
       replacedBy: null,
+      lastUsedAt: null,
     };
     return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
   }
@@ -322,6 +325,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         createdAt: at,
         revokedAt: null,
         replacedBy: null,
+        lastUsedAt: null,
       };
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
       if (!rotated.ok)
