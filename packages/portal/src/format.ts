@@ -1,6 +1,9 @@
-/** `2026-06-01 12:00 UTC`: portal times are UTC, like the quota period and the daily buckets. */
-export function formatTime(date: Date): string {
-  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** `2026-06-01 12:00 UTC` (or `12:00:05` with seconds): portal times are UTC, like the quota period and the daily buckets. */
+export function formatTime(date: Date, options: { seconds?: boolean } = {}): string {
+  return `${date
+    .toISOString()
+    .slice(0, options.seconds ? 19 : 16)
+    .replace('T', ' ')} UTC`;
 }
 
 export const formatNumber = (n: number) => n.toLocaleString('en-US');
