@@ -20,7 +20,7 @@ async function createKey(browser: Client, label: string) {
 }
 
 describe('Portal pages', () => {
-  test('Keys: a new key is shown once (not cached), then only its prefix; rotation and revocation take effect in the API', async () => {
+  test('Keys: a new key is shown once (not cached), then only its prefix and when it was last used; rotation and revocation take effect in the API', async () => {
     const { browser, service } = await signedIn();
     const { page, key } = await createKey(browser, 'checkout');
     assert.equal(page.status, 200);
@@ -29,7 +29,14 @@ describe('Portal pages', () => {
     const list = await browser.get('/portal/keys');
     assert.ok(!list.body.includes(key!), 'the list never shows the key');
     assert.ok(list.body.includes(`${key!.slice(0, 17)}…`), 'only the prefix');
+    assert.match(list.body, /<td class="time"><span class="muted">never<\/span><\/td>/, 'last used: never');
     assert.equal((await service.usage({ apiKey: key! })).status, 200);
+    const used = await browser.get('/portal/keys');
+    assert.match(
+      used.body,
+      /<td class="time">2026-06-01 12:00 UTC<\/td>\s*<td class="time">2026-06-01 12:00 UTC<\/td>/,
+      'created, last used',
+    );
 
     const id = keyId(list.body)!;
     assert.equal((await browser.get(`/portal/keys/${id}/rotate`)).status, 200, 'asks first');

@@ -1,5 +1,5 @@
 import type { ServiceResult, TransactionCheckResponse } from '@tron-safety/core';
-import { formatNumber, formatTime, sentence } from '../format.js';
+import { formatAge, formatNumber, formatTime, sentence } from '../format.js';
 import { html, type Html } from '../html.js';
 import type { CheckValues } from './check.js';
 
@@ -56,7 +56,7 @@ function verdict(answer: Answer): Html {
   const confirmations =
     r.confirmations === null
       ? 'confirmations unknown'
-      : `${r.confirmations} of ${r.required_confirmations} required confirmations`;
+      : `${formatNumber(r.confirmations)} of ${r.required_confirmations} required confirmations`;
   return html`<section class="verdict state-${r.overall_state.toLowerCase()}" aria-labelledby="verdict">
     <h2 id="verdict">Overall state: <span class="state">${r.overall_state}</span></h2>
     <p>${STATES[r.overall_state] ?? ''}</p>
@@ -191,16 +191,15 @@ function transfers(r: TransactionCheckResponse): Html {
       html`<tr>
         <td>${t.index}</td>
         <td>${t.asset_type}</td>
-        <td>${address(t.sender)}</td>
-        <td>${address(t.recipient)}</td>
+        <td>${address(t.sender)}<br />→ ${address(t.recipient)}</td>
         <td>
-          ${orUnknown(t.token_symbol ?? t.token_id)} ${t.token_contract && html`<code>${t.token_contract}</code>`}
+          ${orUnknown(t.token_symbol ?? t.token_id)}${t.token_contract && html`<br /><code>${t.token_contract}</code>`}
         </td>
         <td>${orUnknown(t.amount)}</td>
       </tr>`,
   );
   const empty = html`<tr>
-    <td colspan="6">No transfers.</td>
+    <td colspan="5">No transfers.</td>
   </tr>`;
   return html`<section aria-labelledby="transfers">
     <h2 id="transfers">Transfers</h2>
@@ -208,16 +207,18 @@ function transfers(r: TransactionCheckResponse): Html {
       r.transfers_truncated &&
       html`<p class="problem" role="alert">The list is truncated: do not read it as complete.</p>`
     }
-    <table>
-      <thead>
-        <tr>
-          ${['#', 'Asset', 'From', 'To', 'Token', 'Amount'].map((c) => html`<th scope="col">${c}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.length ? rows : empty}
-      </tbody>
-    </table>
+    <div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            ${['#', 'Asset', 'From → to', 'Token', 'Amount'].map((c) => html`<th scope="col">${c}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.length ? rows : empty}
+        </tbody>
+      </table>
+    </div>
   </section>`;
 }
 
@@ -234,8 +235,8 @@ function freshness(r: TransactionCheckResponse): Html {
       <dd>${instant(f.risk_data_at)}</dd>
       <dt>Token data as of</dt>
       <dd>${instant(f.token_data_at)}</dd>
-      <dt>Oldest source</dt>
-      <dd>${formatNumber(f.max_source_age_seconds)} seconds old</dd>
+      <dt>Oldest source’s age</dt>
+      <dd>${formatAge(f.max_source_age_seconds)}</dd>
     </dl>
   </section>`;
 }

@@ -24,8 +24,8 @@ function row(ctx: SignedIn, key: ApiKeyMetadata, keys: ApiKeyMetadata[]): Html {
   return html`<tr>
     <td>${key.label}</td>
     <td><code>${key.prefix}…</code></td>
-    <td>${formatTime(key.createdAt)}</td>
-    <td>${key.lastUsedAt ? formatTime(key.lastUsedAt) : html`<span class="muted">never</span>`}</td>
+    <td class="time">${formatTime(key.createdAt)}</td>
+    <td class="time">${key.lastUsedAt ? formatTime(key.lastUsedAt) : html`<span class="muted">never</span>`}</td>
     <td>${status(key, keys)}</td>
     <td>${actions}</td>
   </tr>`;

@@ -67,7 +67,7 @@ function dayBar(day: UsageDay, i: number, count: number, scale: (n: number) => n
   </g>`;
 }
 
-/** The billable checks of each day as a line with a point a day, over the bars. */
+/** The billable checks of each day as a line over the bars, with a point on each day that had checks. */
 function billableLine(days: readonly UsageDay[], scale: (n: number) => number): Html {
   const slot = (PLOT.right - PLOT.left) / days.length;
   const points = days.map((d, i) => [PLOT.left + (i + 0.5) * slot, scale(d.billable)] as const);
@@ -75,7 +75,7 @@ function billableLine(days: readonly UsageDay[], scale: (n: number) => number): 
       class="billable"
       points="${points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ')}"
     ></polyline>
-    ${points.map(([x, y]) => html`<circle class="billable" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3"></circle>`)}`;
+    ${points.map(([x, y], i) => days[i]!.requests > 0 && html`<circle class="billable" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3"></circle>`)}`;
 }
 
 /** The chart's text alternative: what it shows in a sentence; the table beside it has every number. */
