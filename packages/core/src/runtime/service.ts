@@ -98,6 +98,23 @@ const ROUTES: Record<string, Route> = {
   [USAGE_PATH]: { method: 'GET', run: handleUsage },
 };
 
+/** Headers without the absent ones. */
+const headersOf = (fields: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
+
+/** The HTTP shape of a check call (`apiKey` absent for `checkAsOrganization`). */
+function checkRequest(call: Omit<CheckCall, 'apiKey'>, apiKey?: string): CoreHttpRequest {
+  const { request, idempotencyKey, requestId } = call;
+  const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
+  const headers = headersOf({
+    'x-api-key': apiKey,
+    'idempotency-key': idempotencyKey,
+    'x-request-id': requestId,
+    'content-type': 'application/json',
+  });
+  return { method: 'POST', path: CHECK_PATH, query: {}, headers, body };
+}
+
 /**
  * The service: stores (all state) + providers (chain facts, risk) + options. Framework-free:
  * adapters translate their request into `handle`'s and write its answer back.
@@ -153,21 +170,6 @@ export function createSafetyService(
     return response.status === 200
       ? { ok: true, status: response.status, headers: response.headers, body: body as T, replayed }
       : { ok: false, status: response.status, headers: response.headers, body: body as ErrorResponse, replayed };
-  }
-
-  const headersOf = (fields: Record<string, string | undefined>) =>
-    Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
-
-  function checkRequest(call: Omit<CheckCall, 'apiKey'>, apiKey?: string): CoreHttpRequest {
-    const { request, idempotencyKey, requestId } = call;
-    const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
-    const headers = headersOf({
-      'x-api-key': apiKey,
-      'idempotency-key': idempotencyKey,
-      'x-request-id': requestId,
-      'content-type': 'application/json',
-    });
-    return { method: 'POST', path: CHECK_PATH, query: {}, headers, body };
   }
 
   return {
