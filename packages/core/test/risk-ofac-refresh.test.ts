@@ -140,7 +140,7 @@ describe('OFAC download over HTTP', () => {
       const first = (await downloadOfacList({ url }))._unsafeUnwrap();
       assert.ok(first.kind === 'downloaded' && first.list.format === 'sdn_advanced');
       const again = await downloadOfacList({ url, validators: first.kind === 'downloaded' ? first.validators : null });
-      assert.deepEqual(again._unsafeUnwrap(), { kind: 'not_modified' });
+      assert.deepEqual(again._unsafeUnwrap(), { kind: 'not_modified', writtenAt: PUBLISHED });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -238,6 +238,42 @@ describe('A refresh never makes things worse', () => {
     assert.equal(ofac.requests.at(-1)?.status, 304);
     assert.deepEqual(hits(await screen(CLEAN)), []);
     assert.equal(refresher.status().confirmedAt.toISOString(), '2026-11-23T01:00:00.000Z');
+  });
+
+  test('Sanctions age: an air-gapped copy (file: URL) is as current as its modification time, never re-confirmed while unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ofac-age-'));
+    try {
+      const path = join(dir, 'sdn.xml');
+      writeFileSync(path, renderSdnXml(published()));
+      const copied = new Date('2026-11-01T00:00:00Z');
+      utimesSync(path, copied, copied);
+      let now = new Date('2026-11-21T00:00:00Z');
+      const url = pathToFileURL(path).href;
+      const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url, now: () => now });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      const screen = (address: string) => risk.sanctions.screen([address], ctx);
+
+      // A copy written 20 days ago proves nothing clean today, however often it is re-read.
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      assert.equal(refresher.status().confirmedAt.toISOString(), copied.toISOString());
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+      assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED, 'its listings still count');
+      now = new Date(now.getTime() + 3_600_000);
+      await refresher.refresh();
+      assert.equal(refresher.status().confirmedAt.toISOString(), copied.toISOString(), 'an unchanged file is no news');
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+
+      // An operator copies today's file: current from then, stale again two days after.
+      const fresh = new Date(now.getTime() - 60_000);
+      utimesSync(path, fresh, fresh);
+      await refresher.refresh();
+      assert.deepEqual(hits(await screen(CLEAN)), []);
+      now = new Date(now.getTime() + 49 * 3_600_000);
+      await refresher.refresh();
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('an older publication does not replace a newer list in use', async () => {

@@ -143,13 +143,16 @@ export class OfacRefresher {
       ...(signal ? { signal } : {}),
     });
     if (downloaded.isErr()) return this.#fail(downloaded.error);
+    // An HTTP answer is current when it comes; a file (an air-gapped copy) only as of when it was written.
+    const { writtenAt } = downloaded.value;
+    const currentAt = writtenAt && writtenAt < startedAt ? writtenAt : startedAt;
     if (downloaded.value.kind === 'not_modified') {
       // Only an answer to our own conditional request confirms the list in use.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
-      return this.#confirm(startedAt, validators);
+      return this.#confirm(currentAt, validators);
     }
     const { list, validators: received } = downloaded.value;
-    return this.apply({ ...list, source: url, confirmedAt: startedAt, validators: received });
+    return this.apply({ ...list, source: url, confirmedAt: currentAt, validators: received });
   }
 
   /** Judges `candidate` against the newest list in use and stores and adopts it when it is no worse (or `force`). */
