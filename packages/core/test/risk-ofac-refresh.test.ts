@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -284,6 +286,46 @@ describe('A refresh never makes things worse', () => {
       assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'older');
     } finally {
       ofac.publish(published());
+    }
+  });
+});
+
+/** An OFAC mirror whose answers a test scripts (a proxy that drops validators, a 304 that takes its time). */
+async function scriptedOfac(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(answer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sdn.xml`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+describe('Sanctions age: a 304 confirms only the list it was asked about', () => {
+  const start = new Date('2026-11-21T00:00:00Z');
+  const body = renderSdnXml(published());
+
+  test('a 304 to a request that carried no validators confirms nothing', async () => {
+    // A mirror that sends neither ETag nor Last-Modified, then answers 304 whatever it is asked.
+    let served = 0;
+    const mirror = await scriptedOfac((_req, res) => {
+      if (served++ === 0) res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+      else res.writeHead(304).end();
+    });
+    try {
+      let now = start;
+      const refresher = new OfacRefresher({
+        store: createMemoryStores().sanctionsLists,
+        url: mirror.url,
+        now: () => now,
+      });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      now = new Date(start.getTime() + 49 * 3_600_000);
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'download');
+      assert.equal(refresher.status().confirmedAt.toISOString(), start.toISOString());
+      assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable');
+    } finally {
+      await mirror.close();
     }
   });
 });

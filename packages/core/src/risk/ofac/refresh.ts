@@ -135,7 +135,9 @@ export class OfacRefresher {
     const url = this.options.url;
     if (url === null) throw new Error('refresh() without a URL: refreshing is off');
     const startedAt = this.#now();
-    const validators = this.#inUse.source === url ? this.#inUse.validators : null;
+    const kept = this.#inUse.source === url ? this.#inUse.validators : null;
+    // Validators without a value (a server that sent neither header) make the request unconditional.
+    const validators = kept?.etag || kept?.lastModified ? kept : null;
     const downloaded = await downloadOfacList({
       url,
       validators,
