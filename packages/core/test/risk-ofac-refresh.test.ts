@@ -328,4 +328,40 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
       await mirror.close();
     }
   });
+
+  test('a 304 that arrives after another list was adopted does not confirm that list', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const mirror = await scriptedOfac((req, res) => {
+      if (req.headers['if-none-match'] === '"v1"') void held.then(() => res.writeHead(304, { etag: '"v1"' }).end());
+      else res.writeHead(200, { 'content-type': 'application/xml', etag: '"v1"' }).end(body);
+    });
+    try {
+      let now = start;
+      const store = createMemoryStores().sanctionsLists;
+      const host = new OfacRefresher({ store, url: mirror.url, now: () => now });
+      assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
+      // While this host's conditional request is out, an operator loads another list (known current a week ago)
+      // and the host adopts it.
+      now = new Date(start.getTime() + 3_600_000);
+      const refreshing = host.refresh();
+      const operator = new OfacRefresher({ store, url: null, now: () => now });
+      const week = new Date(start.getTime() - 7 * 86_400_000);
+      const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
+      const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
+      assert.equal(
+        (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
+        'replaced',
+      );
+      assert.equal(await host.sync(), 'adopted');
+      release();
+      await refreshing;
+      assert.equal(host.status().source, '/var/lib/ofac/old.xml');
+      assert.equal(host.status().confirmedAt.toISOString(), week.toISOString(), 'the 304 was about the other list');
+      assert.equal((await store.currentHeader())?.confirmedAt.toISOString(), week.toISOString());
+    } finally {
+      release();
+      await mirror.close();
+    }
+  });
 });

@@ -135,7 +135,8 @@ export class OfacRefresher {
     const url = this.options.url;
     if (url === null) throw new Error('refresh() without a URL: refreshing is off');
     const startedAt = this.#now();
-    const kept = this.#inUse.source === url ? this.#inUse.validators : null;
+    const asked = this.#inUse;
+    const kept = asked.source === url ? asked.validators : null;
     // Validators without a value (a server that sent neither header) make the request unconditional.
     const validators = kept?.etag || kept?.lastModified ? kept : null;
     const downloaded = await downloadOfacList({
@@ -149,9 +150,9 @@ export class OfacRefresher {
     const { writtenAt } = downloaded.value;
     const currentAt = writtenAt && writtenAt < startedAt ? writtenAt : startedAt;
     if (downloaded.value.kind === 'not_modified') {
-      // Only an answer to our own conditional request confirms the list in use.
+      // Only an answer to our own conditional request confirms, and only the list it asked about.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
-      return this.#confirm(currentAt, validators);
+      return this.#confirm(asked.id, currentAt, validators);
     }
     const { list, validators: received } = downloaded.value;
     return this.apply({ ...list, source: url, confirmedAt: currentAt, validators: received });
@@ -166,7 +167,7 @@ export class OfacRefresher {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
       if (worse) return this.#fail(worse);
-      if (this.#sameList(candidate)) return this.#confirm(candidate.confirmedAt, candidate.validators);
+      if (this.#sameList(candidate)) return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.validators);
       const stored: StoredSanctionsList = {
         id: randomUUID(),
         source: candidate.source,
@@ -218,8 +219,13 @@ export class OfacRefresher {
     return candidate.entries.every((e) => list.addresses.get(e.address)?.name === e.name);
   }
 
-  async #confirm(at: Date, validators: OfacValidators | null): Promise<Result<RefreshOutcome, RefreshFailure>> {
-    const id = this.#inUse.id;
+  /** Confirms list `id` current at `at`; a list adopted since (another host's, an operator's) is not the one confirmed. */
+  async #confirm(
+    id: string | null,
+    at: Date,
+    validators: OfacValidators | null,
+  ): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
     try {
       const params = {
         confirmedAt: at,
