@@ -365,3 +365,38 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
     }
   });
 });
+
+describe('A refresh never makes things worse: the same publication day', () => {
+  test('a same-day list older than the one in use (a mirror or cache edge lagging behind) does not replace it', async () => {
+    // OFAC publishes by the day: a second action that day adds ADDED. A lagging edge then serves the
+    // day's first version again, with its own (earlier) Last-Modified.
+    const earlier = { body: renderSdnXml(published()), etag: '"first"', modified: 'Fri, 20 Nov 2026 10:00:00 GMT' };
+    const later = {
+      body: renderSdnXml(published([entry(7, 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb', 'TRX', 'ADDED LATER THAT DAY')])),
+      etag: '"second"',
+      modified: 'Fri, 20 Nov 2026 16:00:00 GMT',
+    };
+    let serving = later;
+    const mirror = await scriptedOfac((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/xml', etag: serving.etag, 'last-modified': serving.modified })
+        .end(serving.body),
+    );
+    try {
+      const now = new Date('2026-11-21T00:00:00Z');
+      const refresher = new OfacRefresher({
+        store: createMemoryStores().sanctionsLists,
+        url: mirror.url,
+        now: () => now,
+      });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      serving = earlier;
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'older');
+      const screened = await risk.sanctions.screen(['TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb'], ctx);
+      assert.equal(screened.status === 'answered' && screened.hits.length, 1, 'the later listing stays');
+    } finally {
+      await mirror.close();
+    }
+  });
+});

@@ -209,6 +209,15 @@ export class OfacRefresher {
         reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
       };
     }
+    // A publication date is a day: of two versions of one day, the later-modified one wins.
+    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
+    const sameDay = candidate.publishedAt.getTime() === this.#inUse.publishedAt.getTime();
+    if (sameDay && modified(candidate.validators) < modified(this.#inUse.validators)) {
+      return {
+        kind: 'older',
+        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${this.#inUse.validators?.lastModified})`,
+      };
+    }
     return null;
   }
 
