@@ -366,6 +366,21 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
   });
 });
 
+describe('Sanctions age: never current beyond now', () => {
+  test('a list loaded with a date in the future (an operator typo) is current from now, not until then', async () => {
+    let now = new Date('2026-11-21T00:00:00Z');
+    const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url: null, now: () => now });
+    const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+    const parsed = (await parseOfacXml([renderSdnXml(published())], { maxAddresses: 1000 }))._unsafeUnwrap();
+    const typo = new Date('2027-11-21T00:00:00Z');
+    const loaded = { ...parsed, source: '/var/lib/ofac/sdn.xml', confirmedAt: typo, validators: null };
+    assert.equal((await refresher.apply(loaded))._unsafeUnwrap().kind, 'replaced');
+    assert.equal(refresher.status().confirmedAt.toISOString(), now.toISOString());
+    now = new Date(now.getTime() + 49 * 3_600_000);
+    assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable', 'stale two days later');
+  });
+});
+
 describe('A refresh never makes things worse: the same publication day', () => {
   test('a same-day list older than the one in use (a mirror or cache edge lagging behind) does not replace it', async () => {
     // OFAC publishes by the day: a second action that day adds ADDED. A lagging edge then serves the

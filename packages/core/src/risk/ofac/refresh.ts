@@ -160,9 +160,12 @@ export class OfacRefresher {
 
   /** Judges `candidate` against the newest list in use and stores and adopts it when it is no worse (or `force`). */
   async apply(
-    candidate: CandidateList,
+    given: CandidateList,
     options: { force?: boolean } = {},
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    // Nothing is known current beyond now: a date in the future (a typo in --as-of) counts as now.
+    const now = this.#now();
+    const candidate = given.confirmedAt > now ? { ...given, confirmedAt: now } : given;
     try {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
