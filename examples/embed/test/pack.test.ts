@@ -33,7 +33,7 @@ const chain = createTronChainFactsProvider({ fullNodeUrl: node.url });
 const stores = createMemoryStores();
 const service = createSafetyService(stores, { chain, risk: createRiskProviders()._unsafeUnwrap() });
 // The portal reads its stylesheet and script from the package: they must ship.
-const portal = createPortal({ admin: service.admin, stores, secureCookies: true });
+const portal = createPortal({ service, stores, secureCookies: true });
 const css = await portal.handle({ method: 'GET', path: '/portal/assets/portal.css', query: {}, headers: {}, body: new Uint8Array() });
 const facts = await chain.getTransactionFacts(TRON_FIXTURE_TX.usdtTransfer, { signal: new AbortController().signal });
 await chain.close();

@@ -80,7 +80,7 @@ export function mountPortal(
   logger: Logger,
 ): PortalMount {
   const portal = createPortal({
-    admin: service.admin,
+    service,
     stores,
     secureCookies: !isLoopback(config.host),
     onError: (error) => logger.error({ err: error }, 'portal request failed'),

@@ -15,6 +15,7 @@ import {
   startFakeOfac,
   startFakeTronNode,
   TRON_FIXTURE_TX,
+  USDT_CONTRACT,
   type FakeChainalysis,
   type FakeOfac,
   type FakeTronNode,
@@ -24,7 +25,7 @@ import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
-import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+import { PORTAL_PASSWORD, portalSeedFile, portalWithHistory } from './portal-support.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -62,16 +63,22 @@ function browserSuite(): void {
   const shoot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const nav = (name: string) =>
     page.getByRole('navigation', { name: 'Portal' }).getByRole('link', { name, exact: true });
-  const keys: { first?: string; rotated?: string } = {};
+  const keys: { first?: string; rotated?: string; reporting?: string } = {};
 
-  const checkWith = async (apiKey: string) => {
-    const res = await request(url('/v1/transaction/check'), {
-      method: 'POST',
+  const callApi = async (apiKey: string, path: string, body?: object) => {
+    const res = await request(url(path), {
+      method: body ? 'POST' : 'GET',
       headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-      body: JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' }),
+      ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    await res.body.dump();
-    return res.statusCode;
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
+  };
+  const checkWith = async (apiKey: string, txHash: string = TRON_FIXTURE_TX.trxTransfer) =>
+    (await callApi(apiKey, '/v1/transaction/check', { tx_hash: txHash, network: 'tron' })).status;
+  /** The organization's used quota and counted checks, as `GET /v1/usage` with one of its keys says. */
+  const usageOf = async (apiKey: string) => {
+    const { body } = await callApi(apiKey, '/v1/usage');
+    return { used: body.period.used as number, requests: body.recent.requests as number };
   };
   const signIn = async (email: string, password = PORTAL_PASSWORD) => {
     await page.goto(url('/portal/sign-in'));
@@ -148,7 +155,7 @@ function browserSuite(): void {
     assert.equal(await items.getByRole('button', { name: 'Sign out' }).count(), 1);
   });
 
-  test('Create a key: shown once with a copy button, then only its prefix; it checks a transaction', async () => {
+  test('Create a key: shown once with a copy button, then only its prefix; it checks a transaction and shows as used', async () => {
     await nav('API keys').click();
     await page.getByLabel('Label').fill('checkout server');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -162,7 +169,10 @@ function browserSuite(): void {
     const list = await page.locator('main').innerText();
     assert.ok(!list.includes(key), 'never shown again');
     assert.ok(list.includes(`${key.slice(0, 17)}…`), 'only the prefix');
+    assert.match(await page.getByRole('row', { name: /checkout server/ }).innerText(), /never/);
     assert.equal(await checkWith(key), 200);
+    await nav('API keys').click();
+    assert.doesNotMatch(await page.getByRole('row', { name: /checkout server/ }).innerText(), /never/, 'last used');
   });
 
   test('Rotate: the old key answers 401 at once, the new one works', async () => {
@@ -202,7 +212,7 @@ function browserSuite(): void {
     assert.equal(replay.headers.location, '/portal/sign-in');
   });
 
-  test('A viewer sees usage but gets 403 on key actions', async () => {
+  test('A viewer sees usage but gets 403 on key actions and the check form', async () => {
     const invited = await host.service.admin.members.inviteMember({ kind: 'operator' }, (await firstOrg(host)).id, {
       email: 'viewer@example.com',
       role: 'viewer',
@@ -211,7 +221,6 @@ function browserSuite(): void {
     await signIn('viewer@example.com');
     await nav('Usage').click();
     assert.match(await page.locator('main').innerText(), /Requests\s+2/, 'the two checks of this suite that got a 200');
-    await shoot('usage');
     await nav('Overview').click();
     assert.ok(await page.getByRole('img', { name: 'Quota: 2 used, 0 reserved, 18 remaining of 20' }).isVisible());
     await shoot('overview');
@@ -234,6 +243,69 @@ function browserSuite(): void {
       assert.equal(posted.status(), 403, action);
       assert.equal((await page.goto(url(`/portal/keys/${keyId}/${action}`)))?.status(), 403, `${action} page`);
     }
+    assert.equal((await page.goto(url('/portal/check')))?.status(), 403, 'the check form');
+    await page.getByText('Your role (viewer) cannot run checks').waitFor();
+    const posted = await page.request.post(url('/portal/check'), {
+      form: { csrf, tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' },
+      maxRedirects: 0,
+    });
+    assert.equal(posted.status(), 403, 'posting a check');
+    await nav('Usage').click();
+    assert.match(await page.locator('main').innerText(), /Requests\s+2/, 'nothing was checked');
+    await signOut();
+  });
+
+  test('A portal check: its answer shown readably, and it consumes the organization’s quota (GET /v1/usage)', async () => {
+    await signIn('dev@example.com');
+    await nav('API keys').click();
+    await page.getByLabel('Label').fill('reporting');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    keys.reporting = await page.getByLabel('API key “reporting”').inputValue();
+    const truth = await callApi(keys.reporting, '/v1/transaction/check', {
+      tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+      network: 'tron',
+    });
+    const before = await usageOf(keys.reporting);
+
+    await nav('Check a transaction').click();
+    await page.getByLabel('Transaction hash').fill(TRON_FIXTURE_TX.usdtTransfer);
+    await page.getByLabel('Expected recipient').fill(truth.body.recipient);
+    await page.getByLabel('Expected token contract').fill(USDT_CONTRACT);
+    await page.getByLabel('Expected amount').fill(truth.body.amount);
+    await page.getByRole('button', { name: 'Check transaction' }).click();
+    const verdict = page.getByRole('region', { name: 'Overall state: CLEAR' });
+    await verdict.waitFor();
+    assert.match(await verdict.innerText(), /Transaction state\s+confirmed/);
+    assert.match(await verdict.innerText(), /Coverage\s+complete/);
+    const reasons = await page.getByRole('region', { name: 'Reasons' }).getByRole('listitem').allInnerTexts();
+    assert.ok(reasons.length >= 2 && reasons.some((r) => r.includes('TX_FINALIZED')), reasons.join('; '));
+    const flags = await page.getByRole('region', { name: 'Expected payment' }).getByRole('row').allInnerTexts();
+    assert.deepEqual(
+      flags.slice(1).map((row) => row.split('\t').at(-1)),
+      ['matches', 'matches', 'matches'],
+    );
+    const transfers = await page.getByRole('region', { name: 'Transfers' }).innerText();
+    assert.ok(transfers.includes(truth.body.recipient) && transfers.includes(truth.body.amount));
+    assert.match(await page.getByRole('region', { name: 'Freshness' }).innerText(), /Checked at\s+\d{4}-\d\d-\d\d/);
+    await shoot('check-answer');
+    assert.deepEqual(await usageOf(keys.reporting), { used: before.used + 1, requests: before.requests + 1 });
+  });
+
+  test('Usage: p50/p95 latency hidden below 20 completed checks in the last 30 days, shown at 20', async () => {
+    const samples = async () => {
+      await nav('Usage').click();
+      return page.locator('#latency-status').innerText();
+    };
+    const now = /there (?:is|are) (\d+) so far/.exec(await samples());
+    assert.ok(now, 'hidden while there are fewer than 20');
+    for (let n = Number(now[1]); n < 19; n++) assert.equal(await checkWith(keys.reporting!), 200);
+    assert.match(await samples(), /need at least 20 completed checks in the last 30 days, and there are 19 so far/);
+    assert.equal(await page.getByText('p50 (median)').count(), 0);
+    assert.equal(await checkWith(keys.reporting!, TRON_FIXTURE_TX.usdtTransfer), 200);
+    assert.match(await samples(), /From the 20 checks completed in the last 30 days/);
+    const latency = await page.getByRole('region', { name: 'Latency, last 30 days' }).innerText();
+    assert.match(latency, /p50 \(median\)\s+[\d,]+ ms\s+p95\s+[\d,]+ ms/);
+    assert.ok(await page.getByRole('img', { name: /Checks per UTC day, last 30 days/ }).isVisible(), 'the chart');
     await signOut();
   });
 
@@ -246,6 +318,37 @@ function browserSuite(): void {
     await signIn('viewer@example.com');
     await page.getByText('Too many failed sign-ins').waitFor();
     assert.match(page.url(), /\/portal\/sign-in$/);
+  });
+
+  test('Usage chart: 30 UTC days drawn as stacked bars with the billable line, the same numbers in the table', async () => {
+    const history = await portalWithHistory();
+    try {
+      await context.clearCookies(); // the other portal is on the same host name: its cookies would go there too
+      await page.goto(`${history.url}/portal/sign-in`);
+      await page.getByLabel('Email').fill('ana@example.com');
+      await page.getByLabel('Password').fill(PORTAL_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await nav('Usage').click();
+      const chart = page.getByRole('img', { name: /Checks per UTC day, last 30 days/ });
+      assert.match((await chart.getAttribute('aria-labelledby')) ?? '', /chart-desc/);
+      assert.equal(await page.locator('svg.usage-chart > g').count(), 30, 'a bar a day');
+      assert.ok((await page.locator('svg.usage-chart rect.s-review').count()) > 0);
+      assert.equal(await page.locator('table.numbers tbody tr').count(), 30, 'a row a day');
+      const total = await page.locator('table.numbers tfoot tr').innerText();
+      const [requests] = total
+        .split('\t')
+        .slice(1)
+        .map((n) => Number(n.replaceAll(',', '')));
+      assert.match(
+        (await page.locator('#chart-desc').textContent()) ?? '',
+        new RegExp(`^${requests!.toLocaleString('en-US')} checks`),
+      );
+      assert.ok(await page.getByText('p50 (median)').isVisible());
+      await shoot('usage');
+    } finally {
+      await context.clearCookies();
+      await history.close();
+    }
   });
 }
 

@@ -1,7 +1,14 @@
-// Shared by the portal's host tests: a seed file with a member, and a cookie session over undici.
+// Shared by the portal's host tests: a seed file with a member, a cookie session over undici, and a
+// portal with 30 days of usage for the usage page's screenshot.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { safetyRouter } from '@tron-safety/adapters-express';
+import { createSafetyService, type UsageRecord } from '@tron-safety/core';
+import { instantChain, instantRisk, listenOnLoopback } from '@tron-safety/core/testing';
+import { createPortal, isPortalPath } from '@tron-safety/portal';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import express from 'express';
 import { request } from 'undici';
 
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a0f1';
@@ -69,4 +76,56 @@ export class HttpSession {
     const form = await this.send('GET', '/portal/sign-in');
     return this.send('POST', '/portal/sign-in', { csrf: form.csrf, email, password });
   }
+}
+
+/** A deterministic day of traffic: a weekly rhythm, mostly CLEAR, some of every other outcome. */
+function dayOfTraffic(daysAgo: number): Omit<UsageRecord, 'organizationId' | 'at'>[] {
+  const count = Math.round(38 + 14 * Math.sin(daysAgo / 2.2) - (daysAgo % 7 < 2 ? 18 : 0));
+  return Array.from({ length: count }, (_, i) => {
+    const pick = (i * 37 + daysAgo * 11) % 100;
+    const overallState =
+      pick < 80 ? 'CLEAR' : pick < 90 ? 'REVIEW' : pick < 93 ? 'HIGH_RISK' : pick < 98 ? 'LIMITED_DATA' : null;
+    const complete = overallState !== null && overallState !== 'LIMITED_DATA';
+    return {
+      network: 'tron',
+      overallState,
+      coverage: overallState === null ? null : complete ? 'complete' : 'partial',
+      billable: complete,
+      latencyMs: 180 + ((i * 7919 + daysAgo * 104_729) % 1400),
+      errorCode: overallState === null ? 'provider_unavailable' : null,
+    };
+  });
+}
+
+/**
+ * A portal over 30 days of usage, for the usage page's screenshot: the host's clock cannot be moved,
+ * so this one runs in-process on memory stores whose daily buckets get synthetic, deterministic
+ * traffic for the past days, served by the Express adapter on 127.0.0.1. Its member signs in as
+ * `ana@example.com` with the usual password.
+ */
+export async function portalWithHistory(): Promise<{ url: string; close(): Promise<void> }> {
+  const stores = createMemoryStores();
+  const service = createSafetyService(stores, { chain: instantChain(), risk: instantRisk() });
+  const operator = { kind: 'operator' } as const;
+  const entitlements = {
+    rateLimitPerMinute: 600,
+    maxConcurrentRequests: 8,
+    monthlyQuota: 5000,
+    enabledNetworks: ['tron'],
+  };
+  const org = (
+    await service.admin.createOrganization(operator, { name: 'Acme Pay', assignment: { entitlements } })
+  )._unsafeUnwrap().organization.id;
+  const invited = await service.admin.members.inviteMember(operator, org, {
+    email: 'ana@example.com',
+    role: 'billing',
+  });
+  (await service.admin.members.acceptInvitation(invited._unsafeUnwrap().token, PORTAL_PASSWORD))._unsafeUnwrap();
+  for (let daysAgo = 0; daysAgo < 30; daysAgo++) {
+    const at = new Date(Date.now() - daysAgo * 86_400_000);
+    for (const record of dayOfTraffic(daysAgo)) await stores.usage.recordUsage({ organizationId: org, at, ...record });
+  }
+  const portal = createPortal({ service, stores, secureCookies: false });
+  const app = express().use(safetyRouter(portal, { matches: isPortalPath }));
+  return listenOnLoopback((port, host) => app.listen(port, host));
 }

@@ -22,7 +22,7 @@ describe('the host serves the portal under /portal', () => {
   after(() => node.close());
 
   for (const framework of ['express', 'koa'] as const) {
-    test(`${framework}: a seeded member signs in, creates a key that checks a transaction; the session never authenticates /v1`, async () => {
+    test(`${framework}: a seeded member signs in, creates a key that checks a transaction, checks one from the form; the session never authenticates /v1`, async () => {
       const config = parseConfig({
         PORT: '0',
         OFAC_SDN_URL: 'off',
@@ -68,6 +68,17 @@ describe('the host serves the portal under /portal', () => {
           'application/json; charset=utf-8',
           '/v1 stays the API',
         );
+        const form = await browser.send('GET', '/portal/check');
+        const checked = await browser.send('POST', '/portal/check', {
+          csrf: form.csrf,
+          tx_hash: TRON_FIXTURE_TX.trxTransfer,
+          network: 'tron',
+        });
+        assert.equal(checked.status, 200, 'a check from the portal form');
+        assert.match(checked.body, /Overall state: <span class="state">[A-Z_]+<\/span>/);
+        const usage = await request(`${host.url}/v1/usage`, { headers: { 'x-api-key': key } });
+        const { recent } = (await usage.body.json()) as { recent: { requests: number } };
+        assert.equal(recent.requests, 2, 'the key’s check and the portal’s');
       } finally {
         await host.stop('test');
       }

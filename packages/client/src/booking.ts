@@ -5,8 +5,11 @@ import { KNOWN_REASON_CODES, type CheckRequest, type CheckResponse } from './cod
 
 export interface BookingOptions {
   /**
-   * Oldest evidence you accept: `freshness.max_source_age_seconds` at most this; default 2 days
-   * (the age past which the host's sanctions lists stop proving an address clean by default).
+   * Oldest risk evidence you accept: `freshness.risk_data_at` (sanctions and AML) at most this long
+   * before `checked_at`; default 2 days (the age past which the host's sanctions lists stop proving an
+   * address clean by default). `max_source_age_seconds` is not the measure: it also counts
+   * `token_data_at`, the token registry's date, which only grows and says nothing stale about an
+   * official contract.
    */
   maxSourceAgeSeconds?: number;
   /** Oldest result you accept: `freshness.checked_at` at most this long ago; default 1 hour. */
@@ -73,10 +76,11 @@ function freshnessProblems(body: CheckResponse, options: BookingOptions): string
   const problems: string[] = [];
   const maxSource = options.maxSourceAgeSeconds ?? 2 * DAY_SECONDS;
   const maxResult = options.maxResultAgeSeconds ?? 3_600;
-  if (body.freshness.max_source_age_seconds > maxSource) {
-    problems.push(`evidence is ${body.freshness.max_source_age_seconds} s old (limit ${maxSource} s)`);
-  }
   const checkedAt = Date.parse(body.freshness.checked_at);
+  const riskAt = body.freshness.risk_data_at === null ? Number.NaN : Date.parse(body.freshness.risk_data_at);
+  const riskAge = Math.round((checkedAt - riskAt) / 1000);
+  if (Number.isNaN(riskAge)) problems.push('risk data time unknown (freshness.risk_data_at)');
+  else if (riskAge > maxSource) problems.push(`risk data is ${riskAge} s old (limit ${maxSource} s)`);
   const age = ((options.now ?? new Date()).getTime() - checkedAt) / 1000;
   if (Number.isNaN(checkedAt) || age > maxResult)
     problems.push(`the result was checked ${Math.round(age)} s ago (limit ${maxResult} s)`);

@@ -1,6 +1,25 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { bookingProblems, isSafeToBook, type CheckRequest, type CheckResponse } from '../src/index.js';
+import { after, before, describe, test } from 'node:test';
+import {
+  createRiskProviders,
+  createSafetyService,
+  createTronChainFactsProvider,
+  type SafetyService,
+  type TronChainFactsProvider,
+} from '@tron-safety/core';
+import {
+  currentOfacList,
+  seedTenant,
+  startFakeChainalysis,
+  startFakeTronNode,
+  TRON_FIXTURE_TX,
+  USDT_CONTRACT,
+  type FakeChainalysis,
+  type FakeTronNode,
+} from '@tron-safety/core/testing';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { CheckResponse } from '../src/codecs.js';
+import { bookingProblems, isSafeToBook, type CheckRequest } from '../src/index.js';
 import { clearBody } from './responses.js';
 
 // README "Reading a result safely", one rule per test: each breaks a CLEAR, confirmed, complete,
@@ -65,7 +84,8 @@ describe('Reading a result safely (isSafeToBook)', () => {
   });
 
   test('freshness: old evidence or an old result is not recent enough (limits are options)', () => {
-    const stale = body({ freshness: { ...clearBody().freshness, max_source_age_seconds: 3 * 86_400 } });
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    const stale = body({ freshness: { ...clearBody().freshness, risk_data_at: threeDaysAgo } });
     assert.equal(safe(stale), false);
     assert.equal(isSafeToBook({ request, body: stale }, { maxSourceAgeSeconds: 4 * 86_400 }), true);
     assert.equal(safe(body(), request, new Date(Date.now() + 2 * 3_600_000)), false);
@@ -76,5 +96,62 @@ describe('Reading a result safely (isSafeToBook)', () => {
     assert.deepEqual(bookingProblems({ request, body: body({ reasons }) }), [
       'unknown reason code FUTURE_CODE: look at it',
     ]);
+  });
+});
+
+describe('Reading a result safely: answers of the real service', () => {
+  let node: FakeTronNode;
+  let vendors: FakeChainalysis;
+  let chain: TronChainFactsProvider;
+  let service: SafetyService;
+  let apiKey: string;
+  before(async () => {
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis();
+    chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 } });
+    const risk = createRiskProviders({
+      chainalysisApiUrl: vendors.entityUrl,
+      chainalysisApiKey: 'k',
+      ofacList: { current: () => currentOfacList() },
+    })._unsafeUnwrap();
+    service = createSafetyService(createMemoryStores(), { chain, risk });
+    ({ apiKey } = await seedTenant(service));
+  });
+  after(async () => {
+    await chain.close();
+    await node.close();
+    await vendors.close();
+  });
+
+  const checked = async (req: CheckRequest) => {
+    const answer = await service.check({ apiKey, request: req });
+    assert.ok(answer.ok);
+    const decoded = CheckResponse.decode(answer.body);
+    assert.ok(decoded._tag === 'Right', 'the client decodes the service answer');
+    return { request: req, body: decoded.right };
+  };
+
+  test('a CLEAR payment of a registry token with current risk data is safe to book with the default limits', async () => {
+    const paid: CheckRequest = {
+      tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+      network: 'tron',
+      expected_token_contract: USDT_CONTRACT,
+      expected_amount: '41.677389',
+    };
+    const trx: CheckRequest = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' };
+    for (const req of [trx, paid]) {
+      const payment = await checked(req);
+      assert.equal(payment.body.overall_state, 'CLEAR');
+      assert.deepEqual(bookingProblems(payment), [], req.tx_hash);
+    }
+  });
+
+  test('stale risk data is still refused: a screen past the limit is not booked', async () => {
+    const payment = await checked({ tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' });
+    const old = new Date(Date.parse(payment.body.freshness.checked_at) - 3 * 86_400_000).toISOString();
+    const stale = { ...payment.body, freshness: { ...payment.body.freshness, risk_data_at: old } };
+    assert.equal(isSafeToBook({ ...payment, body: stale }), false);
+    const unknown = { ...payment.body, freshness: { ...payment.body.freshness, risk_data_at: null } };
+    assert.equal(isSafeToBook({ ...payment, body: unknown }), false);
   });
 });

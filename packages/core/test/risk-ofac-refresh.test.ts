@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -140,7 +142,7 @@ describe('OFAC download over HTTP', () => {
       const first = (await downloadOfacList({ url }))._unsafeUnwrap();
       assert.ok(first.kind === 'downloaded' && first.list.format === 'sdn_advanced');
       const again = await downloadOfacList({ url, validators: first.kind === 'downloaded' ? first.validators : null });
-      assert.deepEqual(again._unsafeUnwrap(), { kind: 'not_modified' });
+      assert.deepEqual(again._unsafeUnwrap(), { kind: 'not_modified', writtenAt: PUBLISHED });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -240,6 +242,42 @@ describe('A refresh never makes things worse', () => {
     assert.equal(refresher.status().confirmedAt.toISOString(), '2026-11-23T01:00:00.000Z');
   });
 
+  test('Sanctions age: an air-gapped copy (file: URL) is as current as its modification time, never re-confirmed while unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ofac-age-'));
+    try {
+      const path = join(dir, 'sdn.xml');
+      writeFileSync(path, renderSdnXml(published()));
+      const copied = new Date('2026-11-01T00:00:00Z');
+      utimesSync(path, copied, copied);
+      let now = new Date('2026-11-21T00:00:00Z');
+      const url = pathToFileURL(path).href;
+      const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url, now: () => now });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      const screen = (address: string) => risk.sanctions.screen([address], ctx);
+
+      // A copy written 20 days ago proves nothing clean today, however often it is re-read.
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      assert.equal(refresher.status().confirmedAt.toISOString(), copied.toISOString());
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+      assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED, 'its listings still count');
+      now = new Date(now.getTime() + 3_600_000);
+      await refresher.refresh();
+      assert.equal(refresher.status().confirmedAt.toISOString(), copied.toISOString(), 'an unchanged file is no news');
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+
+      // An operator copies today's file: current from then, stale again two days after.
+      const fresh = new Date(now.getTime() - 60_000);
+      utimesSync(path, fresh, fresh);
+      await refresher.refresh();
+      assert.deepEqual(hits(await screen(CLEAN)), []);
+      now = new Date(now.getTime() + 49 * 3_600_000);
+      await refresher.refresh();
+      assert.equal((await screen(CLEAN)).status, 'unavailable');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('an older publication does not replace a newer list in use', async () => {
     const { refresher } = setup();
     await refresher.refresh();
@@ -248,6 +286,132 @@ describe('A refresh never makes things worse', () => {
       assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'older');
     } finally {
       ofac.publish(published());
+    }
+  });
+});
+
+/** An OFAC mirror whose answers a test scripts (a proxy that drops validators, a 304 that takes its time). */
+async function scriptedOfac(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(answer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sdn.xml`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+describe('Sanctions age: a 304 confirms only the list it was asked about', () => {
+  const start = new Date('2026-11-21T00:00:00Z');
+  const body = renderSdnXml(published());
+
+  test('a 304 to a request that carried no validators confirms nothing', async () => {
+    // A mirror that sends neither ETag nor Last-Modified, then answers 304 whatever it is asked.
+    let served = 0;
+    const mirror = await scriptedOfac((_req, res) => {
+      if (served++ === 0) res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+      else res.writeHead(304).end();
+    });
+    try {
+      let now = start;
+      const refresher = new OfacRefresher({
+        store: createMemoryStores().sanctionsLists,
+        url: mirror.url,
+        now: () => now,
+      });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      now = new Date(start.getTime() + 49 * 3_600_000);
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'download');
+      assert.equal(refresher.status().confirmedAt.toISOString(), start.toISOString());
+      assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable');
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  test('a 304 that arrives after another list was adopted does not confirm that list', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const mirror = await scriptedOfac((req, res) => {
+      if (req.headers['if-none-match'] === '"v1"') void held.then(() => res.writeHead(304, { etag: '"v1"' }).end());
+      else res.writeHead(200, { 'content-type': 'application/xml', etag: '"v1"' }).end(body);
+    });
+    try {
+      let now = start;
+      const store = createMemoryStores().sanctionsLists;
+      const host = new OfacRefresher({ store, url: mirror.url, now: () => now });
+      assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
+      // While this host's conditional request is out, an operator loads another list (known current a week ago)
+      // and the host adopts it.
+      now = new Date(start.getTime() + 3_600_000);
+      const refreshing = host.refresh();
+      const operator = new OfacRefresher({ store, url: null, now: () => now });
+      const week = new Date(start.getTime() - 7 * 86_400_000);
+      const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
+      const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
+      assert.equal(
+        (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
+        'replaced',
+      );
+      assert.equal(await host.sync(), 'adopted');
+      release();
+      await refreshing;
+      assert.equal(host.status().source, '/var/lib/ofac/old.xml');
+      assert.equal(host.status().confirmedAt.toISOString(), week.toISOString(), 'the 304 was about the other list');
+      assert.equal((await store.currentHeader())?.confirmedAt.toISOString(), week.toISOString());
+    } finally {
+      release();
+      await mirror.close();
+    }
+  });
+});
+
+describe('Sanctions age: never current beyond now', () => {
+  test('a list loaded with a date in the future (an operator typo) is current from now, not until then', async () => {
+    let now = new Date('2026-11-21T00:00:00Z');
+    const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url: null, now: () => now });
+    const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+    const parsed = (await parseOfacXml([renderSdnXml(published())], { maxAddresses: 1000 }))._unsafeUnwrap();
+    const typo = new Date('2027-11-21T00:00:00Z');
+    const loaded = { ...parsed, source: '/var/lib/ofac/sdn.xml', confirmedAt: typo, validators: null };
+    assert.equal((await refresher.apply(loaded))._unsafeUnwrap().kind, 'replaced');
+    assert.equal(refresher.status().confirmedAt.toISOString(), now.toISOString());
+    now = new Date(now.getTime() + 49 * 3_600_000);
+    assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable', 'stale two days later');
+  });
+});
+
+describe('A refresh never makes things worse: the same publication day', () => {
+  test('a same-day list older than the one in use (a mirror or cache edge lagging behind) does not replace it', async () => {
+    // OFAC publishes by the day: a second action that day adds ADDED. A lagging edge then serves the
+    // day's first version again, with its own (earlier) Last-Modified.
+    const earlier = { body: renderSdnXml(published()), etag: '"first"', modified: 'Fri, 20 Nov 2026 10:00:00 GMT' };
+    const later = {
+      body: renderSdnXml(published([entry(7, 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb', 'TRX', 'ADDED LATER THAT DAY')])),
+      etag: '"second"',
+      modified: 'Fri, 20 Nov 2026 16:00:00 GMT',
+    };
+    let serving = later;
+    const mirror = await scriptedOfac((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/xml', etag: serving.etag, 'last-modified': serving.modified })
+        .end(serving.body),
+    );
+    try {
+      const now = new Date('2026-11-21T00:00:00Z');
+      const refresher = new OfacRefresher({
+        store: createMemoryStores().sanctionsLists,
+        url: mirror.url,
+        now: () => now,
+      });
+      const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
+      assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
+      serving = earlier;
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'older');
+      const screened = await risk.sanctions.screen(['TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb'], ctx);
+      assert.equal(screened.status === 'answered' && screened.hits.length, 1, 'the later listing stays');
+    } finally {
+      await mirror.close();
     }
   });
 });

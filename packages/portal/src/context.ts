@@ -1,11 +1,23 @@
-import type { AdminApi, AdminActor, AdminError, MemberRecord, MemberStore, OrganizationView } from '@tron-safety/core';
+import type {
+  AdminApi,
+  AdminActor,
+  AdminError,
+  MemberRecord,
+  MemberStore,
+  OrganizationView,
+  SafetyService,
+} from '@tron-safety/core';
 import type { Form, PortalRequest } from './http.js';
 import type { Sessions } from './session.js';
 import type { SignInThrottle } from './throttle.js';
 
-/** What every page handler may use: the core's admin API, the member store, sessions, the clock. */
+/** What the portal needs of the service: its admin API and the check of a signed-in member's organization. */
+export type PortalService = Pick<SafetyService, 'admin' | 'checkAsOrganization'>;
+
+/** What every page handler may use: the service, the member store, sessions, the clock. */
 export interface PortalDeps {
   admin: AdminApi;
+  service: PortalService;
   members: MemberStore;
   sessions: Sessions;
   throttle: SignInThrottle;

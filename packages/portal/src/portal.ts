@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { AdminApi, CoreHttpResponse, SafetyStores } from '@tron-safety/core';
-import type { PortalDeps, SignedIn } from './context.js';
+import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
+import type { PortalDeps, PortalService, SignedIn } from './context.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
 import { csrfRefused, errorPage } from './pages/errors.js';
 import { match, MEMBER_ROUTES, PUBLIC_ROUTES } from './routes.js';
@@ -8,8 +8,11 @@ import { csrfTokenOf, DEFAULT_SESSION_POLICY, sameSecret, Sessions, type Session
 import { DEFAULT_THROTTLE_POLICY, SignInThrottle, type ThrottlePolicy } from './throttle.js';
 
 export interface PortalOptions {
-  /** The service's admin API (`service.admin`): keys, usage and members, with roles enforced. */
-  admin: AdminApi;
+  /**
+   * The service: its admin API (keys, usage, members, with roles enforced) and `checkAsOrganization`
+   * (the check form runs the API's path for the member's organization).
+   */
+  service: PortalService;
   /** The stores the service runs on: the portal reads members and keeps its sessions there. */
   stores: Pick<SafetyStores, 'members' | 'sessions'>;
   /** `Secure` cookies (HTTPS only): every deployment but one listening on loopback. */
@@ -48,13 +51,14 @@ function loadAssets(): Map<string, CoreHttpResponse> {
 
 /**
  * The developer portal: server-rendered pages that work without client-side script, on top of the
- * core's admin API (every action runs as the signed-in member, so the core checks its role and
+ * service's admin API (every action runs as the signed-in member, so the core checks its role and
  * scopes it to its organization) and the member and session stores.
  */
 export function createPortal(options: PortalOptions): Portal {
   const now = options.now ?? (() => new Date());
   const deps: PortalDeps = {
-    admin: options.admin,
+    admin: options.service.admin,
+    service: options.service,
     members: options.stores.members,
     sessions: new Sessions(
       options.stores.sessions,

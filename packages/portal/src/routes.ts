@@ -2,7 +2,7 @@ import type { CoreHttpResponse } from '@tron-safety/core';
 import type { PortalDeps, SignedIn } from './context.js';
 import type { PortalRequest } from './http.js';
 import { PORTAL_PATH, redirect } from './http.js';
-import { checkPage } from './pages/check.js';
+import { checkPage, runCheck } from './pages/check.js';
 import { acceptInvitation, invitationPage } from './pages/invitation.js';
 import { confirmKeyAction, createKey, keysPage, revokeKey, rotateKey } from './pages/keys.js';
 import { confirmRemoval, inviteMember, membersPage, removeMember, setMemberRole } from './pages/members.js';
@@ -45,6 +45,7 @@ export const MEMBER_ROUTES: Route<SignedIn>[] = [
   route('POST', '/keys/:id/revoke', revokeKey),
   route('GET', '/usage', usagePage),
   route('GET', '/check', checkPage),
+  route('POST', '/check', runCheck),
   route('GET', '/members', (ctx) => membersPage(ctx)),
   route('POST', '/members', inviteMember),
   route('POST', '/members/:id/role', setMemberRole),

@@ -20,7 +20,7 @@ async function createKey(browser: Client, label: string) {
 }
 
 describe('Portal pages', () => {
-  test('Keys: a new key is shown once (not cached), then only its prefix; rotation and revocation take effect in the API', async () => {
+  test('Keys: a new key is shown once (not cached), then only its prefix and when it was last used; rotation and revocation take effect in the API', async () => {
     const { browser, service } = await signedIn();
     const { page, key } = await createKey(browser, 'checkout');
     assert.equal(page.status, 200);
@@ -29,7 +29,14 @@ describe('Portal pages', () => {
     const list = await browser.get('/portal/keys');
     assert.ok(!list.body.includes(key!), 'the list never shows the key');
     assert.ok(list.body.includes(`${key!.slice(0, 17)}…`), 'only the prefix');
+    assert.match(list.body, /<td class="time"><span class="muted">never<\/span><\/td>/, 'last used: never');
     assert.equal((await service.usage({ apiKey: key! })).status, 200);
+    const used = await browser.get('/portal/keys');
+    assert.match(
+      used.body,
+      /<td class="time">2026-06-01 12:00 UTC<\/td>\s*<td class="time">2026-06-01 12:00 UTC<\/td>/,
+      'created, last used',
+    );
 
     const id = keyId(list.body)!;
     assert.equal((await browser.get(`/portal/keys/${id}/rotate`)).status, 200, 'asks first');
@@ -197,8 +204,8 @@ describe('Portal pages', () => {
     await browser.signIn('billing@example.com');
     const usage = await browser.get('/portal/usage');
     const counts = [...usage.body.matchAll(/<dt>Requests<\/dt>\s*<dd>(\d+)<\/dd>/g)].map((m) => Number(m[1]));
-    assert.deepEqual(counts, [0, 3, 3], 'last 24 hours, 7 days, 30 days');
-    assert.equal((await browser.get('/portal/check')).status, 200);
+    assert.deepEqual(counts, [0, 3, 3], 'today (UTC), 7 days, 30 days');
+    assert.equal((await browser.get('/portal/check')).status, 403, 'billing may not run checks');
   });
 
   test('Routing: unknown pages 404, wrong methods 405, /portal goes to sign-in', async () => {

@@ -1,5 +1,10 @@
 // A minimal browser for in-process portal tests: a cookie jar, forms, and the CSRF field of the last page.
-import { createSafetyService, type CoreHttpResponse, type SafetyService } from '@tron-safety/core';
+import {
+  createSafetyService,
+  type CoreHttpResponse,
+  type SafetyProviders,
+  type SafetyService,
+} from '@tron-safety/core';
 import { instantChain, instantRisk } from '@tron-safety/core/testing';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPortal, type Portal, type PortalOptions } from '../src/index.js';
@@ -59,17 +64,20 @@ export class Client {
   }
 }
 
-/** A service on memory stores with one organization whose owner has signed up, a clock the test moves, and the portal. */
-export async function portalWorld(options: Partial<PortalOptions> = {}) {
+/**
+ * A service on memory stores (instant providers unless given) with one organization whose owner
+ * has signed up, a clock the test moves, and the portal.
+ */
+export async function portalWorld(options: Partial<PortalOptions> = {}, providers?: SafetyProviders) {
   const stores = createMemoryStores();
   let now = new Date('2026-06-01T12:00:00Z');
   const clock = () => now;
   const service: SafetyService = createSafetyService(
     stores,
-    { chain: instantChain(), risk: instantRisk() },
+    providers ?? { chain: instantChain(), risk: instantRisk() },
     { now: clock },
   );
-  const portal = createPortal({ admin: service.admin, stores, secureCookies: false, now: clock, ...options });
+  const portal = createPortal({ service, stores, secureCookies: false, now: clock, ...options });
   const organization = async (name: string) =>
     (
       await service.admin.createOrganization(operator, {

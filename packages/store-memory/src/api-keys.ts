@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
+import { LAST_USED_RESOLUTION_MS, type ApiKeyRecord, type ApiKeyStore, type RotateOutcome } from '@tron-safety/core';
 import { frozenCopy } from './frozen.js';
 
 export class MemoryApiKeyStore implements ApiKeyStore {
@@ -19,6 +19,14 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   byHash(hash: string): ApiKeyRecord | null {
     const id = this.#idByHash.get(hash);
     return (id === undefined ? undefined : this.#byId.get(id)) ?? null;
+  }
+
+  /** The active key of `hash`, its use at `now` recorded (at most once a minute), or null; for the check store's begin. */
+  use(hash: string, now: Date): ApiKeyRecord | null {
+    const key = this.byHash(hash);
+    if (!key || key.revokedAt !== null) return null;
+    const last = key.lastUsedAt?.getTime() ?? -Infinity;
+    return now.getTime() - last >= LAST_USED_RESOLUTION_MS ? this.#put({ ...key, lastUsedAt: now }) : key;
   }
 
   async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {

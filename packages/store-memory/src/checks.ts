@@ -36,7 +36,7 @@ export class MemoryCheckStore implements CheckStore {
   constructor(private readonly parts: MemoryStoreParts) {}
 
   async begin(params: BeginCheckParams): Promise<BeginCheckOutcome> {
-    const access = this.#authenticate(params.credential);
+    const access = this.#authenticate(params.credential, params.now);
     if (!access) return { kind: 'unauthenticated' };
     const { organization } = access;
     if (organization.status !== 'active') return { kind: 'suspended', organizationId: organization.id };
@@ -52,10 +52,10 @@ export class MemoryCheckStore implements CheckStore {
     return { kind: 'admitted', access, entitlements, rate, ...stage };
   }
 
-  #authenticate(credential: CheckCredential): OrganizationAccess | null {
+  #authenticate(credential: CheckCredential, now: Date): OrganizationAccess | null {
     if ('organizationId' in credential) return this.parts.organizations.access(credential.organizationId);
-    const key = this.parts.apiKeys.byHash(credential.apiKeyHash);
-    return key && key.revokedAt === null ? this.parts.organizations.access(key.organizationId) : null;
+    const key = this.parts.apiKeys.use(credential.apiKeyHash, now);
+    return key ? this.parts.organizations.access(key.organizationId) : null;
   }
 
   /** The steps after the rate: slot, then the work. */

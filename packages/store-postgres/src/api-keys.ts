@@ -13,9 +13,10 @@ const ApiKeyRow = t.type({
   created_at: PgDate,
   revoked_at: t.union([PgDate, t.null]),
   replaced_by: t.union([t.string, t.null]),
+  last_used_at: t.union([PgDate, t.null]),
 });
 
-const COLUMNS = 'id, organization_id, label, hash, prefix, created_at, revoked_at, replaced_by';
+const COLUMNS = 'id, organization_id, label, hash, prefix, created_at, revoked_at, replaced_by, last_used_at';
 
 /** API keys, stored only as their SHA-256 (the core hashes; this store never sees a full key). */
 export class PostgresApiKeyStore implements ApiKeyStore {
@@ -24,7 +25,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   async insertKey(record: ApiKeyRecord): Promise<boolean> {
     // No conflict target: a clash on the id or on the hash both mean "not inserted".
     const result = await this.pool.query(
-      `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
       keyParams(record),
     );
     return result.rowCount === 1;
@@ -72,7 +73,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
       }
       // A clash of the replacement's id or hash throws and rolls the revocation back.
       const created = await client.query(
-        `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+        `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
         keyParams(replacement),
       );
       return {
@@ -85,7 +86,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 }
 
 function keyParams(r: ApiKeyRecord): unknown[] {
-  return [r.id, r.organizationId, r.label, r.hash, r.prefix, r.createdAt, r.revokedAt, r.replacedBy];
+  return [r.id, r.organizationId, r.label, r.hash, r.prefix, r.createdAt, r.revokedAt, r.replacedBy, r.lastUsedAt];
 }
 
 function toRecord(row: t.TypeOf<typeof ApiKeyRow>): ApiKeyRecord {
@@ -98,5 +99,6 @@ function toRecord(row: t.TypeOf<typeof ApiKeyRow>): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     replacedBy: row.replaced_by,
+    lastUsedAt: row.last_used_at,
   };
 }

@@ -49,7 +49,15 @@ const FinishRow = t.type({
   stored: t.boolean,
 });
 
-const BEGIN = 'SELECT * FROM begin_check($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)';
+/**
+ * begin_check, and in the same statement the key's last use (migration 007): set to `now` when it
+ * is at least a minute old, for an active key only. A data-modifying WITH always runs to completion.
+ */
+const BEGIN = `WITH used AS (
+  UPDATE api_keys SET last_used_at = $3::timestamptz
+   WHERE hash = $1 AND revoked_at IS NULL
+     AND (last_used_at IS NULL OR last_used_at <= $3::timestamptz - interval '1 minute'))
+SELECT * FROM begin_check($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 const FINISH = 'SELECT * FROM finish_check($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)';
 
 /**

@@ -1,6 +1,7 @@
-// Migrations 003 and 004 on a database populated by the previous schema (001 + 002): the data
+// Migrations 003 and later on a database populated by the previous schema (001 + 002): the data
 // stays in place and the upgraded stores serve it (usage folded into days, stored results
-// replayed, quota counters continued); and the SQL latency buckets are the core's.
+// replayed, quota counters continued, keys never used until a check uses them); and the SQL
+// latency buckets are the core's.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -133,7 +134,10 @@ describe('store-postgres: upgrading a populated database', { skip: server.skip }
 
   test('the upgraded stores serve the old state: replay, quota, usage, then new checks', async () => {
     const chain = instantChain();
-    const service = createSafetyService(createPostgresStores({ pool }), { chain, risk: instantRisk() });
+    const stores = createPostgresStores({ pool });
+    const lastUsed = async () => (await stores.apiKeys.findKeyByHash(hashApiKey(KEY)))?.lastUsedAt;
+    assert.equal(await lastUsed(), null, 'an upgraded key starts as never used');
+    const service = createSafetyService(stores, { chain, risk: instantRisk() });
     const post = (tx: string, key?: string) =>
       service.handle({
         method: 'POST',
@@ -149,6 +153,7 @@ describe('store-postgres: upgrading a populated database', { skip: server.skip }
     assert.equal(replay.headers['Idempotent-Replayed'], 'true');
     assert.equal(replay.headers['X-Quota-Remaining'], '3', '10 - 7 used (the expired reservation counts as released)');
     assert.equal(chain.calls, 0);
+    assert.ok((await lastUsed()) instanceof Date, 'the replay used the key');
 
     const fresh = await post('b'.repeat(64), 'new-order');
     assert.equal(fresh.status, 200, fresh.body);

@@ -18,6 +18,7 @@ import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
 import { createMembersApi } from './members.js';
 import { buildUsageReport } from './usage-report.js';
+import { readUsageStatistics, type UsageStatistics } from './usage-statistics.js';
 
 /** Member roles of an organization (spec Authentication 4). */
 export type { MemberRole };
@@ -43,6 +44,8 @@ export interface ApiKeyMetadata {
   createdAt: Date;
   revokedAt: Date | null;
   replacedBy: string | null;
+  /** When a request last authenticated with it (to the minute), null if never. */
+  lastUsedAt: Date | null;
 }
 
 /** A key as shown once, at creation or rotation. */
@@ -63,6 +66,8 @@ export type AssignmentInput = { plan: string; version?: number } | { entitlement
 const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
 /** Whether a member of this role may create, rotate and revoke keys (spec Authentication 4). */
 export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role);
+/** Whether a member of this role may run checks in the portal: the same roles (spec Authentication 4). */
+export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
 const MAX_LABEL_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
@@ -107,8 +112,8 @@ function copyEntitlements(e: Entitlements): Entitlements {
 }
 
 export function keyMetadata(record: ApiKeyRecord): ApiKeyMetadata {
-  const { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy } = record;
-  return { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy };
+  const { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy, lastUsedAt } = record;
+  return { id, organizationId, label, prefix, createdAt, revokedAt, replacedBy, lastUsedAt };
 }
 
 type Permission = 'read' | 'manage_keys' | 'operate';
@@ -182,6 +187,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       createdAt: now(),
       revokedAt: null,
       replacedBy: null,
+      lastUsedAt: null,
     };
     return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
   }
@@ -322,6 +328,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         createdAt: at,
         revokedAt: null,
         replacedBy: null,
+        lastUsedAt: null,
       };
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
       if (!rotated.ok)
@@ -354,6 +361,14 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       const entitlements = entitlementsOf(access);
       if (!entitlements) return fail('not_found', 'the organization has no plan version');
       return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
+    },
+
+    /** The portal's statistics: the last 30 UTC days' buckets, and p50/p95 latency from 20 samples on. */
+    async usageStatistics(actor: AdminActor, organizationId: string): Promise<Result<UsageStatistics, AdminError>> {
+      const allowed = permit(actor, organizationId, 'read');
+      if (allowed.isErr()) return err(allowed.error);
+      if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
+      return ok(await readUsageStatistics(stores.usage, organizationId, now()));
     },
 
     /** Members, their invitations and roles, and the portal's password check. */

@@ -34,6 +34,18 @@ import { monthOf, secondsUntil } from './time.js';
 export async function handleCheck(scope: RequestScope, req: CoreHttpRequest): Promise<CoreHttpResponse> {
   const credential = apiKeyCredential(req.headers['x-api-key']);
   if (!credential) return scope.fail({ kind: 'invalid_api_key' });
+  return checkAs(scope, credential, req);
+}
+
+/**
+ * The same check for a credential its caller established: `handleCheck`'s API key, or an
+ * organization another entry point authenticated (`SafetyService.checkAsOrganization`). Never routed.
+ */
+export async function checkAs(
+  scope: RequestScope,
+  credential: CheckCredential,
+  req: CoreHttpRequest,
+): Promise<CoreHttpResponse> {
   const begun = await begin(scope, credential, readInput(req));
   if ('response' in begun) return begun.response;
   const { hold, run } = begun;

@@ -64,9 +64,14 @@ export class CheckHold {
     const decided = outcome.bill || (outcome.store && this.held.claim !== null);
     if (!decided) {
       // Nothing to bill or store: the answer stands whatever the store does (a lost usage record
-      // is reported; leases free what it keeps), bounded like any settling.
+      // is reported; leases free what it keeps), bounded like any settling. A failed finish is given
+      // back once more, so one store blip does not hold the slot and the unit for a whole lease.
       const settled = await this.scope.settle('finish', this.scope.ctx.stores.checks.finish(this.#params(outcome)));
-      return this.#answer(outcome.reply, settled.isOk() ? settled.value : null);
+      const failed = settled.isErr() && settled.error.kind === 'internal_error';
+      return this.#answer(
+        outcome.reply,
+        settled.isOk() ? settled.value : failed ? await this.#giveBack(outcome) : null,
+      );
     }
     // Billing and storing a decided result must not be cut in half: bounded by the settle grace,
     // tried twice when the store fails (a key left unstored after billing would execute again).

@@ -3,6 +3,7 @@ export {
   CHECK_PATH,
   USAGE_PATH,
   type CheckCall,
+  type OrganizationCheckCall,
   type SafetyService,
   type ServiceResult,
   type UsageCall,
@@ -13,6 +14,7 @@ export { errorBody } from './response.js';
 export {
   keyMetadata,
   mayManageApiKeys,
+  mayRunChecks,
   type AdminActor,
   type AdminApi,
   type AdminError,
@@ -35,4 +37,10 @@ export {
 export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './passwords.js';
 export { newToken, tokenHash } from './tokens.js';
 export { requestIdFrom } from './request-id.js';
+export {
+  MIN_LATENCY_SAMPLES,
+  STATISTICS_DAYS,
+  type LatencyStatistics,
+  type UsageStatistics,
+} from './usage-statistics.js';
 export { API_RESPONSE_HEADERS, withApiHeaders } from './api-headers.js';

@@ -6,7 +6,7 @@ import type {
 } from '../contract/models.js';
 import type { SafetyStores } from '../stores/index.js';
 import { createAdminApi, type AdminApi } from './admin.js';
-import { handleCheck } from './check.js';
+import { checkAs, handleCheck } from './check.js';
 import {
   RequestScope,
   resolveOptions,
@@ -37,6 +37,11 @@ export interface CheckCall {
   requestId?: string;
 }
 
+/** A check for an organization the caller has authenticated itself (see `checkAsOrganization`). */
+export interface OrganizationCheckCall extends Omit<CheckCall, 'apiKey'> {
+  organizationId: string;
+}
+
 export interface UsageCall {
   apiKey: string;
   days?: number;
@@ -48,6 +53,13 @@ export interface SafetyService {
   handle(req: CoreHttpRequest): Promise<CoreHttpResponse>;
   /** `POST /v1/transaction/check` without HTTP. */
   check(call: CheckCall): Promise<ServiceResult<TransactionCheckResponse>>;
+  /**
+   * `POST /v1/transaction/check` for an organization the caller has authenticated itself (the
+   * portal's signed-in member), through the same path: validation, limits, quota, idempotency and
+   * usage are the organization's, shared with its API keys. Not routed: `/v1` authenticates by
+   * `X-API-Key` only, so this is reachable from code that holds the service, never from a request.
+   */
+  checkAsOrganization(call: OrganizationCheckCall): Promise<ServiceResult<TransactionCheckResponse>>;
   /** `GET /v1/usage` without HTTP. */
   usage(call: UsageCall): Promise<ServiceResult<UsageResponse>>;
   admin: AdminApi;
@@ -76,13 +88,32 @@ async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpRespon
   return scope.fail(scope.abortError());
 }
 
-const ROUTES: Record<
-  string,
-  { method: string; run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse> }
-> = {
+interface Route {
+  method: string;
+  run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse>;
+}
+
+const ROUTES: Record<string, Route> = {
   [CHECK_PATH]: { method: 'POST', run: handleCheck },
   [USAGE_PATH]: { method: 'GET', run: handleUsage },
 };
+
+/** Headers without the absent ones. */
+const headersOf = (fields: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
+
+/** The HTTP shape of a check call (`apiKey` absent for `checkAsOrganization`). */
+function checkRequest(call: Omit<CheckCall, 'apiKey'>, apiKey?: string): CoreHttpRequest {
+  const { request, idempotencyKey, requestId } = call;
+  const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
+  const headers = headersOf({
+    'x-api-key': apiKey,
+    'idempotency-key': idempotencyKey,
+    'x-request-id': requestId,
+    'content-type': 'application/json',
+  });
+  return { method: 'POST', path: CHECK_PATH, query: {}, headers, body };
+}
 
 /**
  * The service: stores (all state) + providers (chain facts, risk) + options. Framework-free:
@@ -99,11 +130,12 @@ export function createSafetyService(
   let closing = false;
   const inFlight = new Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>();
 
-  async function serve(req: CoreHttpRequest): Promise<CoreHttpResponse> {
+  /** Answers `req` by its path's route, or by `direct` (an entry point that is not routed). */
+  async function serve(req: CoreHttpRequest, direct?: Route): Promise<CoreHttpResponse> {
     let requestId = '';
     try {
       requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
-      const route = ROUTES[req.path];
+      const route = direct ?? ROUTES[req.path];
       if (!route) return errorBody(requestId, { kind: 'not_found' });
       if (req.method.toUpperCase() !== route.method)
         return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
@@ -132,8 +164,8 @@ export function createSafetyService(
   // Every answer leaves through here (`respond` gave it the headers no API answer goes without).
   const handle = serve;
 
-  async function call<T>(req: CoreHttpRequest): Promise<ServiceResult<T>> {
-    const response = await handle(req);
+  async function call<T>(req: CoreHttpRequest, direct?: Route): Promise<ServiceResult<T>> {
+    const response = await serve(req, direct).then(withApiHeaders);
     const body = JSON.parse(response.body) as T | ErrorResponse;
     const replayed = response.headers['Idempotent-Replayed'] === 'true';
     return response.status === 200
@@ -141,25 +173,12 @@ export function createSafetyService(
       : { ok: false, status: response.status, headers: response.headers, body: body as ErrorResponse, replayed };
   }
 
-  const headersOf = (fields: Record<string, string | undefined>) =>
-    Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Record<string, string>;
-
   return {
     handle,
-    check({ apiKey, request, idempotencyKey, requestId }) {
-      const body = request instanceof Uint8Array ? request : new TextEncoder().encode(JSON.stringify(request));
-      return call({
-        method: 'POST',
-        path: CHECK_PATH,
-        query: {},
-        headers: headersOf({
-          'x-api-key': apiKey,
-          'idempotency-key': idempotencyKey,
-          'x-request-id': requestId,
-          'content-type': 'application/json',
-        }),
-        body,
-      });
+    check: (checkCall) => call(checkRequest(checkCall, checkCall.apiKey)),
+    checkAsOrganization({ organizationId, ...checkCall }) {
+      const credential = { organizationId };
+      return call(checkRequest(checkCall), { method: 'POST', run: (scope, req) => checkAs(scope, credential, req) });
     },
     usage({ apiKey, days, requestId }) {
       return call({

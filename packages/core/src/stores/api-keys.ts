@@ -14,7 +14,15 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
   /** The key that replaced this one by rotation. */
   replacedBy: string | null;
+  /**
+   * When a request last authenticated with the key, to the minute: `CheckStore.begin` records it
+   * as it authenticates (at most once a minute per key, so a busy key costs no write per check).
+   */
+  lastUsedAt: Date | null;
 }
+
+/** How often `begin` moves a key's `lastUsedAt` at most: a key used again within this keeps its time. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type RotateOutcome =
   { ok: true; revoked: ApiKeyRecord; created: ApiKeyRecord } | { ok: false; reason: 'not_found' | 'revoked' };

@@ -108,7 +108,8 @@ export interface FinishCheckOutcome {
 export interface CheckStore {
   /**
    * One atomic call. Steps that refuse end it; what it holds afterwards is stated per stage.
-   * A rejection means nothing was taken.
+   * A rejection means nothing was taken. An active API key that authenticates gets its
+   * `lastUsedAt` set to `now` unless it was set less than `LAST_USED_RESOLUTION_MS` before.
    */
   begin(params: BeginCheckParams): Promise<BeginCheckOutcome>;
   /**

@@ -30,6 +30,7 @@ export {
   utcDay,
 } from './usage.js';
 export { entitlementsOf } from './organizations.js';
+export { LAST_USED_RESOLUTION_MS } from './api-keys.js';
 
 /**
  * All the state the core has. One database may implement every interface; each method is one

@@ -4,6 +4,7 @@ import { describe } from 'node:test';
 import type { BeginCheckOutcome, BeginCheckParams, CheckWork, FinishCheckParams } from '../stores/checks.js';
 import type { SafetyStores } from '../stores/index.js';
 import type { Entitlements, Organization } from '../stores/organizations.js';
+import { runKeyUseConformance } from './key-use-conformance.js';
 
 /**
  * `checks.begin` and `checks.finish`: each step as the per-step stores define it, in the order
@@ -50,6 +51,7 @@ async function tenant(
     createdAt: T0,
     revokedAt: null,
     replacedBy: null,
+    lastUsedAt: null,
   });
   return { organizationId, apiKeyHash };
 }
@@ -96,6 +98,7 @@ const RESPONSE = { status: 200, headers: { 'X-Request-ID': 'r-1' }, body: '{"ok"
 export type WithStores = (title: string, body: (stores: SafetyStores) => Promise<void>) => void;
 
 export function runCheckStoreConformance(withStores: WithStores): void {
+  runKeyUseConformance(withStores);
   describe('checks: begin and finish', () => {
     withStores(
       'begin authenticates an active key or an organization id; refuses unknown, revoked, suspended, planless',

@@ -59,6 +59,7 @@ function apiKey(organizationId: string, createdAt = T0): ApiKeyRecord {
     createdAt,
     revokedAt: null,
     replacedBy: null,
+    lastUsedAt: null,
   };
 }
 
@@ -90,7 +91,6 @@ export function runStoreConformance(name: string, factory: StoreFactory): void {
 
   describe(`${name}: store conformance`, () => {
     runCheckStoreConformance(withStores);
-
     runPortalStoreConformance(withStores);
     describe('organizations and plans', () => {
       withStores('plan versions: put, get, latest, replace, list', async ({ organizations }) => {

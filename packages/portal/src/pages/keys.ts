@@ -24,7 +24,8 @@ function row(ctx: SignedIn, key: ApiKeyMetadata, keys: ApiKeyMetadata[]): Html {
   return html`<tr>
     <td>${key.label}</td>
     <td><code>${key.prefix}…</code></td>
-    <td>${formatTime(key.createdAt)}</td>
+    <td class="time">${formatTime(key.createdAt)}</td>
+    <td class="time">${key.lastUsedAt ? formatTime(key.lastUsedAt) : html`<span class="muted">never</span>`}</td>
     <td>${status(key, keys)}</td>
     <td>${actions}</td>
   </tr>`;
@@ -55,13 +56,16 @@ export async function keysPage(
   if (listed.isErr()) return refusal(ctx, listed.error);
   const keys = listed.value;
   const body = html`${notice(queryValue(ctx.request, 'done'))}${problem(view.error)}
-    <p>A key is shown in full once, when it is created or rotated; afterwards only its first characters.</p>
+    <p>
+      A key is shown in full once, when it is created or rotated; afterwards only its first characters. “Last used” is
+      when a request last authenticated with the key, to the minute.
+    </p>
     ${table(
-      ['Label', 'Prefix', 'Created', 'Status'],
+      ['Label', 'Prefix', 'Created', 'Last used', 'Status'],
       keys.length
         ? keys.map((k) => row(ctx, k, keys))
         : html`<tr>
-            <td colspan="5">No keys yet.</td>
+            <td colspan="6">No keys yet.</td>
           </tr>`,
     )}
     ${createForm(ctx)}`;

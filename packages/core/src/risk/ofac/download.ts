@@ -27,9 +27,14 @@ export interface OfacValidators {
   lastModified: string | null;
 }
 
+/**
+ * A file's modification time (`writtenAt`): a copy is as current as when it was written, however often
+ * it is read again. Absent for an HTTP answer, which is current when it comes.
+ */
 export type OfacDownload =
   /** 304 (or an unchanged file): the list in use is still OFAC's current one. */
-  { kind: 'not_modified' } | { kind: 'downloaded'; list: ParsedOfacList; validators: OfacValidators };
+  | { kind: 'not_modified'; writtenAt?: Date }
+  | { kind: 'downloaded'; list: ParsedOfacList; validators: OfacValidators; writtenAt?: Date };
 
 /** Why a download gave no list: `download` (network, status, size, time) or `parse` (not a whole, valid file). */
 export interface OfacDownloadFailure {
@@ -65,21 +70,27 @@ export async function downloadOfacList(options: {
       ? await openFile(options.url, options.validators ?? null, signal)
       : await openHttp(options.url, options.validators ?? null, signal);
     if (opened.isErr()) return err(opened.error);
-    if (opened.value.kind === 'not_modified') return ok({ kind: 'not_modified' });
+    const written = opened.value.writtenAt ? { writtenAt: opened.value.writtenAt } : {};
+    if (opened.value.kind === 'not_modified') return ok({ kind: 'not_modified', ...written });
     const { body, validators } = opened.value;
     const counted = bounded(body, limits.maxBytes);
     const parsed = await parseOfacXml(counted.chunks, limits);
     if (counted.tooLarge()) return err({ kind: 'download', reason: `larger than ${limits.maxBytes} bytes` });
     if (parsed.isErr()) return err({ kind: 'parse', reason: parsed.error });
-    return ok({ kind: 'downloaded', list: parsed.value, validators });
+    return ok({ kind: 'downloaded', list: parsed.value, validators, ...written });
   } catch (cause) {
     return failed(cause);
   }
 }
 
 type Opened =
-  | { kind: 'not_modified' }
-  | { kind: 'body'; body: AsyncIterable<Uint8Array> & { destroy(): void }; validators: OfacValidators };
+  | { kind: 'not_modified'; writtenAt?: Date }
+  | {
+      kind: 'body';
+      body: AsyncIterable<Uint8Array> & { destroy(): void };
+      validators: OfacValidators;
+      writtenAt?: Date;
+    };
 
 async function openHttp(
   url: string,
@@ -118,9 +129,14 @@ async function openFile(
   const path = fileURLToPath(url);
   const info = await stat(path);
   const etag = `"file-${info.size}-${info.mtimeMs}"`;
-  if (validators?.etag === etag) return ok({ kind: 'not_modified' });
+  if (validators?.etag === etag) return ok({ kind: 'not_modified', writtenAt: info.mtime });
   const body = createReadStream(path, { signal });
-  return ok({ kind: 'body', body, validators: { etag, lastModified: info.mtime.toUTCString() } });
+  return ok({
+    kind: 'body',
+    body,
+    validators: { etag, lastModified: info.mtime.toUTCString() },
+    writtenAt: info.mtime,
+  });
 }
 
 /** The body's chunks until `maxBytes`; past it the body is destroyed and the stream ends early (a parse error follows). */

@@ -135,7 +135,10 @@ export class OfacRefresher {
     const url = this.options.url;
     if (url === null) throw new Error('refresh() without a URL: refreshing is off');
     const startedAt = this.#now();
-    const validators = this.#inUse.source === url ? this.#inUse.validators : null;
+    const asked = this.#inUse;
+    const kept = asked.source === url ? asked.validators : null;
+    // Validators without a value (a server that sent neither header) make the request unconditional.
+    const validators = kept?.etag || kept?.lastModified ? kept : null;
     const downloaded = await downloadOfacList({
       url,
       validators,
@@ -143,25 +146,31 @@ export class OfacRefresher {
       ...(signal ? { signal } : {}),
     });
     if (downloaded.isErr()) return this.#fail(downloaded.error);
+    // An HTTP answer is current when it comes; a file (an air-gapped copy) only as of when it was written.
+    const { writtenAt } = downloaded.value;
+    const currentAt = writtenAt && writtenAt < startedAt ? writtenAt : startedAt;
     if (downloaded.value.kind === 'not_modified') {
-      // Only an answer to our own conditional request confirms the list in use.
+      // Only an answer to our own conditional request confirms, and only the list it asked about.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
-      return this.#confirm(startedAt, validators);
+      return this.#confirm(asked.id, currentAt, validators);
     }
     const { list, validators: received } = downloaded.value;
-    return this.apply({ ...list, source: url, confirmedAt: startedAt, validators: received });
+    return this.apply({ ...list, source: url, confirmedAt: currentAt, validators: received });
   }
 
   /** Judges `candidate` against the newest list in use and stores and adopts it when it is no worse (or `force`). */
   async apply(
-    candidate: CandidateList,
+    given: CandidateList,
     options: { force?: boolean } = {},
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    // Nothing is known current beyond now: a date in the future (a typo in --as-of) counts as now.
+    const now = this.#now();
+    const candidate = given.confirmedAt > now ? { ...given, confirmedAt: now } : given;
     try {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
       if (worse) return this.#fail(worse);
-      if (this.#sameList(candidate)) return this.#confirm(candidate.confirmedAt, candidate.validators);
+      if (this.#sameList(candidate)) return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.validators);
       const stored: StoredSanctionsList = {
         id: randomUUID(),
         source: candidate.source,
@@ -203,6 +212,15 @@ export class OfacRefresher {
         reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
       };
     }
+    // A publication date is a day: of two versions of one day, the later-modified one wins.
+    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
+    const sameDay = candidate.publishedAt.getTime() === this.#inUse.publishedAt.getTime();
+    if (sameDay && modified(candidate.validators) < modified(this.#inUse.validators)) {
+      return {
+        kind: 'older',
+        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${this.#inUse.validators?.lastModified})`,
+      };
+    }
     return null;
   }
 
@@ -213,8 +231,13 @@ export class OfacRefresher {
     return candidate.entries.every((e) => list.addresses.get(e.address)?.name === e.name);
   }
 
-  async #confirm(at: Date, validators: OfacValidators | null): Promise<Result<RefreshOutcome, RefreshFailure>> {
-    const id = this.#inUse.id;
+  /** Confirms list `id` current at `at`; a list adopted since (another host's, an operator's) is not the one confirmed. */
+  async #confirm(
+    id: string | null,
+    at: Date,
+    validators: OfacValidators | null,
+  ): Promise<Result<RefreshOutcome, RefreshFailure>> {
+    if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
     try {
       const params = {
         confirmedAt: at,

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
+import { createRiskProviders } from '../src/risk/providers.js';
+import type { RiskProviders } from '../src/risk/signals.js';
+import { createSafetyService } from '../src/runtime/service.js';
+import { currentOfacList } from '../src/testing/fake-ofac.js';
+import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
+import { startFakeTronNode, type FakeTronNode } from '../src/testing/fake-tron-node.js';
+import { TRON_FIXTURE_TX } from '../src/testing/fake-tron-fixtures.js';
+import { checkBody, seedTenant } from '../src/testing/service-harness.js';
+
+// What a check holds (its concurrency slot, its quota reservation) is given back when its answer is
+// decided, also when the store fails once on the way: the fake java-tron node and fake Chainalysis over
+// HTTP, the real providers, store-memory with a finish that fails when told to.
+
+let node: FakeTronNode;
+let vendors: FakeChainalysis;
+let chain: TronChainFactsProvider;
+let risk: RiskProviders;
+
+before(async () => {
+  node = await startFakeTronNode();
+  vendors = await startFakeChainalysis();
+  chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 } });
+  risk = createRiskProviders({
+    chainalysisApiUrl: vendors.entityUrl,
+    chainalysisApiKey: 'vendor-key',
+    ofacList: { current: () => currentOfacList() },
+    cacheTtlMs: 0,
+  })._unsafeUnwrap();
+});
+
+after(async () => {
+  await chain.close();
+  await node.close();
+  await vendors.close();
+});
+
+/** A service whose store fails the next `failures` finish calls before doing anything. */
+async function failingFinish(failures: number) {
+  const stores = createMemoryStores();
+  const finish = stores.checks.finish.bind(stores.checks);
+  let left = failures;
+  stores.checks.finish = (params) => (left-- > 0 ? Promise.reject(new Error('connection reset')) : finish(params));
+  const service = createSafetyService(stores, { chain, risk });
+  const tenant = await seedTenant(service, { maxConcurrentRequests: 1, monthlyQuota: 1 });
+  const check = async (txHash: string) => {
+    const r = await service.handle({
+      method: 'POST',
+      path: '/v1/transaction/check',
+      query: {},
+      headers: { 'x-api-key': tenant.apiKey },
+      body: checkBody(txHash),
+    });
+    return { status: r.status, body: JSON.parse(r.body) as Record<string, any> };
+  };
+  const period = async () =>
+    (await service.admin.usage({ kind: 'operator' }, tenant.organizationId))._unsafeUnwrap().period;
+  return { check, period };
+}
+
+describe('Quota reservation and concurrency slot: given back when the answer is decided', () => {
+  test('a nonbillable check whose finish fails once still gives back its reservation and slot', async () => {
+    const s = await failingFinish(1);
+    const partial = await s.check(TRON_FIXTURE_TX.trc10Transfer);
+    assert.equal(partial.status, 200);
+    assert.equal(partial.body.coverage, 'partial', 'nothing to bill');
+    assert.deepEqual(await s.period(), { ...(await s.period()), used: 0, reserved: 0, remaining: 1 });
+    // The organization's one slot and one unit are free for the next check at once, not after the lease.
+    const next = await s.check(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.equal(next.body.coverage, 'complete');
+    assert.equal((await s.period()).used, 1);
+  });
+});
