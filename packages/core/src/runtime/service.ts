@@ -162,10 +162,10 @@ export function createSafetyService(
   }
 
   // Every answer leaves through here (`respond` gave it the headers no API answer goes without).
-  const handle = serve;
+  const handle = (req: CoreHttpRequest) => serve(req);
 
   async function call<T>(req: CoreHttpRequest, direct?: Route): Promise<ServiceResult<T>> {
-    const response = await serve(req, direct).then(withApiHeaders);
+    const response = await serve(req, direct);
     const body = JSON.parse(response.body) as T | ErrorResponse;
     const replayed = response.headers['Idempotent-Replayed'] === 'true';
     return response.status === 200
