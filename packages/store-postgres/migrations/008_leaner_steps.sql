@@ -2,9 +2,9 @@
 -- and results, with less work per call (measured with pg_stat_statements, track = all).
 
 -- Usage: the day's row exists for all but the first record of an organization's day, so it is
--- updated first. The INSERT's values (a 42-bucket histogram built from generate_series) were
--- computed on every call before, even when the row existed and the conflict path ran. A first
--- record that races another takes the conflict path of the same upsert as before.
+-- updated first. The upsert's values (a 42-bucket histogram built from generate_series) were
+-- computed on every call before, even when the row existed. The first record of a day inserts it;
+-- one that loses that race to another finds the row on its next pass and updates it.
 CREATE OR REPLACE FUNCTION usage_record(
   p_organization_id text,
   p_day             date,
@@ -17,44 +17,37 @@ CREATE OR REPLACE FUNCTION usage_record(
 DECLARE
   v_bucket integer := usage_latency_bucket(p_latency_ms);
 BEGIN
-  UPDATE usage_days AS d SET
-    requests = d.requests + 1,
-    billable = d.billable + p_billable::integer,
-    limited_data = d.limited_data + COALESCE(p_overall_state = 'LIMITED_DATA', false)::integer,
-    errors = d.errors + p_error::integer,
-    latency_sum_ms = d.latency_sum_ms + p_latency_ms,
-    latency_count = d.latency_count + 1,
-    by_network = CASE WHEN p_network IS NULL THEN d.by_network
-      ELSE jsonb_set(d.by_network, ARRAY[p_network], to_jsonb(COALESCE((d.by_network ->> p_network)::integer, 0) + 1)) END,
-    by_overall_state = CASE WHEN p_overall_state IS NULL THEN d.by_overall_state
-      ELSE jsonb_set(d.by_overall_state, ARRAY[p_overall_state],
-                     to_jsonb(COALESCE((d.by_overall_state ->> p_overall_state)::integer, 0) + 1)) END,
-    latency_histogram[v_bucket] = d.latency_histogram[v_bucket] + 1
-  WHERE d.organization_id = p_organization_id AND d.day = p_day;
-  IF FOUND THEN
-    RETURN;
-  END IF;
-  INSERT INTO usage_days AS d (organization_id, day, requests, billable, limited_data, errors, latency_sum_ms,
-                               latency_count, by_network, by_overall_state, latency_histogram)
-  VALUES (p_organization_id, p_day, 1, p_billable::integer, COALESCE(p_overall_state = 'LIMITED_DATA', false)::integer,
-          p_error::integer, p_latency_ms, 1,
-          CASE WHEN p_network IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(p_network, 1) END,
-          CASE WHEN p_overall_state IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(p_overall_state, 1) END,
-          (SELECT array_agg((b = v_bucket)::integer ORDER BY b)
-             FROM generate_series(1, cardinality(usage_latency_bounds())) b))
-  ON CONFLICT (organization_id, day) DO UPDATE SET
-    requests = d.requests + 1,
-    billable = d.billable + EXCLUDED.billable,
-    limited_data = d.limited_data + EXCLUDED.limited_data,
-    errors = d.errors + EXCLUDED.errors,
-    latency_sum_ms = d.latency_sum_ms + EXCLUDED.latency_sum_ms,
-    latency_count = d.latency_count + 1,
-    by_network = CASE WHEN p_network IS NULL THEN d.by_network
-      ELSE jsonb_set(d.by_network, ARRAY[p_network], to_jsonb(COALESCE((d.by_network ->> p_network)::integer, 0) + 1)) END,
-    by_overall_state = CASE WHEN p_overall_state IS NULL THEN d.by_overall_state
-      ELSE jsonb_set(d.by_overall_state, ARRAY[p_overall_state],
-                     to_jsonb(COALESCE((d.by_overall_state ->> p_overall_state)::integer, 0) + 1)) END,
-    latency_histogram[v_bucket] = d.latency_histogram[v_bucket] + 1;
+  LOOP
+    UPDATE usage_days AS d SET
+      requests = d.requests + 1,
+      billable = d.billable + p_billable::integer,
+      limited_data = d.limited_data + COALESCE(p_overall_state = 'LIMITED_DATA', false)::integer,
+      errors = d.errors + p_error::integer,
+      latency_sum_ms = d.latency_sum_ms + p_latency_ms,
+      latency_count = d.latency_count + 1,
+      by_network = CASE WHEN p_network IS NULL THEN d.by_network
+        ELSE jsonb_set(d.by_network, ARRAY[p_network], to_jsonb(COALESCE((d.by_network ->> p_network)::integer, 0) + 1)) END,
+      by_overall_state = CASE WHEN p_overall_state IS NULL THEN d.by_overall_state
+        ELSE jsonb_set(d.by_overall_state, ARRAY[p_overall_state],
+                       to_jsonb(COALESCE((d.by_overall_state ->> p_overall_state)::integer, 0) + 1)) END,
+      latency_histogram[v_bucket] = d.latency_histogram[v_bucket] + 1
+    WHERE d.organization_id = p_organization_id AND d.day = p_day;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+    INSERT INTO usage_days (organization_id, day, requests, billable, limited_data, errors, latency_sum_ms,
+                            latency_count, by_network, by_overall_state, latency_histogram)
+    VALUES (p_organization_id, p_day, 1, p_billable::integer,
+            COALESCE(p_overall_state = 'LIMITED_DATA', false)::integer, p_error::integer, p_latency_ms, 1,
+            CASE WHEN p_network IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(p_network, 1) END,
+            CASE WHEN p_overall_state IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(p_overall_state, 1) END,
+            (SELECT array_agg((b = v_bucket)::integer ORDER BY b)
+               FROM generate_series(1, cardinality(usage_latency_bounds())) b))
+    ON CONFLICT (organization_id, day) DO NOTHING;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END LOOP;
 END;
 $$;
 
