@@ -373,10 +373,10 @@ export function buildProgram(): Command {
           `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`,
         );
       }
-      const body = (await res.body.json()) as any;
+      const body = (await res.body.json()) as UsageResponse & { error?: { code?: string; message?: string } };
       if (res.statusCode !== 200)
         throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
-      printUsage(body as UsageResponse);
+      printUsage(body);
     });
   addSanctionsCommands(program, {
     print,
