@@ -77,6 +77,15 @@ const OUTCOME: Record<NodeCallError['kind'], ProviderCallOutcome> = {
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 
+/** What one node call asks: the endpoint, its body, the codec of its answer and whether `{}` means not found. */
+interface NodeRequest<A> {
+  node: TronNode;
+  endpoint: string;
+  body: object;
+  codec: t.Type<A, unknown, unknown>;
+  emptyIsNotFound: boolean;
+}
+
 type Attempt<A> = { ok: true; value: A } | { ok: false; error: NodeCallError; retryable: boolean };
 
 const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -149,62 +158,58 @@ export class TronNodeClient {
   }
 
   getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
+    const body = { value: txId, visible: false };
     return this.call(
-      node,
-      'gettransactionbyid',
-      { value: txId, visible: false },
-      NodeTransaction,
+      { node, endpoint: 'gettransactionbyid', body, codec: NodeTransaction, emptyIsNotFound: true },
       signal,
-      true,
       deadline,
     );
   }
 
   getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
+    const body = { value: txId, visible: false };
     return this.call(
-      node,
-      'gettransactioninfobyid',
-      { value: txId, visible: false },
-      NodeTransactionInfo,
+      { node, endpoint: 'gettransactioninfobyid', body, codec: NodeTransactionInfo, emptyIsNotFound: true },
       signal,
-      true,
       deadline,
     );
   }
 
   getNowBlock(node: TronNode, signal: AbortSignal, deadline?: number): ResultAsync<NodeBlock, NodeCallError> {
-    return this.call(node, 'getnowblock', {}, NodeBlock, signal, false, deadline).andThen((block) =>
+    const request = { node, endpoint: 'getnowblock', body: {}, codec: NodeBlock, emptyIsNotFound: false };
+    return this.call(request, signal, deadline).andThen((block) =>
       block === null ? errAsync(this.bad(node, 'getnowblock', 'empty block')) : okAsync(block),
     );
   }
 
-  /** A constant (read-only) call of a no-argument method, e.g. `decimals()`. */
+  /** A constant (read-only) call of a no-argument method (`selector`, e.g. `decimals()`) of contract `contractHex41`. */
   triggerConstantContract(
     node: TronNode,
-    contractHex41: string,
-    functionSelector: string,
+    method: { contractHex41: string; selector: string },
     signal: AbortSignal,
     deadline?: number,
   ) {
+    // Any valid owner works for a constant call: the contract itself always exists as an address.
+    const body = {
+      owner_address: method.contractHex41,
+      contract_address: method.contractHex41,
+      function_selector: method.selector,
+      visible: false,
+    };
     return this.call(
-      node,
-      'triggerconstantcontract',
-      // Any valid owner works for a constant call: the contract itself always exists as an address.
-      {
-        owner_address: contractHex41,
-        contract_address: contractHex41,
-        function_selector: functionSelector,
-        visible: false,
-      },
-      NodeConstantCall,
+      { node, endpoint: 'triggerconstantcontract', body, codec: NodeConstantCall, emptyIsNotFound: false },
       signal,
-      false,
       deadline,
     );
   }
 
   getAssetIssueById(node: TronNode, id: string, signal: AbortSignal, deadline?: number) {
-    return this.call(node, 'getassetissuebyid', { value: id, visible: false }, NodeAssetIssue, signal, true, deadline);
+    const body = { value: id, visible: false };
+    return this.call(
+      { node, endpoint: 'getassetissuebyid', body, codec: NodeAssetIssue, emptyIsNotFound: true },
+      signal,
+      deadline,
+    );
   }
 
   async close(): Promise<void> {
@@ -231,29 +236,18 @@ export class TronNodeClient {
    * fits after its backoff, so a slow node cannot spend the time a fallback or a later round needs.
    */
   private call<A>(
-    node: TronNode,
-    endpoint: string,
-    body: object,
-    codec: t.Type<A, unknown, unknown>,
+    request: NodeRequest<A>,
     signal: AbortSignal,
-    emptyIsNotFound: boolean,
     deadline = Number.POSITIVE_INFINITY,
   ): ResultAsync<Found<A>, NodeCallError> {
+    const { node, endpoint } = request;
     const run = async (): Promise<Found<A>> => {
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
         const left = deadline - performance.now();
         if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
         const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
-        const result = await this.attempt(
-          node,
-          endpoint,
-          body,
-          codec,
-          signal,
-          emptyIsNotFound,
-          Math.min(this.timeoutMs, left),
-        );
+        const result = await this.attempt(request, signal, Math.min(this.timeoutMs, left));
         if (result.ok) ended('ok');
         else ended(OUTCOME[result.error.kind], result.error.kind === 'http_status' ? result.error.status : undefined);
         if (result.ok) return result.value;
@@ -268,15 +262,22 @@ export class TronNodeClient {
     return ResultAsync.fromPromise(run(), (e) => e as NodeCallError);
   }
 
+  /** One attempt: the exchange with the node, then what its answer says. */
   private async attempt<A>(
-    node: TronNode,
-    endpoint: string,
-    body: object,
-    codec: t.Type<A, unknown, unknown>,
+    request: NodeRequest<A>,
     signal: AbortSignal,
-    emptyIsNotFound: boolean,
     timeoutMs: number,
   ): Promise<Attempt<Found<A>>> {
+    const sent = await this.send(request, signal, timeoutMs);
+    return sent.ok ? this.interpret(request, sent.value) : sent;
+  }
+
+  /** The HTTP exchange of one attempt: the answer's text when the node answered 200 within the size bound. */
+  private async send(
+    { node, endpoint, body }: Pick<NodeRequest<unknown>, 'node' | 'endpoint' | 'body'>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Attempt<string>> {
     const base = this.bases[node];
     // One controller per attempt, fired by the caller's signal or the attempt's timer; both are
     // released when the attempt ends (cheaper than AbortSignal.any, and no timer outlives a call).
@@ -288,8 +289,7 @@ export class TronNodeClient {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
-    let text: string;
+    const fail = (error: NodeCallError, retryable: boolean): Attempt<string> => ({ ok: false, error, retryable });
     try {
       const res = await this.pool(base.origin).request({
         method: 'POST',
@@ -300,10 +300,10 @@ export class TronNodeClient {
       });
       const read = await readBodyText(res.body, this.maxResponseBytes);
       if (read === null) return fail(this.bad(node, endpoint, 'response too large'), false);
-      text = read;
       if (res.statusCode !== 200) {
         return fail({ kind: 'http_status', node, endpoint, status: res.statusCode }, RETRYABLE_STATUS(res.statusCode));
       }
+      return { ok: true, value: read };
     } catch (e) {
       if (signal.aborted) return fail({ kind: 'aborted' }, false);
       if (timedOut) return fail({ kind: 'timeout', node, endpoint }, true);
@@ -314,6 +314,12 @@ export class TronNodeClient {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** What a node's 200 answer says: a decoded value, not found (an empty object), or why not. */
+  private interpret<A>(request: NodeRequest<A>, text: string): Attempt<Found<A>> {
+    const { node, endpoint, codec, emptyIsNotFound } = request;
+    const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -192,8 +192,7 @@ export class TokenMetadataReader {
       this.fromEitherNode<T>(nodes, deadline, async (node, until) => {
         const answer = await this.client.triggerConstantContract(
           node,
-          contractHex,
-          selector,
+          { contractHex41: contractHex, selector },
           this.closing.signal,
           until,
         );
