@@ -400,7 +400,7 @@ function usageAdmin({ stores, organizations, now, organizationExists }: AdminCon
       if (!access) return fail('not_found', 'no such organization');
       const entitlements = entitlementsOf(access);
       if (!entitlements) return fail('not_found', 'the organization has no plan version');
-      return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
+      return ok((await buildUsageReport(stores, { access, entitlements, days, now: now() })).report);
     },
 
     /** The portal's statistics: the last 30 UTC days' buckets, and p50/p95 latency from 20 samples on. */
