@@ -23,9 +23,11 @@ const OTHER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
 async function verdict(token: TokenRef): Promise<string> {
+  const before = Date.now();
   const answer = await provider.assess(token, ctx);
   assert.equal(answer.status, 'answered');
-  assert.equal((answer as { asOf: Date }).asOf.getTime(), registry.asOf.getTime());
+  const asOf = (answer as { asOf: Date }).asOf.getTime();
+  assert.ok(asOf >= before && asOf <= Date.now(), 'a verdict is as of when it is given, not the registry date');
   return (answer as { authenticity: string }).authenticity;
 }
 const trc20 = (contract: string, symbol: string | null, name: string | null = null): TokenRef => ({
@@ -200,12 +202,9 @@ describe('registry extension by configuration', () => {
     ])._unsafeUnwrap();
     const p = createTokenAuthenticityProvider(extended);
     const asset: AssetRef = { kind: 'trc20', contract: jusdt.contract };
-    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), {
-      status: 'answered',
-      authenticity: 'official',
-      asOf: extended.asOf,
-      officialDecimals: 8,
-    });
+    const { asOf, ...answer } = (await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx)) as { asOf: Date };
+    assert.deepEqual(answer, { status: 'answered', authenticity: 'official', officialDecimals: 8 });
+    assert.ok(asOf instanceof Date);
     const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME', null), ctx);
     assert.equal((copy as { authenticity: string }).authenticity, 'fake');
   });

@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
 import { isTronAddress } from '../tron/address.js';
-import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
+import { OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
 import { impersonationRule, type Mark } from './impersonation.js';
 import type { AssetRef, TokenAuthenticityAnswer, TokenAuthenticityProvider, TokenRef } from './signals.js';
 
@@ -19,8 +19,6 @@ export interface OfficialToken {
 
 export interface TokenRegistry {
   tokens: readonly OfficialToken[];
-  /** As-of time of the registry's verdicts (`token_data_at`). */
-  asOf: Date;
   /** The official token at exactly this asset, or null. */
   find(asset: AssetRef): OfficialToken | null;
   /** The official token whose symbol or name `text` imitates, or null. */
@@ -71,7 +69,6 @@ export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): R
   const imitated = impersonationRule(marks);
   return ok({
     tokens,
-    asOf: new Date(OFFICIAL_TOKENS_AS_OF),
     find: (asset) => byAsset.get(assetKey(asset)) ?? null,
     imitated,
   });
@@ -81,18 +78,23 @@ export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): R
  * `official`: the exact asset is in the registry (TRX is native and official). `fake`: its symbol or
  * name imitates an official token (see `impersonation.ts`). `unknown`: anything else, including a
  * token whose symbol and name could not be read.
+ *
+ * A verdict is as of when it is given: the registry is part of the release, pinning contracts (which do not
+ * go stale), and the token data that can change (decimals, symbol) is the chain's, dated by the facts'
+ * `tokenDataAt` (a read, or the chain's last confirmation of a seeded registry token). So the registry's
+ * own date never ages `token_data_at` or `max_source_age_seconds` (docs/assessment.md, "Freshness").
  */
 export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenAuthenticityProvider {
   return {
     assess(token: TokenRef) {
       const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
-        Promise.resolve({ status: 'answered', authenticity, asOf: registry.asOf });
+        Promise.resolve({ status: 'answered', authenticity, asOf: new Date() });
       const official = registry.find(token.asset);
       if (official)
         return Promise.resolve({
           status: 'answered',
           authenticity: 'official',
-          asOf: registry.asOf,
+          asOf: new Date(),
           officialDecimals: official.decimals,
         });
       if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
