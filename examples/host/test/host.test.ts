@@ -46,6 +46,13 @@ function seedFile(): string {
   return path;
 }
 
+/** A token registry file that gives the bundled USDT contract 18 decimals. */
+function redeclaredUsdt(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-tokens-')), 'tokens.json');
+  writeFileSync(path, JSON.stringify([{ contract: USDT_CONTRACT, symbol: 'USDT', decimals: 18, name: 'Tether USD' }]));
+  return path;
+}
+
 describe('the host in-process', () => {
   let node: FakeTronNode;
   before(async () => {
@@ -60,6 +67,7 @@ describe('the host in-process', () => {
       [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
       [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
+      [{ TOKEN_REGISTRY_FILE: redeclaredUsdt() }, 'TOKEN_REGISTRY_FILE'],
     ];
     for (const [env, field] of cases) {
       const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();

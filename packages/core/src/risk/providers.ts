@@ -165,16 +165,7 @@ export function createRiskProviders(
   );
 
   const file = config.tokenRegistryFile;
-  const fileTokens = file
-    ? checked(
-        'tokenRegistryFile',
-        loadTokenRegistryFile(file).andThen((tokens) =>
-          createTokenRegistry(tokens)
-            .map(() => tokens)
-            .mapErr((message) => `${file}: ${message}`),
-        ),
-      )
-    : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
   const registry = checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
   if (registry.isErr()) return err(registry.error);
