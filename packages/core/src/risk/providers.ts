@@ -139,8 +139,9 @@ export function createRiskProviders(
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
   const files: SanctionsList[] = [];
+  const loadedAt = new Date((config.now ?? Date.now)());
   for (const path of config.sanctionsListFiles ?? []) {
-    const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
+    const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
     files.push(list.value);
   }
