@@ -28,9 +28,9 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
       parsed: { raw: request.rawBody, body: request.body },
     });
     ctx.status = response.status;
-    // Content type first: Koa guesses one (text/plain) only for a body without it.
-    ctx.set('content-type', 'application/json; charset=utf-8');
+    // Headers before the body: Koa guesses a content type (text/plain) only for a body without one.
     ctx.set(response.headers);
+    if (!ctx.response.get('content-type')) ctx.set('content-type', 'application/json; charset=utf-8');
     if (closeConnection) ctx.set('connection', 'close');
     ctx.body = response.body;
   };

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type * as t from 'io-ts';
+import { isoString } from '../src/contract/date-time.js';
 import {
   AmlRiskLevel,
   Coverage,
@@ -142,4 +144,16 @@ test('reason codes are the spec codes, each with a category and a severity', () 
 test('error codes are the codes of the spec error table', () => {
   const codes = table('| HTTP | Codes |').flatMap(([, cell]) => valuesIn(cell!));
   assert.deepEqual(keysOf(ErrorCode).sort(), [...codes].sort());
+});
+
+test('date-time: isoString is toISOString exactly, across years, milliseconds and repeated seconds', () => {
+  const near = (base: number) => fc.integer({ min: base - 5_000, max: base + 5_000 });
+  const times = fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), near(Date.UTC(2026, 10, 24)), near(0));
+  fc.assert(
+    fc.property(fc.array(times, { minLength: 1, maxLength: 80 }), (list) =>
+      list.every((ms) => isoString(new Date(ms)) === new Date(ms).toISOString()),
+    ),
+    { seed: 20261124, numRuns: 300 },
+  );
+  assert.throws(() => isoString(new Date(Number.NaN)), RangeError);
 });

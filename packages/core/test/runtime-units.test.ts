@@ -10,6 +10,7 @@ import { requestIdFrom } from '../src/runtime/request-id.js';
 import { resolveOptions } from '../src/runtime/context.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { minuteOf, monthOf } from '../src/runtime/time.js';
+import { validateCheckRequest } from '../src/validation/index.js';
 import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
 
 const TX = 'a'.repeat(64);
@@ -143,6 +144,28 @@ describe('providers outside their contract', () => {
     const again = await post(service, apiKey, 'k');
     assert.equal(again.status, 503, 'the key was released: the retry executed');
     assert.equal(again.headers['Idempotent-Replayed'], undefined);
+  });
+});
+
+describe('stored idempotency responses', () => {
+  test('Idempotency: a stored result keeps no X-Request-ID (the body has it); replays carry the original id', async () => {
+    const stores = createMemoryStores();
+    const service = createSafetyService(stores, { chain: instantChain(), risk: instantRisk() });
+    const { apiKey, organizationId } = await seedTenant(service);
+    const first = await service.check({ apiKey, request: checkBody(TX), idempotencyKey: 'k', requestId: 'first' });
+    const fingerprint = validateCheckRequest(checkBody(TX))._unsafeUnwrap().fingerprint;
+    const stored = await stores.idempotency.begin(
+      { organizationId, key: 'k' },
+      { fingerprint, owner: 'probe', now: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) },
+    );
+    assert.equal(stored.kind, 'completed');
+    if (stored.kind !== 'completed') return;
+    assert.deepEqual(stored.response.headers, {});
+    assert.equal(stored.response.body, JSON.stringify(first.body));
+    const replay = await service.check({ apiKey, request: checkBody(TX), idempotencyKey: 'k', requestId: 'second' });
+    assert.equal(replay.replayed, true);
+    assert.equal(replay.headers['X-Request-ID'], 'first');
+    assert.deepEqual(replay.body, first.body);
   });
 });
 

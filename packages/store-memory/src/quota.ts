@@ -9,6 +9,7 @@ import type {
 
 /** One organization's period: used units and its outstanding reservations (id → expiry). */
 interface Counter {
+  organizationId: string;
   used: number;
   reservations: Map<string, number>;
 }
@@ -20,8 +21,8 @@ interface Counter {
  */
 export class MemoryQuotaStore implements QuotaStore {
   readonly #counters = new Map<string, Counter>();
-  /** Reservation id → its counter's key. */
-  readonly #owners = new Map<string, string>();
+  /** Reservation id → its counter. */
+  readonly #owners = new Map<string, Counter>();
   /** Counters with outstanding reservations: what the sweeper looks at. */
   readonly #pending = new Set<Counter>();
 
@@ -31,14 +32,13 @@ export class MemoryQuotaStore implements QuotaStore {
 
   /** `reserve` without a promise, for the check store. */
   reserveNow(params: ReserveParams): ReserveOutcome {
-    const key = periodKey(params.organizationId, params.period);
-    const counter = this.#counter(key);
+    const counter = this.#counter(params.organizationId, params.period);
     const reserved = this.#live(counter, params.now.getTime());
     if (counter.used + reserved >= params.limit || this.#owners.has(params.reservationId)) {
       return { ok: false, usage: { used: counter.used, reserved } };
     }
     counter.reservations.set(params.reservationId, params.expiresAt.getTime());
-    this.#owners.set(params.reservationId, key);
+    this.#owners.set(params.reservationId, counter);
     this.#pending.add(counter);
     return { ok: true, usage: { used: counter.used, reserved: reserved + 1 } };
   }
@@ -56,9 +56,8 @@ export class MemoryQuotaStore implements QuotaStore {
    * unit of its own period when `bill`. Null unless it was live.
    */
   finalize(params: ReservationParams, bill: boolean): QuotaUsage | null {
-    const key = this.#owners.get(params.reservationId);
-    if (key === undefined || !key.startsWith(`${params.organizationId}\u0000`)) return null;
-    const counter = this.#counters.get(key)!;
+    const counter = this.#owners.get(params.reservationId);
+    if (counter === undefined || counter.organizationId !== params.organizationId) return null;
     const expiresAt = counter.reservations.get(params.reservationId)!;
     counter.reservations.delete(params.reservationId);
     this.#owners.delete(params.reservationId);
@@ -91,9 +90,10 @@ export class MemoryQuotaStore implements QuotaStore {
     return purged;
   }
 
-  #counter(key: string): Counter {
+  #counter(organizationId: string, period: string): Counter {
+    const key = periodKey(organizationId, period);
     let counter = this.#counters.get(key);
-    if (!counter) this.#counters.set(key, (counter = { used: 0, reservations: new Map() }));
+    if (!counter) this.#counters.set(key, (counter = { organizationId, used: 0, reservations: new Map() }));
     return counter;
   }
 

@@ -37,6 +37,20 @@ export function decodeRow<C extends t.Mixed>(codec: C, rows: readonly unknown[],
   return decodeRows(codec, rows.slice(0, 1), table)[0] ?? null;
 }
 
+const COUNTS = /^([0-9]+(,[0-9]+)*)?$/;
+
+/** An integer[] of counts sent as `array_to_string(a, ',')`: decoded in one pass, not element by element. */
+export const Histogram = new t.Type<number[], number[], unknown>(
+  'Histogram',
+  (u): u is number[] => Array.isArray(u) && u.every((n) => Number.isSafeInteger(n) && n >= 0),
+  (u, c) => {
+    if (typeof u !== 'string' || !COUNTS.test(u)) return t.failure(u, c);
+    const counts = u === '' ? [] : u.split(',').map(Number);
+    return counts.every((n) => Number.isSafeInteger(n)) ? t.success(counts) : t.failure(u, c);
+  },
+  (counts) => counts,
+);
+
 /** A count(*) that SQL returns as bigint (a string in node-postgres) or int. */
 export const Count = new t.Type<number, number, unknown>(
   'Count',

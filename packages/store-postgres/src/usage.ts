@@ -1,7 +1,7 @@
 import { utcDay, type UsageDay, type UsageDaysParams, type UsageRecord, type UsageStore } from '@tron-safety/core';
 import * as t from 'io-ts';
 import type pg from 'pg';
-import { Count, decodeRows } from './rows.js';
+import { Count, decodeRows, Histogram } from './rows.js';
 
 const DayRow = t.type({
   day: t.string,
@@ -13,7 +13,7 @@ const DayRow = t.type({
   latency_count: t.number,
   by_network: t.record(t.string, t.number),
   by_overall_state: t.record(t.string, t.number),
-  latency_histogram: t.array(t.number),
+  latency_histogram: Histogram,
 });
 
 /** The `usage_record` call, for `recordUsage` and (inside finish_check) for a check's finish. */
@@ -43,8 +43,10 @@ export class PostgresUsageStore implements UsageStore {
   async readUsageDays(params: UsageDaysParams): Promise<UsageDay[]> {
     // Not a named statement: a generic plan cached while the table was small would keep scanning it whole.
     const { rows } = await this.pool.query({
+      // The histogram as text: node-postgres' array parser and an io-ts decode per bucket cost
+      // about 40 µs a row here, most of a 90-day report's time.
       text: `SELECT to_char(day, 'YYYY-MM-DD') AS day, requests, billable, limited_data, errors, latency_sum_ms,
-                    latency_count, by_network, by_overall_state, latency_histogram
+                    latency_count, by_network, by_overall_state, array_to_string(latency_histogram, ',') AS latency_histogram
                FROM usage_days WHERE organization_id = $1 AND day BETWEEN $2::date AND $3::date ORDER BY day`,
       values: [params.organizationId, params.firstDay, params.lastDay],
     });

@@ -109,6 +109,45 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
     assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1);
   });
 
+  test("usage: records racing to open an organization's day from two hosts are each counted once", async () => {
+    const hosts = [
+      createPostgresStores({ connectionString: database.url, max: 8 }),
+      createPostgresStores({ connectionString: database.url, max: 8 }),
+    ];
+    try {
+      const org = randomUUID();
+      const record = (i: number) =>
+        hosts[i % 2]!.usage.recordUsage({
+          organizationId: org,
+          at: at(i),
+          network: 'tron',
+          overallState: i % 3 === 0 ? 'LIMITED_DATA' : 'CLEAR',
+          coverage: 'complete',
+          billable: i % 2 === 0,
+          latencyMs: i,
+          errorCode: null,
+        });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => record(i)));
+      const [day] = await hosts[0]!.usage.readUsageDays({
+        organizationId: org,
+        firstDay: '2026-06-15',
+        lastDay: '2026-06-15',
+      });
+      assert.equal(day?.requests, 40);
+      assert.equal(day?.billable, 20);
+      assert.equal(day?.limitedData, 14);
+      assert.equal(day?.latencyCount, 40);
+      assert.equal(day?.latencySumMs, (39 * 40) / 2);
+      assert.deepEqual(day?.byOverallState, { CLEAR: 26, LIMITED_DATA: 14 });
+      assert.equal(
+        day?.latencyHistogram.reduce((sum, n) => sum + n, 0),
+        40,
+      );
+    } finally {
+      await Promise.all(hosts.map((h) => h.close()));
+    }
+  });
+
   test('sweep deletes what expired, keeps what is live, fixes quota counters; concurrent sweeps agree', async () => {
     const [a, b] = [createPostgresStores({ pool: database.pool(4) }), createPostgresStores({ pool: database.pool(4) })];
     const org = randomUUID();

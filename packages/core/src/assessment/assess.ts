@@ -79,7 +79,10 @@ export function assess(input: AssessmentInput): Result<TransactionCheckResponse,
       throw new Error(`CLEAR with partial coverage: ${JSON.stringify(evidence)}`);
     }
     const selected = match.selection.transfer;
-    const selectedResponse = selected === null ? null : transferResponse(selected);
+    const transfers = facts.transfers.map(transferResponse);
+    // The selected transfer is one of the facts' own (each formatted once).
+    const listed = selected === null ? -1 : facts.transfers.indexOf(selected);
+    const selectedResponse = selected === null ? null : listed >= 0 ? transfers[listed]! : transferResponse(selected);
     const aml = signals.aml?.status === 'answered' ? signals.aml : null;
     const token = signals.token?.status === 'answered' ? signals.token.authenticity : 'unknown';
     return {
@@ -99,7 +102,7 @@ export function assess(input: AssessmentInput): Result<TransactionCheckResponse,
       token_symbol: selectedResponse?.token_symbol ?? null,
       decimals: selectedResponse?.decimals ?? null,
       amount: selectedResponse?.amount ?? null,
-      transfers: facts.transfers.map(transferResponse),
+      transfers,
       transfers_truncated: facts.transfersTruncated,
       aml_risk_level: aml?.level ?? 'unknown',
       sanctions_hit: evidence.sanctions === 'unavailable' ? null : evidence.sanctions === 'hit',

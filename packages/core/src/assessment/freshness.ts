@@ -1,4 +1,5 @@
 import type { ChainFacts } from '../chain/facts.js';
+import { isoString } from '../contract/date-time.js';
 import type { FreshnessResponse } from '../contract/models.js';
 import type { RiskSignals } from '../risk/signals.js';
 
@@ -10,7 +11,7 @@ function oldest(times: readonly (Date | null)[]): Date | null {
   return result;
 }
 
-const iso = (time: Date | null) => (time === null ? null : time.toISOString());
+const iso = (time: Date | null) => (time === null ? null : isoString(time));
 
 const answeredAt = (answer: { status: string; asOf?: Date } | null) =>
   answer?.status === 'answered' ? (answer.asOf ?? null) : null;
@@ -31,7 +32,7 @@ export function freshnessOf(facts: ChainFacts, signals: RiskSignals, checkedAt: 
   const oldestSource = oldest([facts.observedAt, riskDataAt, tokenDataAt])!;
   const age = Math.floor((checkedAt.getTime() - oldestSource.getTime()) / 1000);
   return {
-    checked_at: checkedAt.toISOString(),
+    checked_at: isoString(checkedAt),
     transaction_at: iso(facts.blockTime),
     risk_data_at: iso(riskDataAt),
     token_data_at: iso(tokenDataAt),

@@ -35,8 +35,16 @@ function supplied(expectations: Expectations): Record<keyof TransferComparison, 
   };
 }
 
+function suppliedFields(expectations: Expectations): (keyof TransferComparison)[] {
+  const fields: (keyof TransferComparison)[] = [];
+  if (expectations.recipient !== null) fields.push('recipient');
+  if (expectations.tokenContract !== null) fields.push('token');
+  if (expectations.amount !== null) fields.push('amount');
+  return fields;
+}
+
 export function hasExpectations(expectations: Expectations): boolean {
-  return FIELDS.some((field) => supplied(expectations)[field]);
+  return expectations.recipient !== null || expectations.tokenContract !== null || expectations.amount !== null;
 }
 
 /** TRX and TRC10 have no contract, so they never match an expected contract; a TRC20 without one is unknown. */
@@ -72,11 +80,34 @@ function matchCount(comparison: TransferComparison): number {
 }
 
 function satisfiesAll(comparison: TransferComparison, expectations: Expectations): boolean {
-  const wanted = supplied(expectations);
-  return FIELDS.every((field) => !wanted[field] || comparison[field] === true);
+  return (
+    (expectations.recipient === null || comparison.recipient === true) &&
+    (expectations.tokenContract === null || comparison.token === true) &&
+    (expectations.amount === null || comparison.amount === true)
+  );
 }
 
 const byIndex = (a: Transfer, b: Transfer) => a.index - b.index;
+
+/** The transfers by index (the list itself when it is in that order already, as the chain facts give it). */
+function inIndexOrder(transfers: readonly Transfer[]): readonly Transfer[] {
+  for (let i = 1; i < transfers.length; i++) {
+    if (transfers[i - 1]!.index > transfers[i]!.index) return [...transfers].sort(byIndex);
+  }
+  return transfers;
+}
+
+/** `compareTransfer` against one set of expectations, each transfer compared once. */
+type Comparer = (transfer: Transfer) => TransferComparison;
+
+function comparer(expectations: Expectations): Comparer {
+  const compared = new Map<Transfer, TransferComparison>();
+  return (transfer) => {
+    let comparison = compared.get(transfer);
+    if (comparison === undefined) compared.set(transfer, (comparison = compareTransfer(transfer, expectations)));
+    return comparison;
+  };
+}
 
 /**
  * The transfer a check is about (matching rules 1–3). Without expectations: the facts' primary
@@ -84,12 +115,16 @@ const byIndex = (a: Transfer, b: Transfer) => a.index - b.index;
  * the one with the most matches (ties: lowest index). Unknown comparisons count as no match.
  */
 export function selectTransfer(facts: ChainFacts, expectations: Expectations): TransferSelection {
+  return selectWith(facts, expectations, (transfer) => compareTransfer(transfer, expectations));
+}
+
+function selectWith(facts: ChainFacts, expectations: Expectations, compare: Comparer): TransferSelection {
   if (!hasExpectations(expectations)) {
     const primary = facts.transfers.find((transfer) => transfer.index === facts.primaryTransfer) ?? null;
     return { transfer: primary, ambiguous: false };
   }
-  const ordered = [...facts.transfers].sort(byIndex);
-  const scored = ordered.map((transfer) => ({ transfer, comparison: compareTransfer(transfer, expectations) }));
+  const ordered = inIndexOrder(facts.transfers);
+  const scored = ordered.map((transfer) => ({ transfer, comparison: compare(transfer) }));
   const full = scored.filter(({ comparison }) => satisfiesAll(comparison, expectations));
   if (full.length > 0) return { transfer: full[0]!.transfer, ambiguous: full.length > 1 };
   let best: (typeof scored)[number] | null = null;
@@ -125,19 +160,23 @@ function transferListComplete(facts: ChainFacts): boolean {
  * A listed transfer that no supplied comparison rules out but one cannot decide (unreadable recipient,
  * contract or decimals): it may be the expected payment, so no `false` of another transfer is proof.
  */
-function undecidedFields(facts: ChainFacts, expectations: Expectations): Set<keyof TransferComparison> {
-  const wanted = FIELDS.filter((field) => supplied(expectations)[field]);
+function undecidedFields(
+  facts: ChainFacts,
+  expectations: Expectations,
+  compare: Comparer,
+): Set<keyof TransferComparison> {
+  const wanted = suppliedFields(expectations);
   const open = new Set<keyof TransferComparison>();
   for (const transfer of facts.transfers) {
-    const comparison = compareTransfer(transfer, expectations);
+    const comparison = compare(transfer);
     if (wanted.some((field) => comparison[field] === false)) continue;
     for (const field of wanted) if (comparison[field] === null) open.add(field);
   }
   return open;
 }
 
-function undecidedCandidate(facts: ChainFacts, expectations: Expectations): boolean {
-  return undecidedFields(facts, expectations).size > 0;
+function undecidedCandidate(facts: ChainFacts, expectations: Expectations, compare: Comparer): boolean {
+  return undecidedFields(facts, expectations, compare).size > 0;
 }
 
 /**
@@ -149,17 +188,19 @@ function undecidedCandidate(facts: ChainFacts, expectations: Expectations): bool
 function expectedAmountDecimals(
   facts: ChainFacts,
   expectations: Expectations,
-  selected: Transfer | null,
+  { selected, compare }: { selected: Transfer | null; compare: Comparer },
 ): number | null {
   // Contradictory sources (e.g. decimals that differ from the official token's): nothing is certain.
   if (facts.disagreements.length > 0) return null;
   if (expectations.tokenContract !== null) {
-    const ofToken = [...facts.transfers]
-      .sort(byIndex)
-      .find((transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null);
+    const ofToken = inIndexOrder(facts.transfers).find(
+      (transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null,
+    );
     return ofToken?.decimals ?? null;
   }
-  if (selected === null || !transferListComplete(facts) || undecidedCandidate(facts, expectations)) return null;
+  if (selected === null || !transferListComplete(facts) || undecidedCandidate(facts, expectations, compare)) {
+    return null;
+  }
   if (expectations.recipient !== null && selected.recipient !== expectations.recipient) return null;
   return selected.decimals;
 }
@@ -172,11 +213,12 @@ export function matchExpectations(
   facts: ChainFacts,
   expectations: Expectations,
 ): Result<ExpectedPaymentMatch, AssessmentRejection> {
-  const selection = selectTransfer(facts, expectations);
+  const compare = comparer(expectations);
+  const selection = selectWith(facts, expectations, compare);
   const selected = selection.transfer;
 
   if (expectations.amount !== null) {
-    const decimals = expectedAmountDecimals(facts, expectations, selected);
+    const decimals = expectedAmountDecimals(facts, expectations, { selected, compare });
     if (decimals !== null && parseAmount(expectations.amount, decimals).isErr()) {
       return err({
         code: 'invalid_expected_amount',
@@ -186,9 +228,9 @@ export function matchExpectations(
   }
 
   const wanted = supplied(expectations);
-  const open = undecidedFields(facts, expectations);
+  const open = undecidedFields(facts, expectations, compare);
   const mismatchProven = transferListComplete(facts) && open.size === 0;
-  const compared = selected === null ? null : compareTransfer(selected, expectations);
+  const compared = selected === null ? null : compare(selected);
   const field = (name: keyof TransferComparison): Comparison => {
     if (!wanted[name]) return null;
     // No transfer at all: a complete list proves nothing matches.
@@ -202,5 +244,5 @@ export function matchExpectations(
   const final = (name: keyof TransferComparison) => (twinOpen.has(name) ? null : field(name));
   const match = { recipient: final('recipient'), token: final('token'), amount: final('amount') };
   const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
-  return ok({ selection, ...match, dataUnavailable });
+  return ok({ selection, recipient: match.recipient, token: match.token, amount: match.amount, dataUnavailable });
 }

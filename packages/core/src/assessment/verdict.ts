@@ -77,13 +77,23 @@ export const TIE_ORDER: readonly ReasonCode[] = [
 
 const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, warning: 2, info: 3 };
 
+/** Each code's sort key, computed once: severity (from the reason table) first, then its place in TIE_ORDER. */
+const PRIORITY = new Map(
+  (Object.keys(REASONS) as ReasonCode[]).map((code) => [
+    code,
+    SEVERITY_RANK[REASONS[code].severity] * (TIE_ORDER.length + 1) + TIE_ORDER.indexOf(code),
+  ]),
+);
+
 /** Sort key: severity (from the reason table), then TIE_ORDER. */
 export function reasonPriority(a: ReasonCode, b: ReasonCode): number {
-  return (
-    SEVERITY_RANK[REASONS[a].severity] - SEVERITY_RANK[REASONS[b].severity] ||
-    TIE_ORDER.indexOf(a) - TIE_ORDER.indexOf(b)
-  );
+  return PRIORITY.get(a)! - PRIORITY.get(b)!;
 }
+
+/** Every code in priority order: the applicable ones are picked from it, never sorted per check. */
+const BY_PRIORITY: readonly ReasonCode[] = (Object.keys(REASONS) as ReasonCode[]).sort(reasonPriority);
+
+const rankOf = (code: ReasonCode) => EFFECT[code]?.rank ?? Number.MAX_SAFE_INTEGER;
 
 /** The one code about the transaction's state; every response carries it. */
 function stateReason(evidence: Evidence): ReasonCode {
@@ -161,18 +171,22 @@ export interface Verdict {
  * priority order.
  */
 export function verdictOf(evidence: Evidence): Verdict {
-  const applicable = [...applicableReasons(evidence)].sort(reasonPriority);
-  const rankOf = (code: ReasonCode) => EFFECT[code]?.rank ?? Number.MAX_SAFE_INTEGER;
-  // Stable sort: among equal ranks the higher-priority code explains.
-  const explanation = [...applicable].sort((a, b) => rankOf(a) - rankOf(b))[0]!;
+  const codes = applicableReasons(evidence);
+  const applicable = BY_PRIORITY.filter((code) => codes.has(code));
+  // Among equal ranks the higher-priority code explains: the first of the lowest rank in priority order.
+  let explanation = applicable[0]!;
+  for (const code of applicable) if (rankOf(code) < rankOf(explanation)) explanation = code;
   const overallState = EFFECT[explanation]?.state ?? 'CLEAR';
 
-  const kept = new Set<ReasonCode>([explanation, stateReason(evidence)]);
+  const kept: ReasonCode[] = [explanation];
+  const state = stateReason(evidence);
+  if (state !== explanation) kept.push(state);
   for (const code of applicable) {
-    if (kept.size >= MAX_REASONS) break;
-    kept.add(code);
+    if (kept.length >= MAX_REASONS) break;
+    if (!kept.includes(code)) kept.push(code);
   }
-  const reasons = [...kept].sort(reasonPriority).map(reason);
+  // Taken from `applicable`, the kept codes come out in priority order.
+  const reasons = applicable.filter((code) => kept.includes(code)).map(reason);
   // A state reason and a sanctions reason always apply, so this holds by construction.
   if (reasons.length < MIN_REASONS) throw new Error(`only ${reasons.length} reason(s) apply`);
   return { overallState, explanation, reasons };

@@ -28,8 +28,9 @@ import {
 
 // ---- primitives --------------------------------------------------------------------------
 
-export const TxHash = constrainedString('TxHash', (s) => /^[0-9a-fA-F]{64}$/.test(s), {
-  pattern: '^[0-9a-fA-F]{64}$',
+const TX_HASH = /^[0-9a-fA-F]{64}$/;
+export const TxHash = constrainedString('TxHash', (s) => TX_HASH.test(s), {
+  pattern: TX_HASH.source,
   description: '64 hexadecimal characters (either case; normalized to lower case)',
 });
 

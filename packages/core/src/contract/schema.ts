@@ -109,10 +109,14 @@ export function strictObject<R extends t.Props, O extends t.Props>(name: string,
   const exact = t.exact(inner);
   const unknownKeysOf = (u: unknown) =>
     typeof u === 'object' && u !== null && !Array.isArray(u) ? Object.keys(u).filter((k) => !allowed.has(k)) : [];
+  const is = (u: unknown): u is t.TypeOf<typeof inner> =>
+    exact.is(u) && Object.keys(u as object).every((k) => allowed.has(k));
   return new t.ExactType<typeof inner, t.TypeOf<typeof inner>, t.OutputOf<typeof inner>, unknown>(
     name,
-    (u): u is t.TypeOf<typeof inner> => exact.is(u) && unknownKeysOf(u).length === 0,
+    is,
     (u, c) => {
+      // A valid value is its own decoding (it has no key to strip); only a failure needs the contexts.
+      if (is(u)) return t.success(u);
       const unknownKeys = unknownKeysOf(u);
       if (unknownKeys.length > 0) {
         return t.failure(u, c, `unknown field${unknownKeys.length > 1 ? 's' : ''}: ${unknownKeys.join(', ')}`);

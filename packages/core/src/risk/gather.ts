@@ -1,7 +1,7 @@
 import type { ChainFacts, ProviderContext, Transfer } from '../chain/facts.js';
 import { combineAmlAnswers } from './aml-combine.js';
 import { settle } from './settle.js';
-import type { AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
+import type { AmlAnswer, AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
 /** Signals of a transaction no node knows: nothing to screen. */
 const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
@@ -50,14 +50,18 @@ export async function screenParties(
  * first (owner, the focus transfer's parties, the counterparties), for a source that caps how many it screens.
  */
 export function involvedAddresses(facts: ChainFacts, focus: Transfer | null = null): string[] {
-  const parties = (t: Transfer) => [t.sender, t.recipient, t.tokenContract];
-  const all = [
-    facts.owner,
-    ...(focus === null ? [] : parties(focus)),
-    ...facts.counterparties,
-    ...facts.transfers.flatMap(parties),
-  ];
-  return [...new Set(all.filter((a): a is string => a !== null))];
+  const all = new Set<string>();
+  if (facts.owner !== null) all.add(facts.owner);
+  if (focus !== null) addParties(all, focus);
+  for (const address of facts.counterparties) all.add(address);
+  for (const transfer of facts.transfers) addParties(all, transfer);
+  return [...all];
+}
+
+function addParties(into: Set<string>, transfer: Transfer): void {
+  if (transfer.sender !== null) into.add(transfer.sender);
+  if (transfer.recipient !== null) into.add(transfer.recipient);
+  if (transfer.tokenContract !== null) into.add(transfer.tokenContract);
 }
 
 /**
@@ -101,8 +105,15 @@ async function gatherAml(
     // The owner alone is not the counterparty of a payment received.
     if (focus.sender === null) return { status: 'unavailable', reason: 'the transfer does not name its sender' };
   }
-  const counterparties = [...new Set([focus?.sender ?? null, facts.owner].filter((a): a is string => a !== null))];
-  const answers = await Promise.all(counterparties.map((a) => settle(() => providers.aml.assessAddress(a, ctx))));
+  const sender = focus?.sender ?? null;
+  const counterparties = sender === null || sender === facts.owner ? [facts.owner] : [sender, facts.owner];
+  // All under way at once; settled lookups never reject, so they are awaited in turn.
+  const lookups: Promise<AmlAnswer>[] = [];
+  for (const address of counterparties) {
+    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx)));
+  }
+  const answers: AmlAnswer[] = [];
+  for (const lookup of lookups) answers.push(await lookup);
   return combineAmlAnswers(answers);
 }
 

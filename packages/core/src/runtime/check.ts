@@ -10,7 +10,7 @@ import {
   type NormalizedCheckRequest,
 } from '../validation/index.js';
 import { admitted, apiKeyCredential, rateWindowOf, type Admission } from './access.js';
-import type { RequestScope } from './context.js';
+import { STOPPED, type RequestScope } from './context.js';
 import type { RuntimeError } from './errors.js';
 import { gatherEvidence } from './evidence.js';
 import { CheckHold, failure, type CheckOutcome, type Held } from './hold.js';
@@ -88,7 +88,7 @@ async function begin(
   const { stores, providers } = scope.ctx;
   const now = scope.now();
   const month = monthOf(now);
-  const params = beginParams(scope, credential, input, now, month.key);
+  const params = beginParams(scope, credential, input, { now, period: month.key });
   let answer;
   try {
     answer = await stores.checks.begin(params);
@@ -146,19 +146,21 @@ function beginParams(
   scope: RequestScope,
   credential: CheckCredential,
   input: Result<CheckInput, RuntimeError>,
-  now: Date,
-  period: string,
+  { now, period }: { now: Date; period: string },
 ): BeginCheckParams {
+  const { rateWindowStart } = rateWindowOf(now);
   const lease = new Date(now.getTime() + scope.ctx.options.leaseMs);
-  const slot = scope.ctx.providers.chain ? { slotId: randomUUID(), expiresAt: lease } : null;
-  if (input.isErr()) return { credential, ...rateWindowOf(now), slot, work: null };
+  // One id names everything the check holds: its slot, its claim on the key and its reservation.
+  const checkId = randomUUID();
+  const slot = scope.ctx.providers.chain ? { slotId: checkId, expiresAt: lease } : null;
+  if (input.isErr()) return { credential, now, rateWindowStart, slot, work: null };
   const { request, idempotencyKey } = input.value;
   const idempotency =
     idempotencyKey === null
       ? null
-      : { key: idempotencyKey, fingerprint: request.fingerprint, owner: randomUUID(), leaseExpiresAt: lease };
-  const quota = { period, reservationId: randomUUID(), expiresAt: lease };
-  return { credential, ...rateWindowOf(now), slot, work: { network: request.network, idempotency, quota } };
+      : { key: idempotencyKey, fingerprint: request.fingerprint, owner: checkId, leaseExpiresAt: lease };
+  const quota = { period, reservationId: checkId, expiresAt: lease };
+  return { credential, now, rateWindowStart, slot, work: { network: request.network, idempotency, quota } };
 }
 
 function quotaState(admission: Admission, periodEnd: Date): LimitState['quota'] {
@@ -166,14 +168,28 @@ function quotaState(admission: Admission, periodEnd: Date): LimitState['quota'] 
   return { limit: admission.entitlements.monthlyQuota, usage, periodEnd };
 }
 
-/** The stored response as it was, plus this request's rate and quota headers and the replay flag. */
+/**
+ * The stored response as it was, plus this request's rate and quota headers and the replay flag.
+ * X-Request-ID is the original request's: stored until issue 12, since then read from the body.
+ */
 function replay(scope: RequestScope, admission: Admission, limits: LimitState): CoreHttpResponse {
   if (admission.stage !== 'completed') throw new Error('replay of a check that did not complete');
   const stored = admission.response;
-  return scope.respond(
-    { status: stored.status, body: stored.body, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } },
-    limits,
-  );
+  const requestId = stored.headers['X-Request-ID'] ?? requestIdOf(stored.body);
+  const headers: Record<string, string> =
+    requestId === null ? { ...stored.headers } : { 'X-Request-ID': requestId, ...stored.headers };
+  headers['Idempotent-Replayed'] = 'true';
+  return scope.respond({ status: stored.status, body: stored.body, headers }, limits);
+}
+
+/** The `request_id` of a stored body (a result or an error envelope: both carry it); null if it has none. */
+function requestIdOf(body: string): string | null {
+  try {
+    const id = (JSON.parse(body) as { request_id?: unknown }).request_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** From the reservation to the decided outcome: evidence, assessment, the serialized result. */
@@ -186,11 +202,10 @@ async function execute(
   if (scope.signal.aborted) return failure(scope, scope.abortError(), network);
   const ctx = { signal: scope.signal, deadlineAt: scope.deadlineAt };
   // The one race of a check: a provider that ignores its signal must not keep the check's holdings.
-  const evidence = await Promise.race([
+  const evidence = await scope.untilProvidersStop(
     gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx }),
-    scope.providersStopped().then(() => null),
-  ]);
-  if (evidence === null) return failure(scope, scope.abortError(), network);
+  );
+  if (evidence === STOPPED) return failure(scope, scope.abortError(), network);
   if (evidence.isErr()) {
     return failure(scope, evidence.error.kind === 'aborted' ? scope.abortError() : evidence.error, network);
   }

@@ -83,8 +83,8 @@ export function abortErrorOf(signal: AbortSignal): RuntimeError {
   return signal.reason === 'shutdown' ? { kind: 'api_disabled', shuttingDown: true } : { kind: 'request_timeout' };
 }
 
-/** What `settle` answers when the settle grace ran out before the work did. */
-const SETTLE_TIMED_OUT = Symbol('settle timed out');
+/** What `race` answers when the deadline reached its instant before the work was done. */
+export const STOPPED = Symbol('stopped by the deadline');
 
 /** The instants of a request's deadline, in the order the one timer passes them. */
 const Phase = {
@@ -111,7 +111,8 @@ export class RequestScope {
   readonly deadlineAt: number;
   #phase: Phase = Phase.Working;
   #timer: NodeJS.Timeout;
-  #waiting: Array<{ phase: Phase; resolve: () => void }> = [];
+  /** Races waiting for an instant: each is answered `STOPPED` when the deadline reaches it. */
+  #waiting: Array<{ phase: Phase; stop: () => void }> = [];
 
   constructor(
     readonly ctx: RuntimeContext,
@@ -129,33 +130,42 @@ export class RequestScope {
     this.#phase = (this.#phase + 1) as Phase;
     if (this.#phase === Phase.Settling) this.controller.abort('deadline');
     if (this.#phase < Phase.HardStop) this.#timer = setTimeout(() => this.#advance(), settleGraceMs / 2);
-    const due = this.#waiting.filter((w) => w.phase <= this.#phase);
-    this.#waiting = this.#waiting.filter((w) => w.phase > this.#phase);
-    for (const waiter of due) waiter.resolve();
+    this.#stopUpTo(this.#phase);
   }
 
-  /** Resolves once the deadline reaches `phase` (never, if the request ends first). */
-  #reached(phase: Phase): Promise<void> {
-    if (this.#phase >= phase) return Promise.resolve();
-    return new Promise((resolve) => this.#waiting.push({ phase, resolve }));
+  #stopUpTo(phase: Phase): void {
+    const due = this.#waiting.filter((w) => w.phase <= phase);
+    this.#waiting = this.#waiting.filter((w) => w.phase > phase);
+    for (const waiter of due) waiter.stop();
   }
 
-  /** Resolves when providers must stop: the signal aborted (at the deadline's first instant, or by `abort`). */
-  providersStopped(): Promise<void> {
-    return this.signal.aborted ? Promise.resolve() : this.#reached(Phase.Settling);
+  /**
+   * `work`'s outcome, or `STOPPED` once the deadline reaches `phase`, whichever comes first; the
+   * work itself goes on. One promise, no timer of its own: the request's timer answers the waiter.
+   */
+  #race<T>(work: Promise<T>, phase: Phase): Promise<T | typeof STOPPED> {
+    // Already past: the work still wins if it has its answer now.
+    if (this.#phase >= phase) return Promise.race([work, Promise.resolve().then((): typeof STOPPED => STOPPED)]);
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ phase, stop: () => resolve(STOPPED) });
+      work.then(resolve, reject);
+    });
+  }
+
+  /** `work`'s outcome, or `STOPPED` when providers must stop (the deadline's first instant, or `abort`). */
+  untilProvidersStop<T>(work: Promise<T>): Promise<T | typeof STOPPED> {
+    return this.signal.aborted ? this.#race(work, Phase.Working) : this.#race(work, Phase.Settling);
   }
 
   /** Stops the providers now (a shutdown that ran out of time): the request gives back what it holds. */
   abort(reason: 'shutdown'): void {
     this.controller.abort(reason);
-    const due = this.#waiting.filter((w) => w.phase <= Phase.Settling);
-    this.#waiting = this.#waiting.filter((w) => w.phase > Phase.Settling);
-    for (const waiter of due) waiter.resolve();
+    this.#stopUpTo(Phase.Settling);
   }
 
-  /** Resolves at the hard deadline: the caller is answered then, whatever is still running. */
-  hardStop(): Promise<void> {
-    return this.#reached(Phase.HardStop);
+  /** `work`'s outcome, or `STOPPED` at the hard deadline: the caller is answered then, whatever is still running. */
+  untilHardStop<T>(work: Promise<T>): Promise<T | typeof STOPPED> {
+    return this.#race(work, Phase.HardStop);
   }
 
   get signal(): AbortSignal {
@@ -183,8 +193,8 @@ export class RequestScope {
    */
   async settle<T>(name: string, work: Promise<T>): Promise<Result<T, RuntimeError | { kind: 'settle_timeout' }>> {
     try {
-      const outcome = await Promise.race([work, this.#reached(Phase.GivingBack).then(() => SETTLE_TIMED_OUT)]);
-      if (outcome !== SETTLE_TIMED_OUT) return ok(outcome as T);
+      const outcome = await this.#race(work, Phase.GivingBack);
+      if (outcome !== STOPPED) return ok(outcome);
       work.catch((error: unknown) => this.report(error, name));
       this.report(new Error(`${name}: no answer within the settle grace`), name);
       return err({ kind: 'settle_timeout' });

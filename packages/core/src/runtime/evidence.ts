@@ -55,7 +55,11 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const onPartiesKnown = (facts: ChainFacts) => {
     early.screening = startScreening(facts, selectTransfer(facts, request.expectations).transfer, input);
   };
-  const read = await chain.getTransactionFacts(request.txHash, { ...ctx, onPartiesKnown });
+  const read = await chain.getTransactionFacts(request.txHash, {
+    signal: ctx.signal,
+    deadlineAt: ctx.deadlineAt,
+    onPartiesKnown,
+  });
   if (read.isErr()) {
     return err(read.error.kind === 'aborted' && ctx.signal.aborted ? read.error : { kind: 'provider_unavailable' });
   }
@@ -64,9 +68,8 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const focus = selection.transfer;
   const screening =
     early.screening?.focus === (focus?.index ?? null) ? early.screening : startScreening(facts, focus, input);
-  const [screened, token] = await Promise.all([
-    screening.result,
-    focus === null || facts.state === 'not_found' ? null : gatherToken(focus, risk, ctx),
-  ]);
-  return ok({ facts, selection, signals: { ...screened, token } });
+  // Both under way; the token lookup never rejects (settled), so awaiting them in turn loses nothing.
+  const token = focus === null || facts.state === 'not_found' ? null : gatherToken(focus, risk, ctx);
+  const screened = await screening.result;
+  return ok({ facts, selection, signals: { sanctions: screened.sanctions, aml: screened.aml, token: await token } });
 }

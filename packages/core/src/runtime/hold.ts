@@ -135,18 +135,25 @@ export class CheckHold {
         response: outcome.store ? this.#stored(outcome.reply) : null,
         retainUntil: new Date(now.getTime() + scope.ctx.options.idempotencyRetentionMs),
       },
-      usage: { organizationId: held.organizationId, at: now, latencyMs: scope.elapsedMs(), ...outcome.usage },
+      usage: {
+        organizationId: held.organizationId,
+        at: now,
+        network: outcome.usage.network,
+        overallState: outcome.usage.overallState,
+        coverage: outcome.usage.coverage,
+        latencyMs: scope.elapsedMs(),
+        errorCode: outcome.usage.errorCode,
+      },
     };
   }
 
-  /** What a replay needs beyond the constant Content-Type: status, body, X-Request-ID, the reply's own headers. */
+  /**
+   * What a replay needs beyond what it can rebuild: status, body and the reply's own headers
+   * (Retry-After). Content-Type is constant and X-Request-ID is the body's `request_id`.
+   */
   #stored(reply: Reply): StoredResponse {
     // Frozen: a store may keep it as it is, without a copy.
-    return Object.freeze({
-      status: reply.status,
-      headers: Object.freeze({ 'X-Request-ID': this.scope.requestId, ...reply.headers }),
-      body: reply.body,
-    });
+    return Object.freeze({ status: reply.status, headers: Object.freeze(reply.headers ?? {}), body: reply.body });
   }
 
   /** The reply with the limit headers, the quota as `finish` left it when it moved. */

@@ -120,6 +120,12 @@ export function preParsedBody(raw: unknown, parsed: unknown, limit = MAX_BODY_BY
  * (or two API keys) as one valid-looking value; the core refuses an array instead.
  */
 export function nodeRequestHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  // No name sent twice (Node would have joined or dropped the repeats): the joined headers are the
+  // distinct ones, without building `headersDistinct`. `set-cookie` is an array even when sent once.
+  const joined = req.headers;
+  if (req.rawHeaders.length === 2 * Object.keys(joined).length && joined['set-cookie'] === undefined) {
+    return joined as Record<string, string>;
+  }
   const headers: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values && values.length > 0) headers[name] = values.length === 1 ? values[0]! : values;

@@ -1,4 +1,5 @@
 import type { QuotaUsage } from '../stores/quota.js';
+import { API_RESPONSE_HEADERS } from './api-headers.js';
 import { errorReply, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
 import { quotaHeaders, rateLimitHeaders } from './limit-headers.js';
@@ -22,7 +23,7 @@ export interface LimitState {
 
 /**
  * Every answer of the core is assembled here, once: the limit headers (when the request was
- * admitted), Content-Type, X-Request-ID, then the reply's own headers.
+ * admitted), Content-Type, X-Request-ID, the reply's own headers, then `API_RESPONSE_HEADERS`.
  */
 export function respond(requestId: string, reply: Reply, limits: LimitState | null = null): CoreHttpResponse {
   const headers: Record<string, string> = {};
@@ -35,6 +36,7 @@ export function respond(requestId: string, reply: Reply, limits: LimitState | nu
   headers['Content-Type'] = JSON_CONTENT_TYPE;
   headers['X-Request-ID'] = requestId;
   if (reply.headers) Object.assign(headers, reply.headers);
+  Object.assign(headers, API_RESPONSE_HEADERS);
   return { status: reply.status, headers, body: reply.body };
 }
 

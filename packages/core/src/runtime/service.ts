@@ -10,11 +10,11 @@ import { checkAs, handleCheck } from './check.js';
 import {
   RequestScope,
   resolveOptions,
+  STOPPED,
   type RuntimeContext,
   type SafetyProviders,
   type SafetyServiceOptions,
 } from './context.js';
-import { withApiHeaders } from './api-headers.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
 import { requestIdFrom } from './request-id.js';
 import { errorBody } from './response.js';
@@ -82,8 +82,8 @@ export interface SafetyService {
  * work goes on in the background; what it stores is what a retry with the same key replays.
  */
 async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>): Promise<CoreHttpResponse> {
-  const answer = await Promise.race([run, scope.hardStop().then(() => null)]);
-  if (answer !== null) return answer;
+  const answer = await scope.untilHardStop(run);
+  if (answer !== STOPPED) return answer;
   scope.report(new Error('no answer by the deadline: a store did not answer'), 'hard stop');
   return scope.fail(scope.abortError());
 }
@@ -142,12 +142,13 @@ export function createSafetyService(
       if (closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
       if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
       const scope = new RequestScope(ctx, requestId);
-      const run = route.run(scope, req).finally(() => scope.dispose());
-      const entry = { scope, done: answerByHardStop(scope, run) };
+      const entry = { scope, done: answerByHardStop(scope, route.run(scope, req)) };
       inFlight.add(entry);
       try {
         return await entry.done;
       } finally {
+        // Past the hard stop the timer has nothing left to arm: what still runs settles on its own.
+        scope.dispose();
         inFlight.delete(entry);
       }
     } catch (error) {
@@ -160,11 +161,11 @@ export function createSafetyService(
     }
   }
 
-  // Every answer leaves through here, with the headers no API answer goes without.
-  const handle = (req: CoreHttpRequest) => serve(req).then(withApiHeaders);
+  // Every answer leaves through here (`respond` gave it the headers no API answer goes without).
+  const handle = (req: CoreHttpRequest) => serve(req);
 
   async function call<T>(req: CoreHttpRequest, direct?: Route): Promise<ServiceResult<T>> {
-    const response = await serve(req, direct).then(withApiHeaders);
+    const response = await serve(req, direct);
     const body = JSON.parse(response.body) as T | ErrorResponse;
     const replayed = response.headers['Idempotent-Replayed'] === 'true';
     return response.status === 200

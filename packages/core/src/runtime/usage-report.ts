@@ -75,7 +75,8 @@ export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Pr
   const { stores } = scope.ctx;
   let answer;
   try {
-    answer = await stores.checks.begin({ credential, ...rateWindowOf(now), slot: null, work: null });
+    const { rateWindowStart } = rateWindowOf(now);
+    answer = await stores.checks.begin({ credential, now, rateWindowStart, slot: null, work: null });
   } catch (error) {
     scope.report(error, 'begin');
     return scope.fail({ kind: 'rate_limiter_unavailable' });

@@ -1,4 +1,3 @@
-import BigNumber from 'bignumber.js';
 import { err, ok, type Result } from 'neverthrow';
 
 /**
@@ -6,12 +5,10 @@ import { err, ok, type Result } from 'neverthrow';
  * compared as raw integer units (41677389). Conversions are exact: no floating point.
  */
 const DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
+const TRAILING_ZEROS = /0+$/;
 export const MAX_AMOUNT_LENGTH = 320;
 /** The most decimals an asset can have: 10^77 is the largest power of ten a uint256 holds. */
 export const MAX_DECIMALS = 77;
-
-// Our own BigNumber constructor: settings on the global one (by a host) cannot change results.
-const Big = BigNumber.clone({ EXPONENTIAL_AT: 1e9, DECIMAL_PLACES: 0, ROUNDING_MODE: BigNumber.ROUND_DOWN });
 
 /** A plain nonnegative decimal string: digits, an optional fraction; no sign, exponent or spaces. */
 export function isPlainDecimal(value: string): boolean {
@@ -28,17 +25,24 @@ export type AmountParseError = { kind: 'not_a_decimal' } | { kind: 'excess_preci
 export function parseAmount(value: string, decimals: number): Result<bigint, AmountParseError> {
   assertDecimals(decimals);
   if (!isPlainDecimal(value)) return err({ kind: 'not_a_decimal' });
-  const [whole = '0', fraction = ''] = value.split('.');
-  const significant = fraction.replace(/0+$/, '');
+  const point = value.indexOf('.');
+  if (point === -1) return ok(BigInt(decimals === 0 ? value : value + '0'.repeat(decimals)));
+  const significant = value.slice(point + 1).replace(TRAILING_ZEROS, '');
   if (significant.length > decimals) return err({ kind: 'excess_precision', decimals });
-  return ok(BigInt(whole + significant.padEnd(decimals, '0')));
+  return ok(BigInt(value.slice(0, point) + significant.padEnd(decimals, '0')));
 }
 
 /** Decimal string of raw units: no exponent, no trailing fractional zeros ("41.677389", "1", "0.5"). */
 export function formatAmount(raw: bigint, decimals: number): string {
   assertDecimals(decimals);
   if (raw < 0n) throw new Error('amounts are nonnegative');
-  return new Big(raw.toString()).shiftedBy(-decimals).toFixed();
+  const digits = raw.toString();
+  if (decimals === 0) return digits;
+  // Exact integer arithmetic on the digits: at least one digit before the point.
+  const padded = digits.length > decimals ? digits : digits.padStart(decimals + 1, '0');
+  const whole = padded.slice(0, padded.length - decimals);
+  const fraction = padded.slice(padded.length - decimals).replace(TRAILING_ZEROS, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
 }
 
 /** Decimals come decoded and bounded (`isAssetDecimals`) from outside data: anything else is a bug. */

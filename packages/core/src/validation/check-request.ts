@@ -16,7 +16,7 @@
  * expected_amount without leading integer zeros and trailing fraction zeros ("01.50" → "1.5",
  * "0.0" → "0"); addresses unchanged (base58 is case-sensitive).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { Expectations } from '../assessment/input.js';
@@ -32,7 +32,7 @@ export interface NormalizedCheckRequest {
   network: Network;
   expectations: Expectations;
   /** SHA-256 (hex) of the canonical JSON of the normalized body: equal for the same logical request. */
-  fingerprint: string;
+  readonly fingerprint: string;
 }
 
 /** Every field in precedence order, with the code and rule of a wrong value. */
@@ -83,29 +83,53 @@ function explain(json: unknown, errors: t.Errors): RequestError {
 }
 
 function normalize(request: TransactionCheckRequest): NormalizedCheckRequest {
-  const canonical = {
+  return new CheckRequest({
     tx_hash: request.tx_hash.toLowerCase(),
     network: request.network,
     expected_recipient: request.expected_recipient ?? null,
     expected_token_contract: request.expected_token_contract ?? null,
     expected_amount: request.expected_amount == null ? null : canonicalAmount(request.expected_amount),
-  };
-  return {
-    txHash: canonical.tx_hash,
-    network: canonical.network,
-    expectations: {
+  });
+}
+
+/** A normalized request, from its canonical body (the spec's field names, absent as null, in the spec's order). */
+class CheckRequest implements NormalizedCheckRequest {
+  readonly txHash: string;
+  readonly network: Network;
+  readonly expectations: Expectations;
+  #fingerprint: string | undefined;
+
+  constructor(private readonly canonical: Canonical) {
+    this.txHash = canonical.tx_hash;
+    this.network = canonical.network;
+    this.expectations = {
       recipient: canonical.expected_recipient,
       tokenContract: canonical.expected_token_contract,
       amount: canonical.expected_amount,
-    },
+    };
+  }
+
+  /** Computed when first read: only a request with an Idempotency-Key needs it. */
+  get fingerprint(): string {
     // Fixed key order and only strings/null: JSON.stringify is canonical here.
-    fingerprint: createHash('sha256').update(JSON.stringify(canonical)).digest('hex'),
-  };
+    return (this.#fingerprint ??= hash('sha256', JSON.stringify(this.canonical), 'hex'));
+  }
+}
+
+interface Canonical {
+  tx_hash: string;
+  network: Network;
+  expected_recipient: string | null;
+  expected_token_contract: string | null;
+  expected_amount: string | null;
 }
 
 /** The shortest spelling of a plain decimal string: "01.50" → "1.5", "0.0" → "0". */
 export function canonicalAmount(value: string): string {
-  const [whole = '', fraction = ''] = value.split('.');
+  const point = value.indexOf('.');
+  const whole = point === -1 ? value : value.slice(0, point);
+  const second = point === -1 ? -1 : value.indexOf('.', point + 1);
+  const fraction = point === -1 ? '' : value.slice(point + 1, second === -1 ? value.length : second);
   const integer = whole.replace(/^0+(?=\d)/, '');
   const decimals = fraction.replace(/0+$/, '');
   return decimals ? `${integer}.${decimals}` : integer;
