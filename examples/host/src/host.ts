@@ -66,8 +66,9 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
 
   const stores = await openStores(config.databaseUrl);
   if (stores.isErr()) return err(stores.error);
-  const chain = hostChainProvider(config, observability);
-  // The first check then finds its node connections open; best effort, bounded, never awaited.
+  const chain = hostChainProvider(config, observability, logger);
+  // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
+  // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
   await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
@@ -118,13 +119,18 @@ function hostRiskProviders(
   return err({ field, message: `${field}: ${risk.error.message}` });
 }
 
-function hostChainProvider(config: HostConfig, observability: Observability) {
+function hostChainProvider(config: HostConfig, observability: Observability, logger: Logger) {
   return createTronChainFactsProvider({
     fullNodeUrl: config.tronFullNodeUrl,
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
     onCall: observability.onProviderCall,
+    onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
+      logger.warn(
+        { event: 'known_token_disagrees', contract, registry: known, chain: read },
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+      ),
   });
 }
 

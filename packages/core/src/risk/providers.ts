@@ -178,8 +178,9 @@ function checkedSettings(config: RiskConfig) {
 /** The deployment's own sanctions list files, loaded and checked. */
 function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
   const files: SanctionsList[] = [];
+  const loadedAt = new Date((config.now ?? Date.now)());
   for (const path of config.sanctionsListFiles ?? []) {
-    const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
+    const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
     files.push(list.value);
   }
@@ -217,16 +218,7 @@ function sanctionsScreen(
 /** The official tokens: the bundled ones, the configuration's and the registry file's. */
 function tokenRegistryOf(config: RiskConfig) {
   const file = config.tokenRegistryFile;
-  const fileTokens = file
-    ? checked(
-        'tokenRegistryFile',
-        loadTokenRegistryFile(file).andThen((tokens) =>
-          createTokenRegistry(tokens)
-            .map(() => tokens)
-            .mapErr((message) => `${file}: ${message}`),
-        ),
-      )
-    : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
   return checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
 }
