@@ -3,6 +3,7 @@
 // runs both). Not type-aware: typescript-eslint's type-checked rules took about four times the CPU
 // on this tree (see the commit that added this file).
 import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -18,12 +19,10 @@ const testFiles = [
   'packages/*/src/testing.ts',
 ];
 
-export default tseslint.config(
-  {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '**/.tmp/**'],
-  },
+export default defineConfig(
+  globalIgnores(['**/node_modules/**', '**/dist/**', '**/coverage/**', '**/.tmp/**']),
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
