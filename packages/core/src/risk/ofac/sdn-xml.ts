@@ -1,5 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 import { isTronAddress } from '../../tron/address.js';
 
 /** One TRON address of OFAC's SDN list, with the currency tag it is filed under and its entry's name. */
@@ -194,13 +195,16 @@ export async function parseOfacXml(
   let text: string | null = null;
   let failure: string | null = null;
 
+  // A document found wrong stops the reading: the handlers do nothing more and the loop below ends.
   parser.on('opentag', (tag: SaxesTagPlain) => {
+    if (failure !== null) return;
     const name = localName(tag.name);
     path.push(name);
-    if (path.length > MAX_DEPTH) throw new Error(`elements nested deeper than ${MAX_DEPTH}`);
+    if (path.length > MAX_DEPTH) return void (failure = `elements nested deeper than ${MAX_DEPTH}`);
     if (path.length === 1) {
       const known = READERS[name];
-      if (!known) throw new Error(`not an OFAC SDN file: root element <${name}>, expected <sdnList> or <Sanctions>`);
+      if (!known)
+        return void (failure = `not an OFAC SDN file: root element <${name}>, expected <sdnList> or <Sanctions>`);
       format = known.format;
       reader = known.reader(addresses);
     }
@@ -213,6 +217,7 @@ export async function parseOfacXml(
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', (tag) => {
+    if (failure !== null) return;
     reader?.close(localName(tag.name), text ?? '', path);
     path.pop();
     text = null;
@@ -221,11 +226,13 @@ export async function parseOfacXml(
   try {
     for await (const chunk of chunks) {
       parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-      if (addresses.overflow) break;
+      if (addresses.overflow || failure !== null) break;
     }
-    if (!addresses.overflow) parser.write(decoder.decode()).close();
+    if (!addresses.overflow && failure === null) parser.write(decoder.decode()).close();
   } catch (cause) {
-    failure = cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
+    // saxes's own errors and the fatal decoder's are the document's; anything else is a bug.
+    rethrowProgrammerError(cause);
+    failure ??= cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
   }
   if (failure !== null) return err(`malformed XML: ${failure}`);
   if (addresses.overflow) return err(`more than ${limits.maxAddresses} TRON addresses: not a list we can trust`);
