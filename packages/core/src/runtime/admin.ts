@@ -328,12 +328,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         lastUsedAt: null,
       };
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
-      if (!rotated.ok)
+      if (rotated.isErr())
         return fail(
-          rotated.reason === 'not_found' ? 'not_found' : 'conflict',
-          `key ${rotated.reason === 'revoked' ? 'already revoked' : 'not found'}`,
+          rotated.error === 'not_found' ? 'not_found' : 'conflict',
+          `key ${rotated.error === 'revoked' ? 'already revoked' : 'not found'}`,
         );
-      return ok({ key, metadata: keyMetadata(rotated.created), revoked: keyMetadata(rotated.revoked) });
+      return ok({ key, metadata: keyMetadata(rotated.value.created), revoked: keyMetadata(rotated.value.revoked) });
     },
 
     async revokeApiKey(
