@@ -188,7 +188,6 @@ export async function parseOfacXml(
 ): Promise<Result<ParsedOfacList, string>> {
   const addresses = new AddressCollector(limits.maxAddresses);
   const parser = new SaxesParser({ position: false, xmlns: false });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const path: string[] = [];
   let format: OfacXmlFormat | null = null;
   let reader: FormatReader | null = null;
@@ -223,17 +222,9 @@ export async function parseOfacXml(
     text = null;
   });
 
-  try {
-    for await (const chunk of chunks) {
-      parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-      if (addresses.overflow || failure !== null) break;
-    }
-    if (!addresses.overflow && failure === null) parser.write(decoder.decode()).close();
-  } catch (cause) {
-    // saxes's own errors and the fatal decoder's are the document's; anything else is a bug.
-    rethrowProgrammerError(cause);
-    failure ??= cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
-  }
+  // Read `failure` after the feed: its handlers may have set it meanwhile.
+  const thrown = await feed(parser, chunks, () => addresses.overflow || failure !== null);
+  failure ??= thrown;
   if (failure !== null) return err(`malformed XML: ${failure}`);
   if (addresses.overflow) return err(`more than ${limits.maxAddresses} TRON addresses: not a list we can trust`);
   // A document that closed without an error had a root element, so a reader.
@@ -245,4 +236,27 @@ export async function parseOfacXml(
     ),
     rejected: addresses.rejected,
   }));
+}
+
+/**
+ * Writes the chunks to the parser as UTF-8 text, and closes it at the end unless `stop()` said so
+ * first. The document's errors (saxes's, the fatal decoder's) come back as a reason; a bug is thrown on.
+ */
+async function feed(
+  parser: SaxesParser,
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  stop: () => boolean,
+): Promise<string | null> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of chunks) {
+      parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      if (stop()) return null;
+    }
+    parser.write(decoder.decode()).close();
+    return null;
+  } catch (cause) {
+    rethrowProgrammerError(cause);
+    return cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
+  }
 }
