@@ -1,3 +1,4 @@
+export { decode, formatDecodeError, type DecodeError } from '@tron-safety/codec';
 export * from './contract/index.js';
 export * from './tron/address.js';
 export * from './tron/amount.js';

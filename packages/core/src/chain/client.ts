@@ -1,7 +1,9 @@
+import { decode, formatDecodeError } from '@tron-safety/codec';
 import type * as t from 'io-ts';
-import { errAsync, okAsync, ResultAsync } from 'neverthrow';
+import { err, errAsync, ok, okAsync, ResultAsync, type Result } from 'neverthrow';
 import { Pool, type Dispatcher } from 'undici';
 import { observeCall, type ProviderCallObserver, type ProviderCallOutcome } from './call-observer.js';
+import { rethrowProgrammerError } from './programmer-error.js';
 import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 
 /** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
@@ -77,17 +79,6 @@ const OUTCOME: Record<NodeCallError['kind'], ProviderCallOutcome> = {
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 
-/** What one node call asks: the endpoint, its body, the codec of its answer and whether `{}` means not found. */
-interface NodeRequest<A> {
-  node: TronNode;
-  endpoint: string;
-  body: object;
-  codec: t.Type<A, unknown, unknown>;
-  emptyIsNotFound: boolean;
-}
-
-type Attempt<A> = { ok: true; value: A } | { ok: false; error: NodeCallError; retryable: boolean };
-
 const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -120,7 +111,7 @@ export async function readBodyText(body: Dispatcher.ResponseData['body'], maxByt
  * a per-attempt timeout combined with the caller's signal, and bounded retries with full jitter on
  * 5xx/429/network errors/timeouts while the caller's signal has not fired and the call's deadline
  * leaves room for a whole attempt. Every answer is decoded
- * through an io-ts codec; nothing the node sends can make a call throw.
+ * through an io-ts codec; nothing the node sends can make a call throw (a bug rejects).
  */
 export class TronNodeClient {
   private readonly pools = new Map<string, Pool>();
@@ -159,26 +150,20 @@ export class TronNodeClient {
 
   getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
     const body = { value: txId, visible: false };
-    return this.call(
-      { node, endpoint: 'gettransactionbyid', body, codec: NodeTransaction, emptyIsNotFound: true },
-      signal,
-      deadline,
-    );
+    const spec = { node, endpoint: 'gettransactionbyid', body, codec: NodeTransaction, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
     const body = { value: txId, visible: false };
-    return this.call(
-      { node, endpoint: 'gettransactioninfobyid', body, codec: NodeTransactionInfo, emptyIsNotFound: true },
-      signal,
-      deadline,
-    );
+    const spec = { node, endpoint: 'gettransactioninfobyid', body, codec: NodeTransactionInfo, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   getNowBlock(node: TronNode, signal: AbortSignal, deadline?: number): ResultAsync<NodeBlock, NodeCallError> {
-    const request = { node, endpoint: 'getnowblock', body: {}, codec: NodeBlock, emptyIsNotFound: false };
-    return this.call(request, signal, deadline).andThen((block) =>
-      block === null ? errAsync(this.bad(node, 'getnowblock', 'empty block')) : okAsync(block),
+    const spec = { node, endpoint: 'getnowblock', body: {}, codec: NodeBlock, emptyIsNotFound: false };
+    return this.call(spec, signal, deadline).andThen((block) =>
+      block === null ? errAsync(bad(spec, 'empty block')) : okAsync(block),
     );
   }
 
@@ -196,20 +181,14 @@ export class TronNodeClient {
       function_selector: method.selector,
       visible: false,
     };
-    return this.call(
-      { node, endpoint: 'triggerconstantcontract', body, codec: NodeConstantCall, emptyIsNotFound: false },
-      signal,
-      deadline,
-    );
+    const spec = { node, endpoint: 'triggerconstantcontract', body, codec: NodeConstantCall, emptyIsNotFound: false };
+    return this.call(spec, signal, deadline);
   }
 
   getAssetIssueById(node: TronNode, id: string, signal: AbortSignal, deadline?: number) {
     const body = { value: id, visible: false };
-    return this.call(
-      { node, endpoint: 'getassetissuebyid', body, codec: NodeAssetIssue, emptyIsNotFound: true },
-      signal,
-      deadline,
-    );
+    const spec = { node, endpoint: 'getassetissuebyid', body, codec: NodeAssetIssue, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   async close(): Promise<void> {
@@ -226,58 +205,50 @@ export class TronNodeClient {
     return pool;
   }
 
-  private bad(node: TronNode, endpoint: string, detail: string): NodeCallError {
-    return { kind: 'bad_response', node, endpoint, detail };
-  }
-
   /**
    * `deadline` (a `performance.now()` time, default none) ends the call as a timeout: an attempt
    * never runs past it, and a retry starts only when a whole attempt (the per-call timeout) still
    * fits after its backoff, so a slow node cannot spend the time a fallback or a later round needs.
+   * A bug (a TypeError…) rejects the promise: it is never typed as the node's failure.
    */
-  private call<A>(
-    request: NodeRequest<A>,
+  private call<A>(spec: NodeCall<A>, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY) {
+    return new ResultAsync(this.callWithRetries(spec, signal, deadline));
+  }
+
+  private async callWithRetries<A>(
+    spec: NodeCall<A>,
     signal: AbortSignal,
-    deadline = Number.POSITIVE_INFINITY,
-  ): ResultAsync<Found<A>, NodeCallError> {
-    const { node, endpoint } = request;
-    const run = async (): Promise<Found<A>> => {
-      for (let attempt = 0; ; attempt++) {
-        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
-        const left = deadline - performance.now();
-        if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
-        const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
-        const result = await this.attempt(request, signal, Math.min(this.timeoutMs, left));
-        if (result.ok) ended('ok');
-        else ended(OUTCOME[result.error.kind], result.error.kind === 'http_status' ? result.error.status : undefined);
-        if (result.ok) return result.value;
-        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
-        if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;
-        const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
-        const wait = Math.random() * cap;
-        if (performance.now() + wait + this.timeoutMs > deadline) throw result.error;
-        await abortableSleep(wait, signal);
+    deadline: number,
+  ): Promise<Result<Found<A>, NodeCallError>> {
+    const { node, endpoint } = spec;
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) return err({ kind: 'aborted' });
+      const left = deadline - performance.now();
+      if (left <= 0) return err({ kind: 'timeout', node, endpoint });
+      const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
+      const result = await this.attempt(spec, signal, Math.min(this.timeoutMs, left));
+      if (result.isOk()) {
+        ended('ok');
+        return ok(result.value);
       }
-    };
-    return ResultAsync.fromPromise(run(), (e) => e as NodeCallError);
+      const { error, retryable } = result.error;
+      ended(OUTCOME[error.kind], error.kind === 'http_status' ? error.status : undefined);
+      if (signal.aborted) return err({ kind: 'aborted' });
+      if (!retryable || attempt + 1 >= this.retry.attempts) return err(error);
+      const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+      const wait = Math.random() * cap;
+      if (performance.now() + wait + this.timeoutMs > deadline) return err(error);
+      await abortableSleep(wait, signal);
+    }
   }
 
-  /** One attempt: the exchange with the node, then what its answer says. */
+  /** One POST and its answer, within `timeoutMs` and the caller's signal. */
   private async attempt<A>(
-    request: NodeRequest<A>,
+    spec: NodeCall<A>,
     signal: AbortSignal,
     timeoutMs: number,
-  ): Promise<Attempt<Found<A>>> {
-    const sent = await this.send(request, signal, timeoutMs);
-    return sent.ok ? this.interpret(request, sent.value) : sent;
-  }
-
-  /** The HTTP exchange of one attempt: the answer's text when the node answered 200 within the size bound. */
-  private async send(
-    { node, endpoint, body }: Pick<NodeRequest<unknown>, 'node' | 'endpoint' | 'body'>,
-    signal: AbortSignal,
-    timeoutMs: number,
-  ): Promise<Attempt<string>> {
+  ): Promise<Result<Found<A>, AttemptFailure>> {
+    const { node, endpoint } = spec;
     const base = this.bases[node];
     // One controller per attempt, fired by the caller's signal or the attempt's timer; both are
     // released when the attempt ends (cheaper than AbortSignal.any, and no timer outlives a call).
@@ -289,22 +260,22 @@ export class TronNodeClient {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const fail = (error: NodeCallError, retryable: boolean): Attempt<string> => ({ ok: false, error, retryable });
     try {
       const res = await this.pool(base.origin).request({
         method: 'POST',
         path: base.prefix + endpoint,
         headers: this.headers,
-        body: JSON.stringify(body),
+        body: JSON.stringify(spec.body),
         signal: controller.signal,
       });
-      const read = await readBodyText(res.body, this.maxResponseBytes);
-      if (read === null) return fail(this.bad(node, endpoint, 'response too large'), false);
+      const text = await readBodyText(res.body, this.maxResponseBytes);
+      if (text === null) return fail(bad(spec, 'response too large'), false);
       if (res.statusCode !== 200) {
         return fail({ kind: 'http_status', node, endpoint, status: res.statusCode }, RETRYABLE_STATUS(res.statusCode));
       }
-      return { ok: true, value: read };
+      return readAnswer(spec, text).mapErr((error) => ({ error, retryable: false }));
     } catch (e) {
+      rethrowProgrammerError(e);
       if (signal.aborted) return fail({ kind: 'aborted' }, false);
       if (timedOut) return fail({ kind: 'timeout', node, endpoint }, true);
       const detail =
@@ -315,36 +286,43 @@ export class TronNodeClient {
       signal.removeEventListener('abort', onAbort);
     }
   }
+}
 
-  /** What a node's 200 answer says: a decoded value, not found (an empty object), or why not. */
-  private interpret<A>(request: NodeRequest<A>, text: string): Attempt<Found<A>> {
-    const { node, endpoint, codec, emptyIsNotFound } = request;
-    const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      const what = text.trimStart().startsWith('<') ? 'HTML instead of JSON' : 'not JSON';
-      return fail(this.bad(node, endpoint, what), false);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      return fail(this.bad(node, endpoint, 'not a JSON object'), false);
-    }
-    if ('Error' in json) {
-      return fail({ kind: 'node_error', node, endpoint, message: String((json as { Error: unknown }).Error) }, false);
-    }
-    if (Object.keys(json).length === 0) {
-      return emptyIsNotFound ? { ok: true, value: null } : fail(this.bad(node, endpoint, 'empty answer'), false);
-    }
-    const decoded = codec.decode(json);
-    if (decoded._tag === 'Left') {
-      const path =
-        decoded.left[0]?.context
-          .map((c) => c.key)
-          .filter(Boolean)
-          .join('.') ?? '';
-      return fail(this.bad(node, endpoint, `unexpected shape at ${path || 'root'}`), false);
-    }
-    return { ok: true, value: decoded.right };
+/** What one call asks: the node, its endpoint and body, and how to read its answer. */
+interface NodeCall<A> {
+  node: TronNode;
+  endpoint: string;
+  body: object;
+  codec: t.Decoder<unknown, A>;
+  /** java-tron answers `{}` for a lookup that found nothing. */
+  emptyIsNotFound: boolean;
+}
+
+/** A failed attempt, and whether another attempt may answer differently. */
+type AttemptFailure = { error: NodeCallError; retryable: boolean };
+
+const fail = (error: NodeCallError, retryable: boolean) => err<never, AttemptFailure>({ error, retryable });
+
+const bad = ({ node, endpoint }: Pick<NodeCall<unknown>, 'node' | 'endpoint'>, detail: string): NodeCallError => ({
+  kind: 'bad_response',
+  node,
+  endpoint,
+  detail,
+});
+
+/** A 200 answer's body: JSON, not java-tron's `{"Error": …}`, and the shape the call's codec expects. */
+function readAnswer<A>(spec: NodeCall<A>, text: string): Result<Found<A>, NodeCallError> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return err(bad(spec, text.trimStart().startsWith('<') ? 'HTML instead of JSON' : 'not JSON'));
   }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return err(bad(spec, 'not a JSON object'));
+  if ('Error' in json) {
+    const { node, endpoint } = spec;
+    return err({ kind: 'node_error', node, endpoint, message: String((json as { Error: unknown }).Error) });
+  }
+  if (Object.keys(json).length === 0) return spec.emptyIsNotFound ? ok(null) : err(bad(spec, 'empty answer'));
+  return decode(spec.codec, json).mapErr((e) => bad(spec, `unexpected shape (${formatDecodeError(e)})`));
 }
