@@ -3,6 +3,7 @@
 // own process, out of the CLI's reach.
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { SanctionsListStore } from '@tron-safety/core';
 import {
   DEFAULT_OFAC_DOWNLOAD_LIMITS,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
@@ -10,8 +11,7 @@ import {
   parseOfacXml,
   parseSanctionsList,
   type CandidateList,
-  type SanctionsListStore,
-} from '@tron-safety/core';
+} from '@tron-safety/core/sanctions';
 import type { Command } from 'commander';
 import { describeSanctions } from './sanctions-refresh.js';
 
