@@ -16,7 +16,7 @@ import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing
 const TX = 'a'.repeat(64);
 
 describe('error mapping', () => {
-  test('every runtime error → the spec table status, code and retryable', () => {
+  test('Errors: the error table, row by row: every runtime error → its status, code and retryable', () => {
     const table: [RuntimeError, number, string, boolean][] = [
       [{ kind: 'invalid_api_key' }, 401, 'invalid_api_key', false],
       [{ kind: 'tenant_suspended' }, 403, 'tenant_suspended', false],
