@@ -7,18 +7,18 @@ import { ResultAsync } from 'neverthrow';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import type { ChainFactsProvider, ProviderContext } from '../src/chain/facts.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
-import { TransactionCheckResponse, UsageResponse } from '../src/contract/models.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import type { RiskProviders } from '../src/risk/signals.js';
 import type { CoreHttpResponse } from '../src/runtime/http.js';
 import { createSafetyService, type SafetyService } from '../src/runtime/service.js';
 import type { SafetyProviders, SafetyServiceOptions } from '../src/runtime/context.js';
-import type { BeginCheckParams, FinishCheckParams, SafetyStores } from '../src/stores/index.js';
+import type { SafetyStores } from '../src/stores/index.js';
 import type { Entitlements } from '../src/stores/organizations.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 import { startFakeTronNode, type FakeTronNode } from '../src/testing/fake-tron-node.js';
-import { TRON_FIXTURE_TX, USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
-import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
+import { TRON_FIXTURE_TX } from '../src/testing/fake-tron-fixtures.js';
+import { checkBody, seedTenant } from '../src/testing/service-harness.js';
+
 export const COMPLETE_TX = TRON_FIXTURE_TX.usdtTransfer; // complete coverage, CLEAR
 export const PARTIAL_TX = TRON_FIXTURE_TX.trc10Transfer; // partial coverage, LIMITED_DATA
 export const CHECK = '/v1/transaction/check';

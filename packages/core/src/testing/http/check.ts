@@ -5,7 +5,7 @@ import { TRON_FIXTURE_TX } from '../fake-tron-fixtures.js';
 import { CHECK_FIELDS, UNKNOWN_TX, type HttpSuite } from './suite.js';
 
 export function httpCheckTests(s: HttpSuite): void {
-  const { tenant, call, check, assertError } = s;
+  const { tenant, check } = s;
   describe('POST /v1/transaction/check', () => {
     test('TransactionCheckResponse: 200 with all 27 fields, X-Request-ID = request_id, rate and quota headers', async () => {
       const { key } = await tenant();

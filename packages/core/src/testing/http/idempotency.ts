@@ -5,7 +5,7 @@ import { TRON_FIXTURE_TX } from '../fake-tron-fixtures.js';
 import { VALID_ADDRESS, type Answer, type HttpSuite } from './suite.js';
 
 export function httpIdempotencyTests(s: HttpSuite): void {
-  const { tenant, call, check, assertError } = s;
+  const { tenant, check, assertError } = s;
   describe('idempotency', () => {
     test('Idempotency: replay is byte-identical with Idempotent-Replayed and the original X-Request-ID; conflict is 409', async () => {
       const { key } = await tenant();

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import type { HttpSuite } from './suite.js';
 
 export function httpRoutingTests(s: HttpSuite): void {
-  const { tenant, call, check, assertError } = s;
+  const { tenant, call, assertError } = s;
   describe('routing', () => {
     test('Errors: unknown path and wrong method answer in the envelope', async () => {
       const { key } = await tenant();
