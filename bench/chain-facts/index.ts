@@ -5,7 +5,8 @@
  * the same machine load; each figure is the median of the per-run ratios, with their range.
  *
  * 1. Chain facts alone: 1 round trip when no token needs a metadata call (TRX, a registry token such
- *    as USDT, a cached token), 2 for a token read cold (tx/info/blocks in parallel, then metadata).
+ *    as USDT, seeded and confirmed by the chain in `warmUp()`, a cached token), 2 for a token read
+ *    cold (tx/info/blocks in parallel, then metadata).
  * 2. A cold check's evidence (`gatherEvidence`: chain facts, transfer selection, sanctions, AML and
  *    token authenticity) of the USDT fixture with every cache empty and connections open: judged by
  *    its provider levels (target 2) and its time in round trips (target ≤ 2.2). Beside it, the flow

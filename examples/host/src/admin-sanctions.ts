@@ -3,8 +3,9 @@
 // own process, out of the CLI's reach.
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { SanctionsListStore } from '@tron-safety/core';
+import { riskConfigFromEnv, type SanctionsListStore } from '@tron-safety/core';
 import {
+  checkMaxAgeDays,
   DEFAULT_OFAC_DOWNLOAD_LIMITS,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
   OfacRefresher,
@@ -53,20 +54,34 @@ async function readListFile(path: string, asOf: Date | null, ctx: SanctionsComma
   return { source, format: 'plain', publishedAt: dated, confirmedAt: dated, entries, validators: null };
 }
 
+const MAX_AGE_VARIABLE = 'SANCTIONS_LIST_MAX_AGE_DAYS';
+
+/**
+ * The age limit the hosts apply, read by the host's own rules; a wrong value is a wrong setting (64), found
+ * before anything runs, rather than an age verdict against a limit no host could start with.
+ */
+function maxAgeDays(ctx: SanctionsCommandContext): number {
+  const raw = process.env[MAX_AGE_VARIABLE];
+  const days = riskConfigFromEnv({ [MAX_AGE_VARIABLE]: raw })
+    .mapErr((e) => e.message)
+    .andThen((config) => checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS));
+  if (days.isErr()) throw ctx.exit(64, `${MAX_AGE_VARIABLE} must be a positive whole number of days, got '${raw}'`);
+  return days.value;
+}
+
 export function addSanctionsCommands(program: Command, ctx: SanctionsCommandContext): void {
   const sanctions = program.command('sanctions').description('the shared OFAC sanctions list (PostgreSQL mode)');
-  const maxAgeDays = () =>
-    Number(process.env.SANCTIONS_LIST_MAX_AGE_DAYS?.trim() || DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS);
 
   sanctions
     .command('status')
     .description('source, publication date, last confirmed, addresses, age, last failure')
     .action(async () => {
+      const maxAge = maxAgeDays(ctx);
       const store = await ctx.store();
       const refresher = new OfacRefresher({ store, url: null });
       await refresher.sync();
       const failure = await store.lastFailure();
-      const status = { ...describeSanctions(refresher.status(), maxAgeDays(), null), refresh: undefined };
+      const status = { ...describeSanctions(refresher.status(), maxAge, null), refresh: undefined };
       const view = { ...status, last_failure: failure && { at: failure.at.toISOString(), reason: failure.reason } };
       ctx.print(
         view,
@@ -86,6 +101,7 @@ export function addSanctionsCommands(program: Command, ctx: SanctionsCommandCont
     .option('--force', 'apply it even when it is smaller or older than the list in use')
     .option('--as-of <date>', 'when the file was known current (default: its publication date, or # as-of)')
     .action(async (file: string, o: { force?: boolean; asOf?: string }) => {
+      const maxAge = maxAgeDays(ctx);
       const asOf = o.asOf === undefined ? null : new Date(o.asOf);
       if (asOf !== null && Number.isNaN(asOf.getTime())) throw ctx.exit(64, `--as-of must be a date, got '${o.asOf}'`);
       const candidate = await readListFile(file, asOf, ctx);
@@ -97,7 +113,7 @@ export function addSanctionsCommands(program: Command, ctx: SanctionsCommandCont
       }
       const status = refresher.status();
       ctx.print(
-        { outcome: applied.value.kind, ...describeSanctions(status, maxAgeDays(), null), refresh: undefined },
+        { outcome: applied.value.kind, ...describeSanctions(status, maxAge, null), refresh: undefined },
         `${applied.value.kind}: ${status.addresses} TRON addresses from ${status.source}, published ${status.publishedAt.toISOString().slice(0, 10)}; every host screens with it within a minute`,
       );
     });

@@ -82,8 +82,14 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
     onCall: observability.onProviderCall,
+    onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
+      logger.warn(
+        { event: 'known_token_disagrees', contract, registry: known, chain: read },
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+      ),
   });
-  // The first check then finds its node connections open; best effort, bounded, never awaited.
+  // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
+  // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
   await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {

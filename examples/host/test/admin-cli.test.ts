@@ -184,6 +184,40 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
 
+  test('sanctions status and load: a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number is exit 64 on stderr, before anything runs', async (t) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'list.txt');
+    for (const value of ['abc', '0', '1.5', '-3', '2 days']) {
+      process.env.SANCTIONS_LIST_MAX_AGE_DAYS = value;
+      try {
+        for (const args of [
+          ['sanctions', 'status'],
+          ['sanctions', 'load', file],
+          ['--json', 'sanctions', 'status'],
+        ]) {
+          const run = await admin(t, ...args);
+          assert.equal(run.code, 64, `${value}: ${args.join(' ')}`);
+          assert.equal(run.out, '', 'no verdict printed');
+          const message =
+            args[0] === '--json' ? (JSON.parse(run.err) as { error: { message: string } }).error.message : run.err;
+          assert.match(
+            message,
+            new RegExp(`SANCTIONS_LIST_MAX_AGE_DAYS must be a positive whole number of days, got '${value}'`),
+          );
+          assert.doesNotMatch(run.err, /\n\s+at /, 'no stack trace');
+        }
+      } finally {
+        delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+      }
+    }
+    // A valid value goes on to the store (memory mode: exit 2, the list lives in the host's process).
+    process.env.SANCTIONS_LIST_MAX_AGE_DAYS = '3';
+    try {
+      assert.equal((await admin(t, 'sanctions', 'status')).code, 2);
+    } finally {
+      delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+    }
+  });
+
   test("with --json every error is JSON on stderr, the command line's own included", async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
     const cases: [string[], number, RegExp][] = [

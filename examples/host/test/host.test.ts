@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronNode } from '@tron-safety/core/testing';
+import { Writable } from 'node:stream';
+import { startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT, type FakeTronNode } from '@tron-safety/core/testing';
 import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { startHost } from '../src/host.js';
@@ -45,6 +46,13 @@ function seedFile(): string {
   return path;
 }
 
+/** A token registry file that gives the bundled USDT contract 18 decimals. */
+function redeclaredUsdt(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-tokens-')), 'tokens.json');
+  writeFileSync(path, JSON.stringify([{ contract: USDT_CONTRACT, symbol: 'USDT', decimals: 18, name: 'Tether USD' }]));
+  return path;
+}
+
 describe('the host in-process', () => {
   let node: FakeTronNode;
   before(async () => {
@@ -59,6 +67,7 @@ describe('the host in-process', () => {
       [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
       [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
+      [{ TOKEN_REGISTRY_FILE: redeclaredUsdt() }, 'TOKEN_REGISTRY_FILE'],
     ];
     for (const [env, field] of cases) {
       const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();
@@ -104,6 +113,32 @@ describe('the host in-process', () => {
       await stopped;
     } finally {
       removeFault();
+    }
+  });
+
+  test('Known tokens: a registry token the chain contradicts at start is logged as a warning naming it', async () => {
+    const lying = await startFakeTronNode();
+    lying.setToken(USDT_CONTRACT, { decimals: 18, symbol: 'USDT', name: 'Tether USD' });
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', TRON_FULLNODE_URL: lying.url })._unsafeUnwrap();
+    const host = (await startHost(config, createLogger('info', sink)))._unsafeUnwrap();
+    try {
+      const warned = () => lines.find((l) => l.event === 'known_token_disagrees');
+      for (let i = 0; i < 200 && !warned(); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(
+        [warned()?.contract, warned()?.registry, warned()?.chain],
+        [USDT_CONTRACT, { symbol: 'USDT', decimals: 6 }, { symbol: 'USDT', decimals: 18 }],
+      );
+      assert.equal(lines.filter((l) => l.event === 'known_token_disagrees').length, 1, 'only USDT');
+    } finally {
+      await host.stop('test');
+      await lying.close();
     }
   });
 });

@@ -338,5 +338,14 @@ describe('Shared and durable: two hosts on one PostgreSQL database', { skip: pos
     assert.equal(other.sanctions.status().addresses, inUse);
     assert.equal((await admin(t, 'load', file, '--force')).code, 0);
     await until('a forced load reaches the hosts', () => other.sanctions.status().addresses === 10);
+
+    // A plain list dated in the future (a typo in # as-of) is current from the load, not until then (b2fd719).
+    const plain = join(mkdtempSync(join(tmpdir(), 'plain-load-')), 'list.txt');
+    writeFileSync(plain, `# full-list\n# as-of: ${new Date(Date.now() + 365 * 86_400_000).toISOString()}\n${LOADED}\n`);
+    const before = Date.now();
+    const future = await admin(t, 'load', plain, '--force');
+    assert.deepEqual([future.code, future.out.outcome], [0, 'replaced']);
+    const confirmed = Date.parse(future.out.confirmed_at);
+    assert.ok(confirmed >= before && confirmed <= Date.now(), future.out.confirmed_at);
   });
 });

@@ -7,9 +7,8 @@ export interface BookingOptions {
   /**
    * Oldest risk evidence you accept: `freshness.risk_data_at` (sanctions and AML) at most this long
    * before `checked_at`; default 2 days (the age past which the host's sanctions lists stop proving an
-   * address clean by default). `max_source_age_seconds` is not the measure: it also counts
-   * `token_data_at`, the token registry's date, which only grows and says nothing stale about an
-   * official contract.
+   * address clean by default). This is the risk evidence's own limit; `max_source_age_seconds` covers
+   * the chain observation and the token data as well (README "Reading a result safely").
    */
   maxSourceAgeSeconds?: number;
   /** Oldest result you accept: `freshness.checked_at` at most this long ago; default 1 hour. */

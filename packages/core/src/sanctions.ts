@@ -1,6 +1,7 @@
 // @tron-safety/core/sanctions: OFAC list tools for a host that screens against a stored list
 // (download, parse, refresh on a schedule) and the list bundled with this release.
 export {
+  checkMaxAgeDays,
   parseSanctionsList,
   loadSanctionsListFile,
   OFAC_TRON_LIST,

@@ -113,7 +113,7 @@ describe('recorded fixtures over HTTP', () => {
 describe('known tokens', () => {
   const g = fakeNodeGroup();
 
-  test("a registry token needs no metadata call: the registry's symbol, name and decimals, as of the registry", async () => {
+  test("a registry token needs no metadata call: the registry's symbol, name and decimals, as of the registry until the chain confirms them", async () => {
     g.node.clearCalls();
     const f = await factsOf(g.provider, TRON_FIXTURE_TX.usdtTransfer);
     assert.equal(metadataCalls(g.node), 0);
@@ -415,15 +415,17 @@ describe('calls', () => {
     }
   });
 
-  test('warmUp opens the connections of a first round (one round for a hash no transaction has); a node that is down is no error', async () => {
+  test('warmUp opens the connections of a first round (one round for a hash no transaction has) and confirms the known tokens; a node that is down is no error', async () => {
     const node = await startFakeTronNode();
     const p = createTronChainFactsProvider({ fullNodeUrl: node.url });
     try {
       await p.warmUp();
-      assert.equal(node.calls.length, 6);
+      const round = node.calls.filter((c) => c.path !== 'triggerconstantcontract');
+      assert.equal(round.length, 6);
       assert.ok(
-        node.calls.every((c) => c.path === 'getnowblock' || (c.body as { value?: string }).value === '00'.repeat(32)),
+        round.every((c) => c.path === 'getnowblock' || (c.body as { value?: string }).value === '00'.repeat(32)),
       );
+      assert.equal(metadataCalls(node), node.calls.length - 6, 'the rest confirms the known tokens');
     } finally {
       await p.close();
       await node.close();

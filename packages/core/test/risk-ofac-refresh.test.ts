@@ -373,11 +373,26 @@ describe('Sanctions age: never current beyond now', () => {
     const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
     const parsed = (await parseOfacXml([renderSdnXml(published())], { maxAddresses: 1000 }))._unsafeUnwrap();
     const typo = new Date('2027-11-21T00:00:00Z');
-    const loaded = { ...parsed, source: '/var/lib/ofac/sdn.xml', confirmedAt: typo, validators: null };
+    const loaded = {
+      ...parsed,
+      source: '/var/lib/ofac/sdn.xml',
+      publishedAt: typo,
+      confirmedAt: typo,
+      validators: null,
+    };
     assert.equal((await refresher.apply(loaded))._unsafeUnwrap().kind, 'replaced');
     assert.equal(refresher.status().confirmedAt.toISOString(), now.toISOString());
+    assert.equal(refresher.status().publishedAt.toISOString(), now.toISOString(), 'nor published beyond now');
     now = new Date(now.getTime() + 49 * 3_600_000);
     assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable', 'stale two days later');
+    const next = {
+      ...parsed,
+      source: 'https://ofac.example/sdn.xml',
+      publishedAt: now,
+      confirmedAt: now,
+      validators: null,
+    };
+    assert.equal((await refresher.apply(next))._unsafeUnwrap().kind, 'replaced', "OFAC's next list is not 'older'");
   });
 });
 

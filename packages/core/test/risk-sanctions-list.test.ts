@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { OFAC_TRON_AS_OF } from '../src/risk/data/ofac-tron.js';
+import { createRiskProviders } from '../src/risk/providers.js';
 import { combineSanctionsAnswers, combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import {
   createListSanctionsProvider,
@@ -182,6 +183,28 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
       reason: `sanctions list as of ${oldFull.asOf.toISOString()} is older than the 30-day limit`,
       asOf: oldFull.asOf,
     });
+  });
+});
+
+describe('Sanctions age: a list file is never current beyond now', () => {
+  test('a # full-list file whose # as-of is in the future (a typo) is current from its load, not until then', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'full.txt');
+    writeFileSync(path, '# full-list\n# as-of: 2027-11-21T00:00:00Z\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
+    const loadedAt = new Date('2026-11-21T00:00:00Z');
+    let now = loadedAt.getTime();
+    const { sanctions } = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
+    assert.deepEqual(await sanctions.screen(NOT_LISTED, ctx), { status: 'answered', hits: [], asOf: loadedAt });
+    now += 49 * 3_600_000;
+    const stale = await sanctions.screen(NOT_LISTED, ctx);
+    assert.deepEqual([stale.status, stale.asOf], ['unavailable', loadedAt], 'stale two days after the load');
+    assert.equal((await sanctions.screen(['TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8'], ctx)).status, 'answered');
+    // The same for a file written with a clock ahead (no # as-of: its modification time dates it).
+    writeFileSync(path, 'TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
+    const ahead = new Date(Date.now() + 86_400_000);
+    utimesSync(path, ahead, ahead);
+    assert.ok(loadSanctionsListFile(path)._unsafeUnwrap().asOf.getTime() <= Date.now());
   });
 });
 

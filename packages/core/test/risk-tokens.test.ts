@@ -23,9 +23,11 @@ const OTHER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
 async function verdict(token: TokenRef): Promise<string> {
+  const before = Date.now();
   const answer = await provider.assess(token, ctx);
   assert.equal(answer.status, 'answered');
-  assert.equal((answer as { asOf: Date }).asOf.getTime(), registry.asOf.getTime());
+  const asOf = (answer as { asOf: Date }).asOf.getTime();
+  assert.ok(asOf >= before && asOf <= Date.now(), 'a verdict is as of when it is given, not the registry date');
   return (answer as { authenticity: string }).authenticity;
 }
 const trc20 = (contract: string, symbol: string | null, name: string | null = null): TokenRef => ({
@@ -200,12 +202,9 @@ describe('registry extension by configuration', () => {
     ])._unsafeUnwrap();
     const p = createTokenAuthenticityProvider(extended);
     const asset: AssetRef = { kind: 'trc20', contract: jusdt.contract };
-    assert.deepEqual(await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx), {
-      status: 'answered',
-      authenticity: 'official',
-      asOf: extended.asOf,
-      officialDecimals: 8,
-    });
+    const { asOf, ...answer } = (await p.assess({ asset, symbol: 'jUSDT', name: null }, ctx)) as { asOf: Date };
+    assert.deepEqual(answer, { status: 'answered', authenticity: 'official', officialDecimals: 8 });
+    assert.ok(asOf instanceof Date);
     const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', 'ACME', null), ctx);
     assert.equal((copy as { authenticity: string }).authenticity, 'fake');
   });
@@ -221,6 +220,23 @@ describe('registry extension by configuration', () => {
       /contract or a tokenId/,
     );
     assert.match(createTokenRegistry([{ ...jusdt, tokenId: '1002000' }])._unsafeUnwrapErr(), /not both/);
+  });
+
+  test('an extra token contradicting the bundled registry or an earlier one is refused; a restatement stays one token', async () => {
+    assert.match(
+      createTokenRegistry([{ symbol: 'BTT', name: 'BitTorrent', tokenId: '1002000', decimals: 18 }])._unsafeUnwrapErr(),
+      /^extra token 0 \("BTT" at TRC10 1002000\): 18 decimals, but the bundled registry pins 6$/,
+    );
+    assert.match(
+      createTokenRegistry([jusdt, { ...jusdt, symbol: 'JUSDT' }])._unsafeUnwrapErr(),
+      /^extra token 1 .*symbol "JUSDT", but extra token 0 pins "jUSDT"$/,
+    );
+    const acme = { symbol: 'ACME', name: 'Acme Pay', contract: OTHER, decimals: 6 };
+    const restated = createTokenRegistry([acme, { ...acme, name: 'Roadrunner Coin' }])._unsafeUnwrap();
+    assert.equal(restated.tokens.length, registry.tokens.length + 1, 'one token, however often it is declared');
+    const p = createTokenAuthenticityProvider(restated);
+    const copy = await p.assess(trc20('TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre', null, 'Roadrunner Coin'), ctx);
+    assert.equal((copy as { authenticity: string }).authenticity, 'fake', "a restatement's name is protected too");
   });
 });
 
@@ -307,5 +323,28 @@ describe('TOKEN_REGISTRY_FILE', () => {
       /not a valid TRON address/,
     );
     assert.match(loadTokenRegistryFile(join(dir, 'missing.json'))._unsafeUnwrapErr(), /cannot read/);
+  });
+
+  test('a file that redeclares a bundled contract with other decimals or another symbol is refused at load, naming the entry', () => {
+    const usdt = { contract: USDT, symbol: 'USDT', decimals: 6, name: 'Tether USD' };
+    const refused = (entries: object[]) => {
+      const path = file(`redeclared-${Math.random()}.json`, JSON.stringify(entries));
+      const error = createRiskProviders({ tokenRegistryFile: path })._unsafeUnwrapErr();
+      assert.deepEqual([error.option, error.variable], ['tokenRegistryFile', 'TOKEN_REGISTRY_FILE']);
+      assert.ok(error.message.startsWith(path), error.message);
+      return error.message;
+    };
+    assert.match(
+      refused([acme, { ...usdt, decimals: 18 }]),
+      /entry 1 \("USDT" at TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t\): 18 decimals, but the bundled registry pins 6/,
+    );
+    assert.match(
+      refused([{ ...usdt, symbol: 'USDT0' }]),
+      /entry 0 .*symbol "USDT0", but the bundled registry pins "USDT"/,
+    );
+    assert.match(refused([acme, { ...acme, decimals: 2 }]), /entry 1 .*2 decimals, but entry 0 of this file pins 6/);
+    // Saying again what the registry says (a deployment's complete list) is no contradiction.
+    const same = file('same.json', JSON.stringify([usdt, { ...usdt, name: 'Tether' }, acme]));
+    assert.ok(createRiskProviders({ tokenRegistryFile: same }).isOk());
   });
 });

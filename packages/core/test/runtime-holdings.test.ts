@@ -38,13 +38,19 @@ after(async () => {
   await vendors.close();
 });
 
-/** A service whose store fails the next `failures` finish calls before doing anything. */
-async function failingFinish(failures: number) {
+/**
+ * A service whose store fails the next `failures` finish calls: before doing anything, or with
+ * `afterCommit`, once it has done everything (the answer lost on the way back).
+ */
+async function failingFinish(failures: number, { afterCommit = false } = {}) {
   const stores = createMemoryStores();
   const finish = stores.checks.finish.bind(stores.checks);
   let left = failures;
-  stores.checks.finish = (params) => (left-- > 0 ? Promise.reject(new Error('connection reset')) : finish(params));
-  const service = createSafetyService(stores, { chain, risk });
+  const lost = () => Promise.reject(new Error('connection reset'));
+  stores.checks.finish = (params) => (left-- <= 0 ? finish(params) : afterCommit ? finish(params).then(lost) : lost());
+  const reports: string[] = [];
+  const onError = (error: unknown) => reports.push(String(error));
+  const service = createSafetyService(stores, { chain, risk }, { onError });
   const tenant = await seedTenant(service, { maxConcurrentRequests: 1, monthlyQuota: 1 });
   const check = async (txHash: string) => {
     const r = await service.handle({
@@ -58,7 +64,9 @@ async function failingFinish(failures: number) {
   };
   const period = async () =>
     (await service.admin.usage({ kind: 'operator' }, tenant.organizationId))._unsafeUnwrap().period;
-  return { check, period };
+  const requests = async () =>
+    (await service.admin.usage({ kind: 'operator' }, tenant.organizationId))._unsafeUnwrap().recent;
+  return { check, period, requests, reports };
 }
 
 describe('Quota reservation and concurrency slot: given back when the answer is decided', () => {
@@ -73,5 +81,16 @@ describe('Quota reservation and concurrency slot: given back when the answer is 
     assert.equal(next.status, 200, JSON.stringify(next.body));
     assert.equal(next.body.coverage, 'complete');
     assert.equal((await s.period()).used, 1);
+  });
+
+  test('a finish whose answer is lost after it committed is tried again and counts the check once', async () => {
+    const s = await failingFinish(1, { afterCommit: true });
+    const paid = await s.check(TRON_FIXTURE_TX.usdtTransfer);
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.equal(paid.body.coverage, 'complete');
+    assert.equal((await s.period()).used, 1, 'billed once');
+    const recent = await s.requests();
+    assert.deepEqual([recent.requests, recent.billable], [1, 1], 'one request in the usage report');
+    assert.ok(!s.reports.some((r) => r.includes('not billed')), s.reports.join('\n'));
   });
 });

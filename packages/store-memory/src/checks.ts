@@ -100,23 +100,27 @@ export class MemoryCheckStore implements CheckStore {
   }
 
   async finish(params: FinishCheckParams): Promise<FinishCheckOutcome> {
-    const { organizationId, now } = params;
+    const { organizationId, now, reservation } = params;
     const { idempotency, quota, limits, usage } = this.parts;
     let stored = false;
+    let held = 0;
     if (params.idempotency) {
       const { key, owner, response, retainUntil } = params.idempotency;
       const scope = { organizationId, key };
       if (response) stored = idempotency.store(scope, { owner, response, now, retainUntil });
-      else idempotency.release(scope, { owner });
+      const claimed = stored || (!response && idempotency.release(scope, { owner }));
+      if (claimed) held++;
     }
-    const { reservation } = params;
+    if (reservation && quota.holds(organizationId, reservation.reservationId)) held++;
     const finalized = reservation
       ? quota.finalize({ organizationId, reservationId: reservation.reservationId, now }, reservation.commit)
       : null;
     const billed = reservation !== null && reservation.commit && finalized !== null;
-    if (params.slotId !== null) limits.release({ organizationId, slotId: params.slotId });
-    if (params.usage) usage.record(billedUsage(params.usage, billed));
-    return { billed, quota: finalized, stored };
+    if (params.slotId !== null && limits.release({ organizationId, slotId: params.slotId })) held++;
+    const given = params.idempotency !== null || reservation !== null || params.slotId !== null;
+    const repeated = given && held === 0;
+    if (params.usage && !repeated) usage.record(billedUsage(params.usage, billed));
+    return { billed, quota: finalized, stored, repeated };
   }
 }
 

@@ -76,11 +76,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.release(scope, params);
   }
 
-  /** `abandon` without a promise. */
-  release(scope: IdempotencyScope, params: AbandonParams): void {
+  /** `abandon` without a promise; true when the claim was still this owner's. */
+  release(scope: IdempotencyScope, params: AbandonParams): boolean {
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
-    if (entry?.state === 'in_progress' && entry.owner === params.owner) this.#records.delete(id);
+    return entry?.state === 'in_progress' && entry.owner === params.owner && this.#records.delete(id);
   }
 
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {

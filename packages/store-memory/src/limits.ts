@@ -66,12 +66,13 @@ export class MemoryLimitStore implements LimitStore {
     this.release(params);
   }
 
-  /** `releaseSlot` without a promise. */
-  release(params: ReleaseSlotParams): void {
+  /** `releaseSlot` without a promise; true when the slot was still held. */
+  release(params: ReleaseSlotParams): boolean {
     const slots = this.#slots.get(params.organizationId);
-    if (!slots) return;
-    slots.delete(params.slotId);
+    if (!slots) return false;
+    const held = slots.delete(params.slotId);
     if (slots.size === 0) this.#slots.delete(params.organizationId);
+    return held;
   }
 
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {

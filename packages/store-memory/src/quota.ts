@@ -51,6 +51,11 @@ export class MemoryQuotaStore implements QuotaStore {
     return this.finalize(params, false);
   }
 
+  /** True while the reservation exists (live or expired, not yet finalized or reclaimed). */
+  holds(organizationId: string, reservationId: string): boolean {
+    return this.#owners.get(reservationId)?.organizationId === organizationId;
+  }
+
   /**
    * Commit (`bill`) or release without a promise: removes the reservation; a live one bills one
    * unit of its own period when `bill`. Null unless it was live.

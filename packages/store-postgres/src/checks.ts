@@ -46,6 +46,7 @@ const FinishRow = t.type({
   quota_used: Int,
   quota_reserved: Int,
   stored: t.boolean,
+  repeated: t.boolean,
 });
 
 /**
@@ -131,7 +132,7 @@ export class PostgresCheckStore implements CheckStore {
       row.quota_live && row.quota_used !== null && row.quota_reserved !== null
         ? { used: row.quota_used, reserved: row.quota_reserved }
         : null;
-    return { billed: row.billed, quota, stored: row.stored };
+    return { billed: row.billed, quota, stored: row.stored, repeated: row.repeated };
   }
 }
 

@@ -1,10 +1,11 @@
 import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS } from '../risk/data/official-tokens.js';
-import type { KnownToken } from './token-metadata.js';
+import type { KnownToken } from './seeded-tokens.js';
 
 /**
- * The official registry's TRC20 tokens as known metadata: a cold check of USDT needs no metadata call.
- * The registry's table is data both halves of a check read (the risk side pins these decimals and
- * holds any chain reading against them), so the chain side takes it as it is.
+ * The official registry's TRC20 tokens as seeded metadata: a cold check of USDT needs no metadata call.
+ * The seeds are what the registry pins (decimals, and the symbol the contract answers), as of the
+ * registry's date until the chain confirms them (`SeededTokens`); a token the chain contradicts is read
+ * from the nodes again, and the risk side holds that reading against the registry's decimals.
  */
 export const REGISTRY_KNOWN_TOKENS: readonly KnownToken[] = OFFICIAL_TRON_TOKENS.flatMap((token) =>
   token.contract === undefined
@@ -12,7 +13,7 @@ export const REGISTRY_KNOWN_TOKENS: readonly KnownToken[] = OFFICIAL_TRON_TOKENS
     : [
         {
           contract: token.contract,
-          symbol: token.symbol,
+          symbol: token.chainSymbol ?? token.symbol,
           name: token.name,
           decimals: token.decimals,
           asOf: new Date(OFFICIAL_TOKENS_AS_OF),

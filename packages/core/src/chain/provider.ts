@@ -6,10 +6,16 @@ import { collectAnswers, collectMetadata, type MetadataTable, type NodeAnswers }
 import { deriveFacts } from './derive.js';
 import type { ChainFacts, ChainFactsContext, ChainFactsProvider, ChainProviderError } from './facts.js';
 import { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
-import { tokenKey, TokenMetadataReader, type KnownToken, type TokenMetadata } from './token-metadata.js';
+import {
+  tokenKey,
+  TokenMetadataReader,
+  type KnownToken,
+  type KnownTokenDisagreement,
+  type TokenMetadata,
+} from './token-metadata.js';
 
 export { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
-export type { KnownToken } from './token-metadata.js';
+export type { KnownToken, KnownTokenDisagreement } from './token-metadata.js';
 
 /**
  * Transfers kept per transaction. A payment is one transfer and a DEX swap a handful; batch payouts
@@ -59,11 +65,14 @@ export interface TronChainFactsProviderOptions {
   /** Connections per node origin; default 16. */
   connections?: number;
   /**
-   * TRC20 tokens whose metadata is known without a node call; default the official registry's
-   * (`REGISTRY_KNOWN_TOKENS`), so a cold check of a registry token reads no metadata. `[]`: every token
-   * is read from the nodes.
+   * TRC20 tokens whose metadata is seeded, so a check reads none for them; default the official
+   * registry's (`REGISTRY_KNOWN_TOKENS`). `warmUp()` has the chain confirm them in the background, then
+   * every `tokenCacheMs`; one the chain contradicts is read from the nodes like any other token. `[]`:
+   * every token is read from the nodes.
    */
   knownTokens?: readonly KnownToken[];
+  /** Hears a known token whose chain reading contradicts it (decimals or symbol): an operator's warning. */
+  onKnownTokenDisagrees?: (disagreement: KnownTokenDisagreement) => void;
   /** Sees every node call and how it ended (metrics, logs); see `ProviderCallObserver`. */
   onCall?: ProviderCallObserver;
 }
@@ -71,7 +80,10 @@ export interface TronChainFactsProviderOptions {
 export interface TronChainFactsProvider extends ChainFactsProvider {
   /**
    * Opens the connections a check's first round uses (one round of lookups for a hash no transaction
-   * has), so the first check does not wait for handshakes. Best effort: failures are ignored.
+   * has), so the first check does not wait for handshakes, and starts confirming the known tokens
+   * against the chain (now, then every `tokenCacheMs`, in the background until `close()`). Settles when
+   * both the round and the first confirmation have; `signal` bounds the round. Best effort: failures are
+   * ignored (an unconfirmed token keeps its as-of date, and its confirmation is tried again).
    */
   warmUp(signal?: AbortSignal): Promise<void>;
   /** Closes the connection pools. */
@@ -94,7 +106,7 @@ interface Parts {
  * Chain facts from java-tron's HTTP API: collect → derive → assemble. One round of six parallel calls
  * (transaction, tx info and now-block on the full node and on the solidity node), the pure steps
  * that judge the answers (`derive.ts`: disagreements, gaps, the state table, transfers by source),
- * then token metadata (known tokens and cached answers need no call) and the assembled facts.
+ * then token metadata (seeded known tokens and cached answers need no call) and the assembled facts.
  *
  * Rules (see `ChainFacts` for the fields):
  * - Time: the first round gets half of the budget (`budgetMs`, or less when `ctx.deadlineAt` is
@@ -134,7 +146,6 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.retry !== undefined ? { retry: options.retry } : {}),
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
     ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
-    ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
   });
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
@@ -142,6 +153,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.tokenCacheMs !== undefined ? { cacheMs: options.tokenCacheMs } : {}),
     ...(options.tokenCacheClock !== undefined ? { now: options.tokenCacheClock } : {}),
     known: options.knownTokens ?? REGISTRY_KNOWN_TOKENS,
+    ...(options.onKnownTokenDisagrees ? { onKnownTokenDisagrees: options.onKnownTokenDisagrees } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
   const parts: Parts = {
@@ -158,7 +170,10 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
       return new ResultAsync(transactionFacts(parts, txHash.toLowerCase(), ctx));
     },
     warmUp: async (signal = AbortSignal.timeout(client.timeoutMs)) => {
-      await collectAnswers(client, NO_TRANSACTION, { signal, deadline: Number.POSITIVE_INFINITY });
+      await Promise.all([
+        collectAnswers(client, NO_TRANSACTION, { signal, deadline: Number.POSITIVE_INFINITY }),
+        metadata.confirmKnown(),
+      ]);
     },
     close: () => {
       metadata.close();

@@ -1,8 +1,12 @@
+import { setMaxListeners } from 'node:events';
 import { decodeAbiString, decodeDecimals, hexToText } from '../tron/abi.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import type { NodeCallError, TronNode, TronNodeClient } from './client.js';
 import { LruCache } from './lru.js';
 import type { NodeConstantCall } from './node-codecs.js';
+import { SeededTokens, type KnownToken, type KnownTokenDisagreement, type Seed } from './seeded-tokens.js';
+
+export type { KnownToken, KnownTokenDisagreement } from './seeded-tokens.js';
 
 /** A token as the chain describes it: TRC20 by contract (`41…` hex), TRC10 by asset id. */
 export type TokenRef = { kind: 'trc20'; contractHex: string } | { kind: 'trc10'; id: string };
@@ -11,7 +15,10 @@ export interface TokenMetadata {
   decimals: number | null;
   symbol: string | null;
   name: string | null;
-  /** When these values were read from the chain (cached entries keep their first read time; known tokens their as-of). */
+  /**
+   * When these values were read from the chain (cached entries keep their first read time; a known
+   * token its last confirmation by the chain, or its as-of before the first).
+   */
   readAt: Date;
   /**
    * False when a node could not be asked (network, timeout, node error): the nulls then mean
@@ -38,19 +45,13 @@ export interface TokenMetadataOptions {
   cacheMs?: number;
   /** Clock of the cache's expiry (ms, monotonic); default `performance.now`. */
   now?: () => number;
-  /** Metadata known without asking a node (see `KnownToken`): never read, never evicted. */
+  /**
+   * Metadata known without asking a node (see `KnownToken`): served to checks without a call, never
+   * evicted, and confirmed by the chain off the checks' path (`confirmKnown`, see `SeededTokens`).
+   */
   known?: readonly KnownToken[];
-}
-
-/** A TRC20 token whose metadata is known beforehand (a registry's table), so no check reads it. */
-export interface KnownToken {
-  /** Contract, base58. */
-  contract: string;
-  symbol: string;
-  name: string;
-  decimals: number;
-  /** When these values were established (the facts' `tokenDataAt`). */
-  asOf: Date;
+  /** Hears a known token the chain contradicts (it is then read from the chain like any other). */
+  onKnownTokenDisagrees?: (disagreement: KnownTokenDisagreement) => void;
 }
 
 /** What one check's read may spend: its signal, a `performance.now()` deadline, and the nodes in the order to ask them. */
@@ -99,10 +100,11 @@ const forCaller = (
  * failed its first round last), each with its share of the lookup's budget, so one hanging node still
  * leaves time for the other. Answers with decimals are cached in a bounded LRU for `cacheMs`,
  * answers without decimals briefly; concurrent lookups of one token share one read. Known tokens
- * (a registry's, see `KnownToken`) are answered from their table and never read.
+ * (a registry's, see `KnownToken`) are answered from their seeds without a call, and confirmed by the
+ * chain in the background every `cacheMs` once `confirmKnown` has started it (see `SeededTokens`).
  */
 export class TokenMetadataReader {
-  private readonly known: ReadonlyMap<string, TokenMetadata>;
+  private readonly seeds: SeededTokens;
   private readonly cache: LruCache<string, { metadata: TokenMetadata; expiresAt: number }>;
   private readonly inflight = new Map<string, Promise<TokenMetadata>>();
   private readonly lookupBudgetMs: number;
@@ -121,14 +123,19 @@ export class TokenMetadataReader {
     this.negativeCacheMs = options.negativeCacheMs ?? 60_000;
     this.cacheMs = options.cacheMs ?? 3_600_000;
     this.now = options.now ?? (() => performance.now());
-    this.known = new Map((options.known ?? []).map(knownEntry));
+    // Every read in flight listens to it (a confirmation round alone has 12 calls): not a leak.
+    setMaxListeners(0, this.closing.signal);
+    this.seeds = new SeededTokens((options.known ?? []).map(seedOf), {
+      confirmEveryMs: this.cacheMs,
+      ...(options.onKnownTokenDisagrees ? { onDisagreement: options.onKnownTokenDisagrees } : {}),
+    });
   }
 
-  /** The token's metadata when it is known or cached, without asking a node; null otherwise. */
+  /** The token's metadata when it is seeded or cached, without asking a node; null otherwise. */
   peek(token: TokenRef): TokenMetadata | null {
     const key = tokenKey(token);
-    const known = this.known.get(key);
-    if (known) return known;
+    const seeded = this.seeds.get(key);
+    if (seeded) return seeded;
     const cached = this.cache.get(key);
     return cached && cached.expiresAt > this.now() ? cached.metadata : null;
   }
@@ -160,8 +167,22 @@ export class TokenMetadataReader {
     return forCaller(shared, request);
   }
 
-  /** Ends the shared reads still running (their tokens stay uncached). */
+  /**
+   * Confirms the known tokens against the chain now and every `cacheMs` from then on (see
+   * `SeededTokens`); settles when this first round has. A reading is cached like a check's, so a token the
+   * chain contradicts is answered from that reading.
+   */
+  confirmKnown(): Promise<void> {
+    return this.seeds.keepConfirmed(async ({ key, contractHex }) => {
+      const reading = await this.readTrc20(contractHex, ['full', 'solidity'], performance.now() + this.lookupBudgetMs);
+      this.remember(key, reading);
+      return reading;
+    });
+  }
+
+  /** Ends the shared reads still running (their tokens stay uncached) and the known tokens' confirmations. */
   close(): void {
+    this.seeds.stop();
     this.closing.abort();
   }
 
@@ -237,11 +258,10 @@ export class TokenMetadataReader {
 }
 
 /** A known token as the reader keys it; its contract is a programmer's constant, so a bad one throws. */
-function knownEntry(token: KnownToken): [string, TokenMetadata] {
+function seedOf(token: KnownToken): Seed {
   const contractHex = base58ToHexAddress(token.contract);
   if (contractHex === null) throw new Error(`known token ${token.symbol}: ${token.contract} is not a TRON address`);
-  const { symbol, name, decimals, asOf } = token;
-  return [tokenKey({ kind: 'trc20', contractHex }), { symbol, name, decimals, readAt: asOf, complete: true }];
+  return { key: tokenKey({ kind: 'trc20', contractHex }), contractHex, token };
 }
 
 /** The decoded return value of a constant call; null for a revert, a missing contract or a malformed return. */

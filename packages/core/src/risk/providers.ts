@@ -139,8 +139,9 @@ export function createRiskProviders(
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
 
   const files: SanctionsList[] = [];
+  const loadedAt = new Date((config.now ?? Date.now)());
   for (const path of config.sanctionsListFiles ?? []) {
-    const list = checked('sanctionsListFiles', loadSanctionsListFile(path));
+    const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
     files.push(list.value);
   }
@@ -165,16 +166,7 @@ export function createRiskProviders(
   );
 
   const file = config.tokenRegistryFile;
-  const fileTokens = file
-    ? checked(
-        'tokenRegistryFile',
-        loadTokenRegistryFile(file).andThen((tokens) =>
-          createTokenRegistry(tokens)
-            .map(() => tokens)
-            .mapErr((message) => `${file}: ${message}`),
-        ),
-      )
-    : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
   const registry = checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
   if (registry.isErr()) return err(registry.error);

@@ -61,8 +61,12 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
   return ok({ asOf, addresses, full });
 }
 
-/** Reads a list file at startup; undated lists are as of the file's modification time. */
-export function loadSanctionsListFile(path: string): Result<SanctionsList, string> {
+/**
+ * Reads a list file at startup; undated lists are as of the file's modification time. A list is never
+ * current beyond now: a date in the future (a typo in `# as-of`, a clock ahead) counts from the load, so the
+ * age limit runs from there.
+ */
+export function loadSanctionsListFile(path: string, now: Date = new Date()): Result<SanctionsList, string> {
   let text: string;
   let modified: Date;
   try {
@@ -71,7 +75,7 @@ export function loadSanctionsListFile(path: string): Result<SanctionsList, strin
   } catch (cause) {
     return err(`${path}: cannot read sanctions list (${(cause as Error).message})`);
   }
-  return parseSanctionsList(text, path, modified);
+  return parseSanctionsList(text, path, modified).map((list) => (list.asOf > now ? { ...list, asOf: now } : list));
 }
 
 export interface ListSanctionsOptions {

@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
 import { isTronAddress } from '../tron/address.js';
-import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
+import { OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
 import { impersonationRule, type Mark } from './impersonation.js';
 import type { AssetRef, TokenAuthenticityAnswer, TokenAuthenticityProvider, TokenRef } from './signals.js';
 
@@ -19,8 +19,6 @@ export interface OfficialToken {
 
 export interface TokenRegistry {
   tokens: readonly OfficialToken[];
-  /** As-of time of the registry's verdicts (`token_data_at`). */
-  asOf: Date;
   /** The official token at exactly this asset, or null. */
   find(asset: AssetRef): OfficialToken | null;
   /** The official token whose symbol or name `text` imitates, or null. */
@@ -55,15 +53,62 @@ function toOfficial(data: OfficialTokenData): Result<OfficialToken, string> {
   return ok({ symbol: data.symbol, name: data.name, asset, decimals: data.decimals, aliases: data.aliases ?? [] });
 }
 
-/** The bundled registry plus `extra` tokens (configuration); an invalid entry is an error at load. */
-export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): Result<TokenRegistry, string> {
-  const tokens: OfficialToken[] = [];
-  for (const data of [...OFFICIAL_TRON_TOKENS, ...extra]) {
+/** How a registry's extra tokens are named in its messages. */
+export interface ExtraTokenNames {
+  /** The i-th extra token: `entry 1`. */
+  entry(i: number): string;
+  /** The i-th, as a later one contradicting it refers to it: `entry 0 of this file`. */
+  earlier(i: number): string;
+}
+
+const EXTRA_TOKENS: ExtraTokenNames = { entry: (i) => `extra token ${i}`, earlier: (i) => `extra token ${i}` };
+const FILE_ENTRIES: ExtraTokenNames = { entry: (i) => `entry ${i}`, earlier: (i) => `entry ${i} of this file` };
+
+const assetText = (asset: AssetRef): string =>
+  asset.kind === 'trx' ? 'native TRX' : asset.kind === 'trc10' ? `TRC10 ${asset.tokenId}` : asset.contract;
+
+/** Why `later` contradicts the first declaration of its asset (`where` names it), or null when it restates it. */
+function contradiction(first: OfficialToken, where: string, later: OfficialToken): string | null {
+  if (later.decimals !== first.decimals) return `${later.decimals} decimals, but ${where} pins ${first.decimals}`;
+  if (later.symbol !== first.symbol) return `symbol "${later.symbol}", but ${where} pins "${first.symbol}"`;
+  return null;
+}
+
+/** A restatement's other names protect the token too (it stays one token, first declared). */
+function withNamesOf(first: OfficialToken, later: OfficialToken): OfficialToken {
+  const names = [later.name, ...later.aliases].filter((n) => n !== first.name && !first.aliases.includes(n));
+  return names.length === 0 ? first : { ...first, aliases: [...first.aliases, ...new Set(names)] };
+}
+
+/**
+ * The bundled registry plus `extra` tokens (configuration); an invalid entry is an error at load, and so is
+ * one that gives an asset already declared (bundled, or an earlier extra) other decimals or another symbol:
+ * amounts would be scaled by whichever came last. Restating the same facts is fine.
+ */
+export function createTokenRegistry(
+  extra: readonly OfficialTokenData[] = [],
+  names: ExtraTokenNames = EXTRA_TOKENS,
+): Result<TokenRegistry, string> {
+  const declarations = [
+    ...OFFICIAL_TRON_TOKENS.map((data, i) => ({ data, name: `bundled token ${i}`, where: 'the bundled registry' })),
+    ...extra.map((data, i) => ({ data, name: names.entry(i), where: names.earlier(i) })),
+  ];
+  const byAsset = new Map<string, { token: OfficialToken; where: string }>();
+  for (const { data, name, where } of declarations) {
     const token = toOfficial(data);
     if (token.isErr()) return err(token.error);
-    tokens.push(token.value);
+    const key = assetKey(token.value.asset);
+    const first = byAsset.get(key);
+    if (!first) {
+      byAsset.set(key, { token: token.value, where });
+      continue;
+    }
+    const contradicted = contradiction(first.token, first.where, token.value);
+    const entry = `${name} (${JSON.stringify(data.symbol)} at ${assetText(token.value.asset)})`;
+    if (contradicted) return err(`${entry}: ${contradicted}`);
+    first.token = withNamesOf(first.token, token.value);
   }
-  const byAsset = new Map(tokens.map((t) => [assetKey(t.asset), t]));
+  const tokens = [...byAsset.values()].map((declared) => declared.token);
   const marks: Mark<OfficialToken>[] = tokens.flatMap((token) => [
     { text: token.symbol, kind: 'symbol' as const, token },
     ...[token.name, ...token.aliases].map((text) => ({ text, kind: 'name' as const, token })),
@@ -71,8 +116,7 @@ export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): R
   const imitated = impersonationRule(marks);
   return ok({
     tokens,
-    asOf: new Date(OFFICIAL_TOKENS_AS_OF),
-    find: (asset) => byAsset.get(assetKey(asset)) ?? null,
+    find: (asset) => byAsset.get(assetKey(asset))?.token ?? null,
     imitated,
   });
 }
@@ -81,18 +125,23 @@ export function createTokenRegistry(extra: readonly OfficialTokenData[] = []): R
  * `official`: the exact asset is in the registry (TRX is native and official). `fake`: its symbol or
  * name imitates an official token (see `impersonation.ts`). `unknown`: anything else, including a
  * token whose symbol and name could not be read.
+ *
+ * A verdict is as of when it is given: the registry is part of the release, pinning contracts (which do not
+ * go stale), and the token data that can change (decimals, symbol) is the chain's, dated by the facts'
+ * `tokenDataAt` (a read, or the chain's last confirmation of a seeded registry token). So the registry's
+ * own date never ages `token_data_at` or `max_source_age_seconds` (docs/assessment.md, "Freshness").
  */
 export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenAuthenticityProvider {
   return {
     assess(token: TokenRef) {
       const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
-        Promise.resolve({ status: 'answered', authenticity, asOf: registry.asOf });
+        Promise.resolve({ status: 'answered', authenticity, asOf: new Date() });
       const official = registry.find(token.asset);
       if (official)
         return Promise.resolve({
           status: 'answered',
           authenticity: 'official',
-          asOf: registry.asOf,
+          asOf: new Date(),
           officialDecimals: official.decimals,
         });
       if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
@@ -108,7 +157,8 @@ const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, de
 /**
  * Reads a token registry file (`[{"contract","symbol","decimals","name"}]`) through its codec: unreadable
  * files, other JSON, missing, mistyped or unknown fields are errors naming the file and the entry. The
- * entries are then checked like the bundled ones (`createTokenRegistry`).
+ * entries are then checked like the bundled ones (`createTokenRegistry`): an entry that gives a contract the
+ * bundled registry or an earlier entry declares other decimals or another symbol is an error naming both.
  */
 export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[], string> {
   let json: unknown;
@@ -134,7 +184,9 @@ export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[],
     }
     tokens.push(decoded.right);
   }
-  return ok(tokens);
+  return createTokenRegistry(tokens, FILE_ENTRIES)
+    .map(() => tokens)
+    .mapErr((message) => `${path}: ${message}`);
 }
 
 function bundledRegistry(): TokenRegistry {

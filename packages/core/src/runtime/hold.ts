@@ -74,7 +74,8 @@ export class CheckHold {
       );
     }
     // Billing and storing a decided result must not be cut in half: bounded by the settle grace,
-    // tried twice when the store fails (a key left unstored after billing would execute again).
+    // tried twice when the store fails (a key left unstored after billing would execute again; a
+    // second finish after a first that committed changes nothing).
     const params = this.#params(outcome);
     let work = this.scope.ctx.stores.checks.finish(params);
     let settled = await this.scope.settle('finish', work);
@@ -83,7 +84,8 @@ export class CheckHold {
       settled = await this.scope.settle('finish', work);
     }
     if (settled.isOk()) {
-      if (outcome.bill && !settled.value.billed) {
+      // A repeated finish means the first attempt committed and only its answer was lost.
+      if (outcome.bill && !settled.value.billed && !settled.value.repeated) {
         this.scope.report(new Error('the quota reservation expired before its commit: not billed'), 'finish');
       }
       return this.#answer(outcome.reply, settled.value);

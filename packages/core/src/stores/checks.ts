@@ -103,6 +103,12 @@ export interface FinishCheckOutcome {
   quota: QuotaUsage | null;
   /** True when the response was stored under the key (false: the claim was no longer this owner's). */
   stored: boolean;
+  /**
+   * True when it was given a slot, reservation or claim and none of them was still there (finished
+   * or swept): this check was already finished, so the call changed nothing and recorded no usage.
+   * A finish retried after its answer was lost counts the check once.
+   */
+  repeated: boolean;
 }
 
 export interface CheckStore {
@@ -115,6 +121,7 @@ export interface CheckStore {
   /**
    * One atomic call, in this order: the idempotency claim (store or abandon), the reservation
    * (commit or release), the slot, the usage record. A rejection means none of it happened.
+   * Repeating it changes nothing (`repeated`), so a finish whose answer was lost may be retried.
    */
   finish(params: FinishCheckParams): Promise<FinishCheckOutcome>;
 }

@@ -220,7 +220,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
         reservation: { reservationId: claimFirst.work!.quota.reservationId, commit: true },
         idempotency: { key: claim.key, owner: claim.owner, response: RESPONSE, retainUntil: at(86_400_000) },
       });
-      assert.deepEqual(finished, { billed: true, quota: { used: 1, reserved: 0 }, stored: true });
+      assert.deepEqual(finished, { billed: true, quota: { used: 1, reserved: 0 }, stored: true, repeated: false });
       const replay = await stores.checks.begin(params(who, work({}, 'order-2'), { now: at(3) }));
       assert.ok(replay.kind === 'admitted' && replay.stage === 'completed');
       assert.deepEqual(replay.response, RESPONSE);
@@ -257,11 +257,12 @@ export function runCheckStoreConformance(withStores: WithStores): void {
           billed: true,
           quota: { used: 1, reserved: 0 },
           stored: false,
+          repeated: false,
         });
         assert.deepEqual(
           await stores.checks.finish(commit),
-          { billed: false, quota: null, stored: false },
-          'never twice',
+          { billed: false, quota: null, stored: false, repeated: true },
+          'never twice: a finish retried after its answer was lost',
         );
         const released = params(who, work());
         const begun = await stores.checks.begin(released);
@@ -277,6 +278,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
             billed: false,
             quota: { used: 1, reserved: 0 },
             stored: false,
+            repeated: false,
           },
         );
         const [day] = await stores.usage.readUsageDays({
@@ -284,14 +286,48 @@ export function runCheckStoreConformance(withStores: WithStores): void {
           firstDay: '2026-03-31',
           lastDay: '2026-03-31',
         });
-        assert.equal(day?.requests, 3);
+        assert.equal(day?.requests, 2, 'the repeated finish recorded nothing');
         assert.equal(day?.billable, 1, 'billable = what finish billed');
         assert.equal(day?.limitedData, 1);
       },
     );
 
     withStores(
-      'quota exceeded holds the slot and the claim; finish stores the refusal under the key',
+      'Quota reservation: finish: a repeat after an abandon changes nothing; a finish holding nothing always records',
+      async (stores) => {
+        const who = await tenant(stores);
+        const usage = {
+          organizationId: who.organizationId,
+          at: at(1000),
+          network: 'tron',
+          overallState: null,
+          coverage: null,
+          latencyMs: 5,
+          errorCode: 'invalid_expected_amount' as const,
+        };
+        const p = params(who, work({}, 'abandoned'));
+        assert.equal(stageOf(await stores.checks.begin(p)), 'started');
+        const abandon = finishing(who, p, { usage });
+        assert.equal((await stores.checks.finish(abandon)).repeated, false);
+        assert.equal(
+          (await stores.checks.finish(abandon)).repeated,
+          true,
+          'claim, reservation and slot already given back',
+        );
+        const bare = { ...abandon, slotId: null, reservation: null, idempotency: null };
+        assert.equal((await stores.checks.finish(bare)).repeated, false, 'nothing to tell a repeat by');
+        const [day] = await stores.usage.readUsageDays({
+          organizationId: who.organizationId,
+          firstDay: '2026-03-31',
+          lastDay: '2026-03-31',
+        });
+        assert.equal(day?.requests, 2);
+        assert.equal(day?.errors, 2);
+      },
+    );
+
+    withStores(
+      'Errors 2: quota exceeded holds the slot and the claim; finish stores the refusal under the key',
       async (stores) => {
         const who = await tenant(stores, { monthlyQuota: 0, maxConcurrentRequests: 1 });
         const p = params(who, work({}, 'k-429'));
@@ -312,14 +348,14 @@ export function runCheckStoreConformance(withStores: WithStores): void {
             retainUntil: at(86_400_000),
           },
         });
-        assert.deepEqual(stored, { billed: false, quota: null, stored: true });
+        assert.deepEqual(stored, { billed: false, quota: null, stored: true, repeated: false });
         const replay = await stores.checks.begin(params(who, work({}, 'k-429')));
         assert.equal(replay.kind === 'admitted' && replay.stage === 'completed' && replay.response.status, 429);
       },
     );
 
     withStores(
-      'finish after the leases ended: nothing billed, the claim taken over is not overwritten',
+      'Quota reservation: finish after the leases ended: nothing billed, the claim taken over is not overwritten',
       async (stores) => {
         const who = await tenant(stores);
         const p = params(who, work({}, 'late'));
@@ -327,15 +363,14 @@ export function runCheckStoreConformance(withStores: WithStores): void {
         const next = params(who, work({}, 'late'), { now: LEASE });
         assert.equal(stageOf(await stores.checks.begin(next)), 'started', 'the lease ended: taken over');
         const claim = p.work!.idempotency!;
-        assert.deepEqual(
-          await stores.checks.finish({
-            ...finishing(who, p),
-            now: LEASE,
-            reservation: { reservationId: p.work!.quota.reservationId, commit: true },
-            idempotency: { key: claim.key, owner: claim.owner, response: RESPONSE, retainUntil: at(86_400_000) },
-          }),
-          { billed: false, quota: null, stored: false },
-        );
+        const { billed, quota, stored } = await stores.checks.finish({
+          ...finishing(who, p),
+          now: LEASE,
+          reservation: { reservationId: p.work!.quota.reservationId, commit: true },
+          idempotency: { key: claim.key, owner: claim.owner, response: RESPONSE, retainUntil: at(86_400_000) },
+        });
+        // `repeated` depends on whether the ended leases were reclaimed yet: not asserted.
+        assert.deepEqual({ billed, quota, stored }, { billed: false, quota: null, stored: false });
       },
     );
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { REGISTRY_KNOWN_TOKENS } from '../chain/known-tokens.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import { encodeAbiString, encodeUint256 } from '../tron/abi.js';
 import {
@@ -9,7 +10,6 @@ import {
   blockTimeOf,
   loadTronFixtures,
   TRC10_FIXTURE_ASSET_ID,
-  USDT_CONTRACT,
   type FakeTronTransaction,
   type JsonObject,
 } from './fake-tron-fixtures.js';
@@ -206,9 +206,10 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
   const fixtures = loadTronFixtures();
   const transactions = new Map(fixtures.transactions);
   const overrides = new Map<string, Partial<FakeTronTransaction>>();
-  const tokens = new Map<string, FakeTrc20Token>([
-    [USDT_CONTRACT, { decimals: 6, symbol: 'USDT', name: 'Tether USD' }],
-  ]);
+  // Like mainnet, the registry's tokens answer their metadata (USDT among them: 6, USDT, Tether USD).
+  const tokens = new Map<string, FakeTrc20Token>(
+    REGISTRY_KNOWN_TOKENS.map(({ contract, decimals, symbol, name }) => [contract, { decimals, symbol, name }]),
+  );
   const assets = new Map<string, JsonObject | null>([[TRC10_FIXTURE_ASSET_ID, FIXTURE_ASSET]]);
   const rules: { rule: FakeTronFaultRule; used: number }[] = [];
   const calls: FakeTronCall[] = [];

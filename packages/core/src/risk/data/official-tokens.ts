@@ -13,7 +13,7 @@
  * source names (sTRX, stUSDT, LTC, USD1): a deployment that accepts them adds them with TOKEN_REGISTRY_FILE.
  */
 
-/** When the table was cross-checked (feeds `token_data_at` for registry verdicts). */
+/** When the table was cross-checked: the `token_data_at` of a seeded registry token until the chain confirms it. */
 export const OFFICIAL_TOKENS_AS_OF = '2026-11-21T00:00:00Z';
 
 export interface OfficialTokenData {
@@ -26,6 +26,11 @@ export interface OfficialTokenData {
   decimals: number;
   /** Other names the token is known by (also protected against imitation). */
   aliases?: readonly string[];
+  /**
+   * What the contract's `symbol()` answers, when the registry lists the token under another symbol
+   * (the chain's confirmation of its seeded metadata compares this; see `chain/known-tokens.ts`).
+   */
+  chainSymbol?: string;
 }
 
 export const OFFICIAL_TRON_TOKENS: readonly OfficialTokenData[] = [
@@ -58,12 +63,14 @@ export const OFFICIAL_TRON_TOKENS: readonly OfficialTokenData[] = [
   { symbol: 'WBTT', name: 'Wrapped BitTorrent', contract: 'TKfjV9RNKJJCqPvBtK8L7Knykh7DNWvnYt', decimals: 6 },
   // The original SUN, renamed SUNOLD at the 2021 SUN redenomination, 18 decimals: SunSwap's token list
   // (SUNOLD), a TronScan-logo token list and uniblow; on chain it was "SUN", so the look-alike rule called it fake.
+  // Its contract still answers symbol() "SUN" (wallet token tables list TKkeib… as symbol SUN, name "SUN Token").
   {
     symbol: 'SUNOLD',
     name: 'SUNOLD',
     contract: 'TKkeiboTkxXKJpbmVFbv4a8ov5rAfRDMf9',
     decimals: 18,
     aliases: ['SUN Token'],
+    chainSymbol: 'SUN',
   },
   // BUSD on TRON, 18 decimals: JustLend DAO's legacy jBUSDOLD market (underlying linked to TronScan
   // token20/TMz2SWatiAtZVVcH2ebpsbVtYwUPT9EdjH), uniblow's TRON list ("BUSD Token"), wallet configs (18).

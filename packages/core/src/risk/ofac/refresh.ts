@@ -163,9 +163,13 @@ export class OfacRefresher {
     given: CandidateList,
     options: { force?: boolean } = {},
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
-    // Nothing is known current beyond now: a date in the future (a typo in --as-of) counts as now.
+    // Nothing is known current or published beyond now: a date in the future (a typo in --as-of)
+    // counts as now, so it neither keeps the list young nor makes OFAC's next list look older.
     const now = this.#now();
-    const candidate = given.confirmedAt > now ? { ...given, confirmedAt: now } : given;
+    const candidate =
+      given.confirmedAt > now || given.publishedAt > now
+        ? { ...given, confirmedAt: earlier(given.confirmedAt, now), publishedAt: earlier(given.publishedAt, now) }
+        : given;
     try {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
@@ -270,4 +274,8 @@ export class OfacRefresher {
     if (result.isOk()) this.#counts[result.value.kind]++;
     return result;
   }
+}
+
+function earlier(a: Date, b: Date): Date {
+  return a < b ? a : b;
 }

@@ -1,0 +1,132 @@
+import type { TokenMetadata } from './token-metadata.js';
+
+/** A TRC20 token whose metadata is known beforehand (a registry's table), so no check reads it. */
+export interface KnownToken {
+  /** Contract, base58. */
+  contract: string;
+  /** What the contract's `symbol()` answers: a reading with another symbol does not confirm the token. */
+  symbol: string;
+  name: string;
+  decimals: number;
+  /** When these values were established: the facts' `tokenDataAt` until the chain confirms them. */
+  asOf: Date;
+}
+
+/** A known token's chain reading that contradicts it: the token is read from the chain from then on. */
+export interface KnownTokenDisagreement {
+  contract: string;
+  known: { symbol: string; decimals: number };
+  chain: { symbol: string | null; decimals: number | null };
+}
+
+/** One known token as the reader keys it. */
+export interface Seed {
+  key: string;
+  contractHex: string;
+  token: KnownToken;
+}
+
+export interface SeededTokensOptions {
+  /** How long a confirmation stands before the next round (the token cache's TTL); at least a second. */
+  confirmEveryMs: number;
+  onDisagreement?: (disagreement: KnownTokenDisagreement) => void;
+}
+
+/** Reads one token's metadata from the nodes, within its own budget. */
+export type ReadToken = (seed: Seed) => Promise<TokenMetadata>;
+
+/** Tokens a round reads at once (three calls each): a round never floods the node. */
+const CONCURRENT_READS = 4;
+/** A round that could not ask about every token is tried again this soon (or at the period, if sooner). */
+const RETRY_MS = 60_000;
+const MIN_PERIOD_MS = 1_000;
+
+interface SeedState extends Seed {
+  /** What checks get: the known values until the chain confirms them, then the confirming reading; null while it disagrees. */
+  served: TokenMetadata | null;
+}
+
+/**
+ * Known tokens served as seeded metadata, so a check of one never waits for a metadata call, and
+ * confirmed by the chain off the checks' path. Until its first confirmation a seed is served with the
+ * known values as of their `asOf` (not confirmed yet). A round reads every seed from the nodes (a few at a
+ * time; a round in flight is joined, never doubled), then again `confirmEveryMs` later (sooner when some
+ * token could not be asked). A reading that agrees on decimals and symbol is served from then on, dated
+ * when it was read; one that differs ends the seed: checks read that token from the chain like any other
+ * (the reader caches the reading), so the assessment holds its decimals against the registry's again.
+ */
+export class SeededTokens {
+  private readonly seeds: ReadonlyMap<string, SeedState>;
+  private round: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    seeds: readonly Seed[],
+    private readonly options: SeededTokensOptions,
+  ) {
+    this.seeds = new Map(seeds.map((seed) => [seed.key, { ...seed, served: knownMetadata(seed.token) }]));
+  }
+
+  /** The seed's metadata, or null when the token is not seeded (unknown, or contradicted by the chain). */
+  get(key: string): TokenMetadata | null {
+    return this.seeds.get(key)?.served ?? null;
+  }
+
+  /** Confirms every seed now (or joins the round in flight), then on schedule until `stop()`. */
+  keepConfirmed(read: ReadToken): Promise<void> {
+    if (this.round) return this.round;
+    if (this.stopped || this.seeds.size === 0) return Promise.resolve();
+    this.round = this.confirmAll(read).then((complete) => {
+      this.round = null;
+      this.schedule(read, complete);
+    });
+    return this.round;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** One round; true when every token answered (a failure to ask leaves that seed as it was). */
+  private async confirmAll(read: ReadToken): Promise<boolean> {
+    const queue = [...this.seeds.values()];
+    let complete = true;
+    const worker = async () => {
+      for (let seed = queue.shift(); seed !== undefined && !this.stopped; seed = queue.shift()) {
+        const reading = await read(seed).catch(() => null);
+        if (reading?.complete) this.judge(seed, reading);
+        else complete = false;
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENT_READS }, worker));
+    return complete;
+  }
+
+  private judge(seed: SeedState, reading: TokenMetadata): void {
+    const { decimals, symbol, contract } = seed.token;
+    const agrees = reading.decimals === decimals && reading.symbol === symbol;
+    const wasServed = seed.served !== null;
+    seed.served = agrees ? reading : null;
+    if (!agrees && wasServed) {
+      this.options.onDisagreement?.({
+        contract,
+        known: { symbol, decimals },
+        chain: { symbol: reading.symbol, decimals: reading.decimals },
+      });
+    }
+  }
+
+  private schedule(read: ReadToken, complete: boolean): void {
+    if (this.stopped) return;
+    const period = Math.max(MIN_PERIOD_MS, this.options.confirmEveryMs);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.keepConfirmed(read), complete ? period : Math.min(period, RETRY_MS));
+    this.timer.unref();
+  }
+}
+
+function knownMetadata({ symbol, name, decimals, asOf }: KnownToken): TokenMetadata {
+  return { symbol, name, decimals, readAt: asOf, complete: true };
+}
