@@ -6,8 +6,8 @@
 //
 //   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 2] [rounds, default 5]
 //
-// Client and server share one process (and its event loop), so absolute figures understate a
-// dedicated server; the ratios compare like with like. The machine is noisy, so every endpoint
+// The client runs on a thread of its own (load-worker.mjs), so the server's event loop does only the
+// server's work, as with an external load generator; on a 2-core machine both share the cores. The machine is noisy, so every endpoint
 // runs once per round (interleaved, every other round in reverse order) and the medians over the
 // rounds are reported: a ratio is the median of the per-round ratios, each taken between runs
 // seconds apart, so it need not equal the quotient of two medians (those may come from different rounds).
@@ -20,17 +20,11 @@ import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/c
 import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
 import Koa from 'koa';
-import { Pool } from 'undici';
+import { Worker } from 'node:worker_threads';
 
 const SECONDS = Number(process.argv[2] ?? 2);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const CONNECTIONS = 32;
-
-interface Run {
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,32 +37,28 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function load(
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+const client = new Worker(new URL('./load-worker.mjs', import.meta.url));
+
+/** One run of `seconds` against `url` + `path`, generated on the client thread. */
+function load(
   url: string,
   path: string,
   headers: Record<string, string>,
   body: Uint8Array,
   seconds: number,
 ): Promise<Run> {
-  const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 });
-  const latencies: number[] = [];
-  const end = performance.now() + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const res = await pool.request({ method: 'POST', path, headers, body });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`${path}: HTTP ${res.statusCode}`);
-      latencies.push(performance.now() - started);
-    }
-  };
-  const began = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const elapsed = (performance.now() - began) / 1000;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  return new Promise((resolve, reject) => {
+    client.once('message', (answer: { run?: Run; error?: string }) =>
+      answer.run ? resolve(answer.run) : reject(new Error(answer.error)),
+    );
+    client.postMessage({ url, path, headers, body, seconds, connections: CONNECTIONS });
+  });
 }
 
 async function main(): Promise<void> {
@@ -162,6 +152,7 @@ async function main(): Promise<void> {
   console.log(ratios.join('\n'));
   await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
   await service.close({ timeoutMs: 100 });
+  await client.terminate();
 }
 
 main().catch((error: unknown) => {

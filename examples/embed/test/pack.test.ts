@@ -13,7 +13,16 @@ import { staleReason } from '../../host/build-state.mjs';
 // Needs a fresh build (CI builds before testing); elsewhere it says why it skips, except under CI.
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const PACKAGES = ['core', 'store-memory', 'store-postgres', 'adapters-express', 'adapters-koa', 'client', 'portal'];
+const PACKAGES = [
+  'codec',
+  'core',
+  'store-memory',
+  'store-postgres',
+  'adapters-express',
+  'adapters-koa',
+  'client',
+  'portal',
+];
 const stale = staleReason(ROOT);
 const skip = stale !== null && process.env.CI !== 'true' ? `needs a fresh build (${stale}): npm run build` : false;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';

@@ -15,8 +15,15 @@
 // sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number).
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
-import type { AdminApi, AdminError, Entitlements, Organization, Plan, UsageResponse } from '@tron-safety/core';
-import { createRiskProviders, createSafetyService } from '@tron-safety/core';
+import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
+import {
+  createRiskProviders,
+  createSafetyService,
+  decode,
+  ErrorResponse,
+  formatDecodeError,
+  UsageResponse,
+} from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { Command, CommanderError, Option } from 'commander';
 import type { Result } from 'neverthrow';
@@ -374,10 +381,7 @@ export function buildProgram(): Command {
           `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`,
         );
       }
-      const body = (await res.body.json()) as any;
-      if (res.statusCode !== 200)
-        throw new Exit(1, `${body?.error?.code ?? res.statusCode}: ${body?.error?.message ?? 'usage request failed'}`);
-      printUsage(body as UsageResponse);
+      printUsage(usageAnswer(res.statusCode, await res.body.json().catch(() => null)));
     });
   addSanctionsCommands(program, {
     print,
@@ -389,6 +393,18 @@ export function buildProgram(): Command {
     },
   });
   return program;
+}
+
+/** The host's `/v1/usage` answer through its codecs: the usage, or the API's refusal as exit 1. */
+function usageAnswer(status: number, body: unknown): UsageResponse {
+  const usage = decode(UsageResponse, body);
+  if (status === 200) {
+    if (usage.isOk()) return usage.value;
+    throw new Exit(1, `the host's usage answer is unreadable (${formatDecodeError(usage.error)})`);
+  }
+  const refused = decode(ErrorResponse, body);
+  if (refused.isErr()) throw new Exit(1, `${status}: usage request failed`);
+  throw new Exit(1, `${refused.value.error.code}: ${refused.value.error.message}`);
 }
 
 function printUsage(u: UsageResponse): void {

@@ -90,6 +90,10 @@ export function createHostSanctions(config: OfacHostConfig, logger: Logger): Hos
     running = r
       .refresh(stopped.signal)
       .then((result) => logRefresh(logger, result, r.status()))
+      // Outside failures are results; a rejection is a bug, logged rather than left unhandled.
+      .catch((error: unknown) =>
+        logger.error({ event: 'sanctions_refresh_failed', err: error }, 'sanctions list: the refresh failed on a bug'),
+      )
       .finally(() => (running = null));
     return running;
   };

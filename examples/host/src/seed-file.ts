@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { isLeft } from 'fp-ts/lib/Either.js';
 import * as t from 'io-ts';
-import type { AdminApi, EntitlementAssignment, Entitlements } from '@tron-safety/core';
+import {
+  decode,
+  formatDecodeError,
+  type AdminApi,
+  type EntitlementAssignment,
+  type Entitlements,
+} from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
 
@@ -79,15 +84,9 @@ export type SeedFile = t.TypeOf<typeof SeedFile>;
 
 /** Decodes a seed document; the error names the first wrong field, e.g. `organizations[0].plan.version`. */
 export function decodeSeed(value: unknown): Result<SeedFile, ConfigError> {
-  const decoded = SeedFile.decode(value);
-  if (isLeft(decoded)) {
-    const first = decoded.left[0];
-    const field = first ? fieldPath(first.context) : '';
-    const got = first?.value === undefined ? 'missing' : `got ${JSON.stringify(first.value)}`.slice(0, 80);
-    const expected = first?.context.at(-1)?.type.name ?? 'a valid value';
-    return err({ field: `seed:${field}`, message: `seed file: ${field || '(root)'} must be ${expected} (${got})` });
-  }
-  return checkReferences(decoded.right);
+  return decode(SeedFile, value)
+    .mapErr((e): ConfigError => ({ field: `seed:${e.path}`, message: `seed file: ${formatDecodeError(e)}` }))
+    .andThen(checkReferences);
 }
 
 /** Reads and decodes the seed file at `path`. */
@@ -152,20 +151,6 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
     }
   }
   return ok(seed);
-}
-
-/** `a.b[0].c` from an io-ts context, skipping the keys io-ts adds for union and intersection members. */
-function fieldPath(context: t.Context): string {
-  let path = '';
-  for (let i = 1; i < context.length; i++) {
-    let parent: t.Mixed = context[i - 1]!.type as t.Mixed;
-    // exact and refinement codecs validate in their inner codec's context entry
-    while (parent instanceof t.ExactType || parent instanceof t.RefinementType) parent = parent.type;
-    const key = context[i]!.key;
-    if (parent instanceof t.UnionType || parent instanceof t.IntersectionType || key === '') continue;
-    path += parent instanceof t.ArrayType ? `[${key}]` : path ? `.${key}` : key;
-  }
-  return path;
 }
 
 /** The part of the core's admin API a seed is loaded through. */

@@ -1,6 +1,7 @@
+import { decode, formatDecodeError } from '@tron-safety/codec';
 import type * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
-import { ErrorResponse, firstErrorPath } from './codecs.js';
+import { ErrorResponse } from './codecs.js';
 import type { Attempt } from './http.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -94,15 +95,15 @@ export function readAttempt<C extends t.Mixed>(
   const unreadable = (message: string): Result<never, ClientFailure> =>
     err({ kind: 'unresolved', reason: 'bad_response', message, status, raw, attempts });
   if (status === 200) {
-    const decoded = codec.decode(json);
-    if (decoded._tag === 'Right') return ok({ ...meta, body: decoded.right as t.TypeOf<C> });
-    return unreadable(`HTTP 200 with a body this client cannot read (at ${firstErrorPath(decoded.left)})`);
+    const decoded = decode(codec, json);
+    if (decoded.isOk()) return ok({ ...meta, body: decoded.value as t.TypeOf<C> });
+    return unreadable(`HTTP 200 with a body this client cannot read (${formatDecodeError(decoded.error)})`);
   }
-  const envelope = ErrorResponse.decode(json);
-  if (envelope._tag === 'Left') return unreadable(`HTTP ${status} without the API's error envelope`);
-  const { code, message, retryable } = envelope.right.error;
+  const envelope = decode(ErrorResponse, json);
+  if (envelope.isErr()) return unreadable(`HTTP ${status} without the API's error envelope`);
+  const { code, message, retryable } = envelope.value.error;
   const retryAfterMs = parseRetryAfter(headers['retry-after']);
-  return err({ kind: 'api_error', ...meta, body: envelope.right, code, message, retryable, retryAfterMs });
+  return err({ kind: 'api_error', ...meta, body: envelope.value, code, message, retryable, retryAfterMs });
 }
 
 /**

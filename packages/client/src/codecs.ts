@@ -165,12 +165,3 @@ export const KNOWN_REASON_CODES = [
   'EXPECTED_DATA_UNAVAILABLE',
 ] as const;
 export type KnownReasonCode = (typeof KNOWN_REASON_CODES)[number];
-
-/** The first failing field of a decode, for an error message (`"reasons.0.code"`), or the top level. */
-export function firstErrorPath(errors: t.Errors): string {
-  const path = errors[0]?.context
-    .map((c) => c.key)
-    .filter((k) => k !== '')
-    .join('.');
-  return path || 'the top level';
-}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { decode } from '@tron-safety/codec';
 import {
   createRiskProviders,
   createSafetyService,
@@ -126,9 +127,9 @@ describe('Reading a result safely: answers of the real service', () => {
   const checked = async (req: CheckRequest) => {
     const answer = await service.check({ apiKey, request: req });
     assert.ok(answer.ok);
-    const decoded = CheckResponse.decode(answer.body);
-    assert.ok(decoded._tag === 'Right', 'the client decodes the service answer');
-    return { request: req, body: decoded.right };
+    const decoded = decode(CheckResponse, answer.body);
+    assert.ok(decoded.isOk(), 'the client decodes the service answer');
+    return { request: req, body: decoded.value };
   };
 
   test('a CLEAR payment of a registry token with current risk data is safe to book with the default limits', async () => {

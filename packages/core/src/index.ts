@@ -4,6 +4,9 @@
 // `/testing` and `/fakes` (test doubles). `/internal` serves this repository's other packages
 // and carries no compatibility promise.
 
+// Decoding outside data through a codec (the contract's below, or a caller's own) into a Result.
+export { decode, formatDecodeError, type DecodeError } from '@tron-safety/codec';
+
 // The service and its HTTP surface.
 export {
   createSafetyService,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { isRight } from 'fp-ts/lib/Either.js';
+import { decode } from '@tron-safety/codec';
 import type { AssessmentInput } from '../src/assessment/input.js';
 import { reasonPriority, TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
@@ -38,7 +38,7 @@ const token = (authenticity: 'official' | 'fake' | 'unknown'): TokenAuthenticity
 });
 
 function decodes(r: TransactionCheckResponse): void {
-  assert.ok(isRight(TransactionCheckResponse.decode(JSON.parse(JSON.stringify(r)))), 'decodes with the codec');
+  assert.ok(decode(TransactionCheckResponse, JSON.parse(JSON.stringify(r))).isOk(), 'decodes with the codec');
 }
 
 describe('response rules', () => {

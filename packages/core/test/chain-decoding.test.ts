@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { decode } from '@tron-safety/codec';
 import fc from 'fast-check';
 import { categoryOf, CONTRACT_TYPES, contractTypeNumber } from '../src/chain/categories.js';
 import { LruCache } from '../src/chain/lru.js';
@@ -95,9 +96,9 @@ describe('ContractType categories', () => {
   test('a transaction of every type verifies against its raw bytes (type number, type_url, owner)', () => {
     REFERENCE_TABLE.forEach(([, name], i) => {
       const built = build(name, i);
-      const decoded = NodeTransaction.decode(built.transaction);
-      if (decoded._tag === 'Left') return assert.fail(`${name}: the built body does not decode`);
-      const v = verifyTransaction(built.txID, decoded.right);
+      const decoded = decode(NodeTransaction, built.transaction);
+      if (decoded.isErr()) return assert.fail(`${name}: the built body does not decode`);
+      const v = verifyTransaction(built.txID, decoded.value);
       assert.equal(v.verified, true, `${name}: ${JSON.stringify(v.disagreements)}`);
     });
   });

@@ -68,6 +68,8 @@ const ROOT_VALUES = [
   'createTokenAuthenticityProvider',
   'createTokenRegistry',
   'createTronChainFactsProvider',
+  'decode',
+  'formatDecodeError',
   'generateApiKey',
   'hashApiKey',
   'isV1Path',

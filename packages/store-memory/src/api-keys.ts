@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
 import { LAST_USED_RESOLUTION_MS } from '@tron-safety/core/internal';
+import { err, ok } from 'neverthrow';
 import { frozenCopy } from './frozen.js';
 
 export class MemoryApiKeyStore implements ApiKeyStore {
@@ -44,13 +45,13 @@ export class MemoryApiKeyStore implements ApiKeyStore {
 
   async rotateKey(organizationId: string, keyId: string, replacement: ApiKeyRecord, now: Date): Promise<RotateOutcome> {
     const record = this.#byId.get(keyId);
-    if (!record || record.organizationId !== organizationId) return { ok: false, reason: 'not_found' };
-    if (record.revokedAt) return { ok: false, reason: 'revoked' };
+    if (!record || record.organizationId !== organizationId) return err('not_found');
+    if (record.revokedAt) return err('revoked');
     if (this.#byId.has(replacement.id) || this.#idByHash.has(replacement.hash)) {
       throw new Error('replacement key id or hash already exists');
     }
     const revoked = this.#put({ ...record, revokedAt: now, replacedBy: replacement.id });
-    return { ok: true, revoked, created: this.#put(replacement) };
+    return ok({ revoked, created: this.#put(replacement) });
   }
 
   #put(record: ApiKeyRecord): ApiKeyRecord {

@@ -6,6 +6,7 @@ import type {
   RemoveMemberParams,
   SetMemberRoleParams,
 } from '@tron-safety/core';
+import { err, ok } from 'neverthrow';
 
 const copyMember = (m: MemberRecord): MemberRecord => ({ ...m, invitation: m.invitation && { ...m.invitation } });
 
@@ -56,21 +57,21 @@ export class MemoryMemberStore implements MemberStore {
 
   async setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome> {
     const member = this.#byId.get(params.memberId);
-    if (member?.organizationId !== params.organizationId) return { ok: false, reason: 'not_found' };
-    if (params.role !== 'owner' && this.#isLastOwner(member)) return { ok: false, reason: 'last_owner' };
+    if (member?.organizationId !== params.organizationId) return err('not_found');
+    if (params.role !== 'owner' && this.#isLastOwner(member)) return err('last_owner');
     member.role = params.role;
     member.updatedAt = params.now;
-    return { ok: true, member: copyMember(member) };
+    return ok(copyMember(member));
   }
 
   async removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
     const member = this.#byId.get(params.memberId);
-    if (member?.organizationId !== params.organizationId) return { ok: false, reason: 'not_found' };
-    if (this.#isLastOwner(member)) return { ok: false, reason: 'last_owner' };
+    if (member?.organizationId !== params.organizationId) return err('not_found');
+    if (this.#isLastOwner(member)) return err('last_owner');
     this.#byId.delete(member.id);
     this.#idByEmail.delete(member.email);
     if (member.invitation) this.#idByInvitation.delete(member.invitation.tokenHash);
-    return { ok: true, member: copyMember(member) };
+    return ok(copyMember(member));
   }
 
   #copyOf(id: string | undefined): MemberRecord | null {

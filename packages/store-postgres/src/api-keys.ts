@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
 import * as t from 'io-ts';
+import { err, ok } from 'neverthrow';
 import type pg from 'pg';
 import { inTransaction } from './connection.js';
 import { decodeRow, decodeRows, PgDate } from './rows.js';
@@ -69,18 +70,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
           organizationId,
           keyId,
         ]);
-        return { ok: false, reason: exists.rowCount === 1 ? 'revoked' : 'not_found' } as const;
+        return err(exists.rowCount === 1 ? 'revoked' : 'not_found');
       }
       // A clash of the replacement's id or hash throws and rolls the revocation back.
       const created = await client.query(
         `INSERT INTO api_keys (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
         keyParams(replacement),
       );
-      return {
-        ok: true,
-        revoked: toRecord(old),
-        created: toRecord(decodeRows(ApiKeyRow, created.rows, 'api_keys')[0]!),
-      } as const;
+      return ok({ revoked: toRecord(old), created: toRecord(decodeRows(ApiKeyRow, created.rows, 'api_keys')[0]!) });
     });
   }
 }

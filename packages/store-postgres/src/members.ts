@@ -7,6 +7,7 @@ import type {
   SetMemberRoleParams,
 } from '@tron-safety/core';
 import * as t from 'io-ts';
+import { err, ok } from 'neverthrow';
 import type pg from 'pg';
 import { inTransaction } from './connection.js';
 import { decodeRow, decodeRows, PgDate } from './rows.js';
@@ -123,12 +124,12 @@ export class PostgresMemberStore implements MemberStore {
       // Each statement after the lock sees every change committed before it was granted.
       const changed = await client.query(sql, [params.organizationId, params.memberId, ...extra]);
       const row = decodeRow(MemberRow, changed.rows, 'portal_members');
-      if (row) return { ok: true, member: toRecord(row) } as const;
+      if (row) return ok(toRecord(row));
       const exists = await client.query('SELECT 1 FROM portal_members WHERE organization_id = $1 AND id = $2', [
         params.organizationId,
         params.memberId,
       ]);
-      return { ok: false, reason: exists.rowCount === 1 ? 'last_owner' : 'not_found' } as const;
+      return err(exists.rowCount === 1 ? 'last_owner' : 'not_found');
     });
   }
 

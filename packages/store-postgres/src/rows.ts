@@ -1,3 +1,4 @@
+import { decode, formatDecodeError } from '@tron-safety/core';
 import * as t from 'io-ts';
 
 /** A timestamptz column: node-postgres hands it over as a Date. */
@@ -11,25 +12,15 @@ export const PgDate = new t.Type<Date, Date, unknown>(
 /**
  * Decodes database rows through `codec`. A row that does not decode means the schema and the
  * code disagree: that is a store failure, so it throws (the promise rejects), naming the fields
- * but never echoing their values.
+ * but never echoing their values (a `DecodeError` never carries a string's text).
  */
 export function decodeRows<C extends t.Mixed>(codec: C, rows: readonly unknown[], table: string): Array<t.TypeOf<C>> {
   return rows.map((row) => {
-    const decoded = codec.decode(row);
-    if (decoded._tag === 'Left') {
-      const fields = [
-        ...new Set(
-          decoded.left.map((e) =>
-            e.context
-              .map((c) => c.key)
-              .filter(Boolean)
-              .join('.'),
-          ),
-        ),
-      ];
-      throw new Error(`unexpected ${table} row from the database (fields: ${fields.join(', ') || 'row'})`);
-    }
-    return decoded.right;
+    const decoded = decode(codec, row);
+    if (decoded.isOk()) return decoded.value;
+    const { fields } = decoded.error;
+    const where = `fields: ${fields.join(', ') || 'row'}; ${formatDecodeError(decoded.error)}`;
+    throw new Error(`unexpected ${table} row from the database (${where})`);
   });
 }
 

@@ -1,7 +1,9 @@
+import { decode, formatDecodeError } from '@tron-safety/codec';
 import type * as t from 'io-ts';
-import { errAsync, okAsync, ResultAsync } from 'neverthrow';
+import { err, errAsync, ok, okAsync, ResultAsync, type Result } from 'neverthrow';
 import { Pool, type Dispatcher } from 'undici';
 import { observeCall, type ProviderCallObserver, type ProviderCallOutcome } from './call-observer.js';
+import { rethrowProgrammerError } from './programmer-error.js';
 import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 
 /** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
@@ -77,8 +79,6 @@ const OUTCOME: Record<NodeCallError['kind'], ProviderCallOutcome> = {
 
 const RETRYABLE_STATUS = (status: number) => status === 429 || status >= 500;
 
-type Attempt<A> = { ok: true; value: A } | { ok: false; error: NodeCallError; retryable: boolean };
-
 const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -111,7 +111,7 @@ export async function readBodyText(body: Dispatcher.ResponseData['body'], maxByt
  * a per-attempt timeout combined with the caller's signal, and bounded retries with full jitter on
  * 5xx/429/network errors/timeouts while the caller's signal has not fired and the call's deadline
  * leaves room for a whole attempt. Every answer is decoded
- * through an io-ts codec; nothing the node sends can make a call throw.
+ * through an io-ts codec; nothing the node sends can make a call throw (a bug rejects).
  */
 export class TronNodeClient {
   private readonly pools = new Map<string, Pool>();
@@ -149,32 +149,21 @@ export class TronNodeClient {
   }
 
   getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
-    return this.call(
-      node,
-      'gettransactionbyid',
-      { value: txId, visible: false },
-      NodeTransaction,
-      signal,
-      true,
-      deadline,
-    );
+    const body = { value: txId, visible: false };
+    const spec = { node, endpoint: 'gettransactionbyid', body, codec: NodeTransaction, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   getTransactionInfoById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
-    return this.call(
-      node,
-      'gettransactioninfobyid',
-      { value: txId, visible: false },
-      NodeTransactionInfo,
-      signal,
-      true,
-      deadline,
-    );
+    const body = { value: txId, visible: false };
+    const spec = { node, endpoint: 'gettransactioninfobyid', body, codec: NodeTransactionInfo, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   getNowBlock(node: TronNode, signal: AbortSignal, deadline?: number): ResultAsync<NodeBlock, NodeCallError> {
-    return this.call(node, 'getnowblock', {}, NodeBlock, signal, false, deadline).andThen((block) =>
-      block === null ? errAsync(this.bad(node, 'getnowblock', 'empty block')) : okAsync(block),
+    const spec = { node, endpoint: 'getnowblock', body: {}, codec: NodeBlock, emptyIsNotFound: false };
+    return this.call(spec, signal, deadline).andThen((block) =>
+      block === null ? errAsync(bad(spec, 'empty block')) : okAsync(block),
     );
   }
 
@@ -186,25 +175,21 @@ export class TronNodeClient {
     signal: AbortSignal,
     deadline?: number,
   ) {
-    return this.call(
-      node,
-      'triggerconstantcontract',
-      // Any valid owner works for a constant call: the contract itself always exists as an address.
-      {
-        owner_address: contractHex41,
-        contract_address: contractHex41,
-        function_selector: functionSelector,
-        visible: false,
-      },
-      NodeConstantCall,
-      signal,
-      false,
-      deadline,
-    );
+    // Any valid owner works for a constant call: the contract itself always exists as an address.
+    const body = {
+      owner_address: contractHex41,
+      contract_address: contractHex41,
+      function_selector: functionSelector,
+      visible: false,
+    };
+    const spec = { node, endpoint: 'triggerconstantcontract', body, codec: NodeConstantCall, emptyIsNotFound: false };
+    return this.call(spec, signal, deadline);
   }
 
   getAssetIssueById(node: TronNode, id: string, signal: AbortSignal, deadline?: number) {
-    return this.call(node, 'getassetissuebyid', { value: id, visible: false }, NodeAssetIssue, signal, true, deadline);
+    const body = { value: id, visible: false };
+    const spec = { node, endpoint: 'getassetissuebyid', body, codec: NodeAssetIssue, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
   }
 
   async close(): Promise<void> {
@@ -221,62 +206,50 @@ export class TronNodeClient {
     return pool;
   }
 
-  private bad(node: TronNode, endpoint: string, detail: string): NodeCallError {
-    return { kind: 'bad_response', node, endpoint, detail };
-  }
-
   /**
    * `deadline` (a `performance.now()` time, default none) ends the call as a timeout: an attempt
    * never runs past it, and a retry starts only when a whole attempt (the per-call timeout) still
    * fits after its backoff, so a slow node cannot spend the time a fallback or a later round needs.
+   * A bug (a TypeError…) rejects the promise: it is never typed as the node's failure.
    */
-  private call<A>(
-    node: TronNode,
-    endpoint: string,
-    body: object,
-    codec: t.Type<A, unknown, unknown>,
-    signal: AbortSignal,
-    emptyIsNotFound: boolean,
-    deadline = Number.POSITIVE_INFINITY,
-  ): ResultAsync<Found<A>, NodeCallError> {
-    const run = async (): Promise<Found<A>> => {
-      for (let attempt = 0; ; attempt++) {
-        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
-        const left = deadline - performance.now();
-        if (left <= 0) throw { kind: 'timeout', node, endpoint } satisfies NodeCallError;
-        const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
-        const result = await this.attempt(
-          node,
-          endpoint,
-          body,
-          codec,
-          signal,
-          emptyIsNotFound,
-          Math.min(this.timeoutMs, left),
-        );
-        if (result.ok) ended('ok');
-        else ended(OUTCOME[result.error.kind], result.error.kind === 'http_status' ? result.error.status : undefined);
-        if (result.ok) return result.value;
-        if (signal.aborted) throw { kind: 'aborted' } satisfies NodeCallError;
-        if (!result.retryable || attempt + 1 >= this.retry.attempts) throw result.error;
-        const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
-        const wait = Math.random() * cap;
-        if (performance.now() + wait + this.timeoutMs > deadline) throw result.error;
-        await abortableSleep(wait, signal);
-      }
-    };
-    return ResultAsync.fromPromise(run(), (e) => e as NodeCallError);
+  private call<A>(spec: NodeCall<A>, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY) {
+    return new ResultAsync(this.callWithRetries(spec, signal, deadline));
   }
 
-  private async attempt<A>(
-    node: TronNode,
-    endpoint: string,
-    body: object,
-    codec: t.Type<A, unknown, unknown>,
+  private async callWithRetries<A>(
+    spec: NodeCall<A>,
     signal: AbortSignal,
-    emptyIsNotFound: boolean,
+    deadline: number,
+  ): Promise<Result<Found<A>, NodeCallError>> {
+    const { node, endpoint } = spec;
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) return err({ kind: 'aborted' });
+      const left = deadline - performance.now();
+      if (left <= 0) return err({ kind: 'timeout', node, endpoint });
+      const ended = observeCall(this.onCall, { provider: `tron_${node}_node`, call: endpoint });
+      const result = await this.attempt(spec, signal, Math.min(this.timeoutMs, left));
+      if (result.isOk()) {
+        ended('ok');
+        return ok(result.value);
+      }
+      const { error, retryable } = result.error;
+      ended(OUTCOME[error.kind], error.kind === 'http_status' ? error.status : undefined);
+      if (signal.aborted) return err({ kind: 'aborted' });
+      if (!retryable || attempt + 1 >= this.retry.attempts) return err(error);
+      const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+      const wait = Math.random() * cap;
+      if (performance.now() + wait + this.timeoutMs > deadline) return err(error);
+      await abortableSleep(wait, signal);
+    }
+  }
+
+  /** One POST and its answer, within `timeoutMs` and the caller's signal. */
+  private async attempt<A>(
+    spec: NodeCall<A>,
+    signal: AbortSignal,
     timeoutMs: number,
-  ): Promise<Attempt<Found<A>>> {
+  ): Promise<Result<Found<A>, AttemptFailure>> {
+    const { node, endpoint } = spec;
     const base = this.bases[node];
     // One controller per attempt, fired by the caller's signal or the attempt's timer; both are
     // released when the attempt ends (cheaper than AbortSignal.any, and no timer outlives a call).
@@ -288,23 +261,22 @@ export class TronNodeClient {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const fail = (error: NodeCallError, retryable: boolean): Attempt<Found<A>> => ({ ok: false, error, retryable });
-    let text: string;
     try {
       const res = await this.pool(base.origin).request({
         method: 'POST',
         path: base.prefix + endpoint,
         headers: this.headers,
-        body: JSON.stringify(body),
+        body: JSON.stringify(spec.body),
         signal: controller.signal,
       });
-      const read = await readBodyText(res.body, this.maxResponseBytes);
-      if (read === null) return fail(this.bad(node, endpoint, 'response too large'), false);
-      text = read;
+      const text = await readBodyText(res.body, this.maxResponseBytes);
+      if (text === null) return fail(bad(spec, 'response too large'), false);
       if (res.statusCode !== 200) {
         return fail({ kind: 'http_status', node, endpoint, status: res.statusCode }, RETRYABLE_STATUS(res.statusCode));
       }
+      return readAnswer(spec, text).mapErr((error) => ({ error, retryable: false }));
     } catch (e) {
+      rethrowProgrammerError(e);
       if (signal.aborted) return fail({ kind: 'aborted' }, false);
       if (timedOut) return fail({ kind: 'timeout', node, endpoint }, true);
       const detail =
@@ -314,31 +286,44 @@ export class TronNodeClient {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      const what = text.trimStart().startsWith('<') ? 'HTML instead of JSON' : 'not JSON';
-      return fail(this.bad(node, endpoint, what), false);
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-      return fail(this.bad(node, endpoint, 'not a JSON object'), false);
-    }
-    if ('Error' in json) {
-      return fail({ kind: 'node_error', node, endpoint, message: String((json as { Error: unknown }).Error) }, false);
-    }
-    if (Object.keys(json).length === 0) {
-      return emptyIsNotFound ? { ok: true, value: null } : fail(this.bad(node, endpoint, 'empty answer'), false);
-    }
-    const decoded = codec.decode(json);
-    if (decoded._tag === 'Left') {
-      const path =
-        decoded.left[0]?.context
-          .map((c) => c.key)
-          .filter(Boolean)
-          .join('.') ?? '';
-      return fail(this.bad(node, endpoint, `unexpected shape at ${path || 'root'}`), false);
-    }
-    return { ok: true, value: decoded.right };
   }
+}
+
+/** What one call asks: the node, its endpoint and body, and how to read its answer. */
+interface NodeCall<A> {
+  node: TronNode;
+  endpoint: string;
+  body: object;
+  codec: t.Decoder<unknown, A>;
+  /** java-tron answers `{}` for a lookup that found nothing. */
+  emptyIsNotFound: boolean;
+}
+
+/** A failed attempt, and whether another attempt may answer differently. */
+type AttemptFailure = { error: NodeCallError; retryable: boolean };
+
+const fail = (error: NodeCallError, retryable: boolean) => err<never, AttemptFailure>({ error, retryable });
+
+const bad = ({ node, endpoint }: Pick<NodeCall<unknown>, 'node' | 'endpoint'>, detail: string): NodeCallError => ({
+  kind: 'bad_response',
+  node,
+  endpoint,
+  detail,
+});
+
+/** A 200 answer's body: JSON, not java-tron's `{"Error": …}`, and the shape the call's codec expects. */
+function readAnswer<A>(spec: NodeCall<A>, text: string): Result<Found<A>, NodeCallError> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return err(bad(spec, text.trimStart().startsWith('<') ? 'HTML instead of JSON' : 'not JSON'));
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return err(bad(spec, 'not a JSON object'));
+  if ('Error' in json) {
+    const { node, endpoint } = spec;
+    return err({ kind: 'node_error', node, endpoint, message: String((json as { Error: unknown }).Error) });
+  }
+  if (Object.keys(json).length === 0) return spec.emptyIsNotFound ? ok(null) : err(bad(spec, 'empty answer'));
+  return decode(spec.codec, json).mapErr((e) => bad(spec, `unexpected shape (${formatDecodeError(e)})`));
 }

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { err, ok, type Result } from 'neverthrow';
 import { decodeAbiString, decodeDecimals, hexToText } from '../tron/abi.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import type { NodeCallError, TronNode, TronNodeClient } from './client.js';
@@ -198,34 +199,30 @@ export class TokenMetadataReader {
   private async fromEitherNode<T>(
     nodes: readonly TronNode[],
     deadline: number,
-    ask: (node: TronNode, deadline: number) => Promise<{ ok: true; value: T } | { ok: false; error: NodeCallError }>,
+    ask: (node: TronNode, deadline: number) => PromiseLike<Result<T, NodeCallError>>,
   ): Promise<Read<T>> {
     for (const [i, node] of nodes.entries()) {
       const share = (deadline - performance.now()) / (nodes.length - i);
       const answer = await ask(node, performance.now() + share);
-      if (answer.ok) return { asked: true, value: answer.value };
+      if (answer.isOk()) return { asked: true, value: answer.value };
     }
     return { asked: false };
   }
 
   private async readTrc20(contractHex: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
     const call = <T>(selector: string, decode: (hex: string) => T | null) =>
-      this.fromEitherNode<T>(nodes, deadline, async (node, until) => {
-        const answer = await this.client.triggerConstantContract(
-          node,
-          contractHex,
-          selector,
-          this.closing.signal,
-          until,
-        );
-        if (answer.isErr()) return { ok: false, error: answer.error };
-        const code = answer.value?.result?.code;
-        // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.
-        if (code !== undefined && code !== 'CONTRACT_VALIDATE_ERROR') {
-          return { ok: false, error: { kind: 'node_error', node, endpoint: 'triggerconstantcontract', message: code } };
-        }
-        return { ok: true, value: constantValue(answer.value, decode) as T };
-      });
+      this.fromEitherNode<T>(nodes, deadline, (node, until) =>
+        this.client
+          .triggerConstantContract(node, contractHex, selector, this.closing.signal, until)
+          .andThen((answer): Result<T, NodeCallError> => {
+            const code = answer?.result?.code;
+            // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.
+            if (code !== undefined && code !== 'CONTRACT_VALIDATE_ERROR') {
+              return err({ kind: 'node_error', node, endpoint: 'triggerconstantcontract', message: code });
+            }
+            return ok(constantValue(answer, decode) as T);
+          }),
+      );
     const [decimals, symbol, name] = await Promise.all([
       call('decimals()', decodeDecimals),
       call('symbol()', decodeAbiString),
@@ -241,10 +238,9 @@ export class TokenMetadataReader {
   }
 
   private async readTrc10(id: string, nodes: readonly TronNode[], deadline: number): Promise<TokenMetadata> {
-    const asset = await this.fromEitherNode(nodes, deadline, async (node, until) => {
-      const answer = await this.client.getAssetIssueById(node, id, this.closing.signal, until);
-      return answer.isOk() ? { ok: true, value: answer.value } : { ok: false, error: answer.error };
-    });
+    const asset = await this.fromEitherNode(nodes, deadline, (node, until) =>
+      this.client.getAssetIssueById(node, id, this.closing.signal, until),
+    );
     const found = asset.asked ? asset.value : null;
     return {
       // proto3 omits a zero precision.

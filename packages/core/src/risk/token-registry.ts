@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { decode } from '@tron-safety/codec';
 import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
@@ -170,19 +171,19 @@ export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[],
   if (!Array.isArray(json)) return err(`${path}: must be a JSON array of {contract, symbol, decimals, name}`);
   const tokens: OfficialTokenData[] = [];
   for (const [i, entry] of json.entries()) {
-    const decoded = TokenRegistryFileEntry.decode(entry);
+    const decoded = decode(TokenRegistryFileEntry, entry);
     const extra =
       entry && typeof entry === 'object'
         ? Object.keys(entry).filter((k) => !(TOKEN_FILE_FIELDS as readonly string[]).includes(k))
         : [];
-    if (decoded._tag === 'Left' || extra.length > 0) {
+    if (decoded.isErr() || extra.length > 0) {
       const wrong =
         extra.length > 0
           ? `unknown field "${extra[0]}"`
           : 'needs contract, symbol, name (strings) and decimals (a number)';
       return err(`${path}: entry ${i}: ${wrong}`);
     }
-    tokens.push(decoded.right);
+    tokens.push(decoded.value);
   }
   return createTokenRegistry(tokens, FILE_ENTRIES)
     .map(() => tokens)

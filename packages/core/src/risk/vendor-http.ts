@@ -1,5 +1,6 @@
+import { decode, formatDecodeError } from '@tron-safety/codec';
 import type * as t from 'io-ts';
-import { err, ok, type Result } from 'neverthrow';
+import { err, type Result } from 'neverthrow';
 import { request } from 'undici';
 import {
   observeCall,
@@ -8,6 +9,7 @@ import {
   type ProviderCallOutcome,
 } from '../chain/call-observer.js';
 import { readBodyText } from '../chain/client.js';
+import { rethrowProgrammerError } from '../chain/programmer-error.js';
 
 /** Vendor answers larger than this are not an answer we can trust to read. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -24,7 +26,8 @@ type Failure = { outcome: ProviderCallOutcome; reason: string; status?: number }
 
 /**
  * GET a vendor's JSON and decode it. Every outside failure (network, status, timeout, abort,
- * body that is not what the codec says) comes back as a short reason, never as a throw.
+ * body that is not what the codec says) comes back as a short reason, never as a throw; a bug
+ * (a TypeError…) is thrown on, never reported as the vendor's failure.
  */
 export async function getVendorJson<C extends t.Mixed>(
   vendor: VendorRequest,
@@ -57,6 +60,7 @@ async function fetchDecoded<C extends t.Mixed>(
     if (read === null) return err({ outcome: 'decode', reason: 'response body too large' });
     text = read;
   } catch (cause) {
+    rethrowProgrammerError(cause);
     if (!signal.aborted) return err({ outcome: 'network', reason: `request failed: ${(cause as Error).message}` });
     const reason = abortReason(signal);
     return err({ outcome: reason === 'timed out' ? 'timeout' : 'aborted', reason });
@@ -67,22 +71,14 @@ async function fetchDecoded<C extends t.Mixed>(
   } catch {
     return err({ outcome: 'decode', reason: 'malformed body (not JSON)' });
   }
-  const decoded = codec.decode(json);
-  if (decoded._tag === 'Left')
-    return err({ outcome: 'decode', reason: `unexpected body at ${errorPath(decoded.left)}` });
-  return ok(decoded.right);
+  return decode(codec, json).mapErr((e) => ({
+    outcome: 'decode',
+    reason: `unexpected body (${formatDecodeError(e)})`,
+  }));
 }
 
 /** A timeout error raised by `AbortSignal.timeout` is a TimeoutError; anything else is the caller's deadline. */
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return reason instanceof DOMException && reason.name === 'TimeoutError' ? 'timed out' : 'check deadline reached';
-}
-
-function errorPath(errors: t.Errors): string {
-  const path = errors[0]?.context
-    .map((c) => c.key)
-    .filter((k) => k !== '')
-    .join('.');
-  return path ? `"${path}"` : 'the top level';
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { decode, formatDecodeError } from '@tron-safety/codec';
 import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import { Network } from '../contract/enums.js';
@@ -91,15 +92,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminError> => err({ code, message });
 
-function decode<T>(codec: t.Decoder<unknown, T>, value: unknown, what: string): Result<T, AdminError> {
-  const decoded = codec.decode(value);
-  if (decoded._tag === 'Right') return ok(decoded.right);
-  const path =
-    decoded.left[0]?.context
-      .map((c) => c.key)
-      .filter(Boolean)
-      .join('.') ?? '';
-  return fail('invalid', `invalid ${what}${path ? ` at ${path}` : ''}`);
+function decodeInput<T>(codec: t.Decoder<unknown, T>, value: unknown, what: string): Result<T, AdminError> {
+  return decode(codec, value).mapErr((e) => ({
+    code: 'invalid' as const,
+    message: `invalid ${what}: ${formatDecodeError(e)}`,
+  }));
 }
 
 function copyEntitlements(e: Entitlements): Entitlements {
@@ -139,7 +136,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
 
   async function resolveAssignment(input: AssignmentInput): Promise<Result<EntitlementAssignment, AdminError>> {
     if ('entitlements' in input) {
-      return decode(EntitlementsCodec, input.entitlements, 'entitlements').map((e) => ({
+      return decodeInput(EntitlementsCodec, input.entitlements, 'entitlements').map((e) => ({
         kind: 'custom',
         entitlements: copyEntitlements(e),
       }));
@@ -210,7 +207,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       const version = input.version ?? (latest ? latest.version + 1 : 1);
       if (await organizations.getPlan(input.code, version))
         return fail('conflict', `plan ${input.code} version ${version} exists`);
-      const plan = decode(PlanCodec, { ...input, version }, 'plan');
+      const plan = decodeInput(PlanCodec, { ...input, version }, 'plan');
       if (plan.isErr()) return err(plan.error);
       const stored: Plan = { code: plan.value.code, version, name: plan.value.name, ...copyEntitlements(plan.value) };
       await organizations.putPlan(stored);
@@ -331,12 +328,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         lastUsedAt: null,
       };
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
-      if (!rotated.ok)
+      if (rotated.isErr())
         return fail(
-          rotated.reason === 'not_found' ? 'not_found' : 'conflict',
-          `key ${rotated.reason === 'revoked' ? 'already revoked' : 'not found'}`,
+          rotated.error === 'not_found' ? 'not_found' : 'conflict',
+          `key ${rotated.error === 'revoked' ? 'already revoked' : 'not found'}`,
         );
-      return ok({ key, metadata: keyMetadata(rotated.created), revoked: keyMetadata(rotated.revoked) });
+      return ok({ key, metadata: keyMetadata(rotated.value.created), revoked: keyMetadata(rotated.value.revoked) });
     },
 
     async revokeApiKey(
@@ -378,7 +375,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     seed: {
       /** Inserts or replaces plan version `(code, version)`. */
       async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
-        const decoded = decode(PlanCodec, plan, 'plan');
+        const decoded = decodeInput(PlanCodec, plan, 'plan');
         if (decoded.isErr()) return err(decoded.error);
         const stored: Plan = {
           code: decoded.value.code,

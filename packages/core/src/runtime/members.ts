@@ -159,8 +159,8 @@ export function createMembersApi(stores: SafetyStores, now: () => Date) {
       const member = await changeable(actor, organizationId, memberId, role);
       if (member.isErr()) return err(member.error);
       const changed = await members.setMemberRole({ organizationId, memberId, role, now: now() });
-      if (changed.ok) return ok(memberView(changed.member));
-      return changed.reason === 'last_owner'
+      if (changed.isOk()) return ok(memberView(changed.value));
+      return changed.error === 'last_owner'
         ? fail('conflict', 'the last owner cannot be demoted: make another member owner first')
         : fail('not_found', 'no such member');
     },
@@ -174,12 +174,12 @@ export function createMembersApi(stores: SafetyStores, now: () => Date) {
       const member = await changeable(actor, organizationId, memberId, null);
       if (member.isErr()) return err(member.error);
       const removed = await members.removeMember({ organizationId, memberId });
-      if (!removed.ok)
-        return removed.reason === 'last_owner'
+      if (removed.isErr())
+        return removed.error === 'last_owner'
           ? fail('conflict', 'the last owner cannot be removed: make another member owner first')
           : fail('not_found', 'no such member');
       await stores.sessions.deleteMemberSessions(memberId);
-      return ok(memberView(removed.member));
+      return ok(memberView(removed.value));
     },
 
     /** The pending invitation of a link token (for the set-password page). */

@@ -1,3 +1,4 @@
+import type { Result } from 'neverthrow';
 /**
  * API keys. Only a SHA-256 hash of a key is stored (keys are 256-bit random, so a fast hash is
  * enough); `prefix` is the non-secret start of the key shown in lists.
@@ -24,8 +25,8 @@ export interface ApiKeyRecord {
 /** How often `begin` moves a key's `lastUsedAt` at most: a key used again within this keeps its time. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type RotateOutcome =
-  { ok: true; revoked: ApiKeyRecord; created: ApiKeyRecord } | { ok: false; reason: 'not_found' | 'revoked' };
+/** The old key revoked (replaced by the new one) and the new one; or why nothing changed. */
+export type RotateOutcome = Result<{ revoked: ApiKeyRecord; created: ApiKeyRecord }, 'not_found' | 'revoked'>;
 
 export interface ApiKeyStore {
   /** Inserts a key; false when its id or hash already exists. */

@@ -47,7 +47,8 @@ export { LAST_USED_RESOLUTION_MS } from './api-keys.js';
  * A check uses `checks` (begin and finish, one call each); the other stores' per-step methods
  * define what those calls do and serve the usage report, the admin API and the sweeper.
  *
- * Failures: expected outcomes are values (`{ ok: false }`, `null`, `conflict`); a rejected
+ * Failures: expected outcomes are values (a `Result`'s refusal such as `last_owner`, the busy slot's or
+ * full quota's `{ ok: false, … }` state, `null`, `conflict`); a rejected
  * promise means the store itself failed, which the runtime answers as an error (503
  * `rate_limiter_unavailable` when a check or usage request cannot be admitted, else 500) and never as an answer.
  */

@@ -1,3 +1,4 @@
+import type { Result } from 'neverthrow';
 /**
  * Members: the people of an organization who sign in to the developer portal (spec
  * Authentication 3–4). A member is created by invitation: until the invitation is accepted the
@@ -27,10 +28,8 @@ export interface MemberRecord {
   updatedAt: Date;
 }
 
-export type MemberChangeOutcome =
-  | { ok: true; member: MemberRecord }
-  /** `last_owner`: the change would leave the organization without an owner, so nothing changed. */
-  | { ok: false; reason: 'not_found' | 'last_owner' };
+/** The changed (or removed) member; `last_owner`: the change would leave the organization without an owner, so nothing changed. */
+export type MemberChangeOutcome = Result<MemberRecord, 'not_found' | 'last_owner'>;
 
 export interface AcceptInvitationParams {
   tokenHash: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
 import type { SafetyStores } from '../stores/index.js';
-import type { MemberRecord, MemberRole } from '../stores/members.js';
+import type { MemberChangeOutcome, MemberRecord, MemberRole } from '../stores/members.js';
 import type { SessionRecord } from '../stores/sessions.js';
 
 // The portal's stores (members, sessions, sign-in failures) in the store conformance suite: every
@@ -16,6 +16,8 @@ const T0 = new Date('2026-05-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
 const MINUTE = 60_000;
 const hash = () => randomBytes(32).toString('hex');
+/** Why a member change did nothing, or `changed`. */
+const refusal = (outcome: MemberChangeOutcome) => (outcome.isErr() ? outcome.error : 'changed');
 
 function member(organizationId: string, role: MemberRole, overrides: Partial<MemberRecord> = {}): MemberRecord {
   return {
@@ -109,33 +111,23 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       await members.insertMember(owner);
       await members.insertMember(dev);
       const params = (memberId: string, role: MemberRole) => ({ organizationId: orgId, memberId, role, now: at(5) });
-      assert.deepEqual(await members.setMemberRole(params(owner.id, 'admin')), { ok: false, reason: 'last_owner' });
-      assert.deepEqual(await members.removeMember({ organizationId: orgId, memberId: owner.id }), {
-        ok: false,
-        reason: 'last_owner',
-      });
-      assert.deepEqual(await members.setMemberRole({ ...params(dev.id, 'owner'), organizationId: randomUUID() }), {
-        ok: false,
-        reason: 'not_found',
-      });
-      assert.deepEqual(await members.setMemberRole(params(randomUUID(), 'owner')), { ok: false, reason: 'not_found' });
+      assert.equal(refusal(await members.setMemberRole(params(owner.id, 'admin'))), 'last_owner');
+      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: owner.id })), 'last_owner');
+      const elsewhere = { ...params(dev.id, 'owner'), organizationId: randomUUID() };
+      assert.equal(refusal(await members.setMemberRole(elsewhere)), 'not_found');
+      assert.equal(refusal(await members.setMemberRole(params(randomUUID(), 'owner'))), 'not_found');
 
-      const promoted = await members.setMemberRole(params(dev.id, 'owner'));
-      assert.ok(promoted.ok);
-      assert.equal(promoted.member.role, 'owner');
-      assert.deepEqual(promoted.member.updatedAt, at(5));
-      assert.equal((await members.setMemberRole(params(owner.id, 'owner'))).ok, true, 'an owner stays owner');
+      const promoted = (await members.setMemberRole(params(dev.id, 'owner')))._unsafeUnwrap();
+      assert.equal(promoted.role, 'owner');
+      assert.deepEqual(promoted.updatedAt, at(5));
+      assert.equal(refusal(await members.setMemberRole(params(owner.id, 'owner'))), 'changed', 'an owner stays owner');
 
       // Both owners demote each other at once: one of them must stay owner.
       const both = await Promise.all([
         members.setMemberRole(params(owner.id, 'viewer')),
         members.setMemberRole(params(dev.id, 'billing')),
       ]);
-      assert.equal(both.filter((o) => o.ok).length, 1);
-      assert.deepEqual(
-        both.find((o) => !o.ok),
-        { ok: false, reason: 'last_owner' },
-      );
+      assert.deepEqual(both.map(refusal).sort(), ['changed', 'last_owner']);
       const owners = (await members.listMembers(orgId)).filter((m) => m.role === 'owner');
       assert.equal(owners.length, 1);
     });
@@ -146,23 +138,19 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       const b = member(orgId, 'owner');
       const viewer = member(orgId, 'viewer');
       for (const m of [a, b, viewer]) await members.insertMember(m);
-      assert.deepEqual(await members.removeMember({ organizationId: randomUUID(), memberId: viewer.id }), {
-        ok: false,
-        reason: 'not_found',
-      });
-      const removed = await members.removeMember({ organizationId: orgId, memberId: viewer.id });
-      assert.ok(removed.ok);
-      assert.equal(removed.member.id, viewer.id);
+      assert.equal(
+        refusal(await members.removeMember({ organizationId: randomUUID(), memberId: viewer.id })),
+        'not_found',
+      );
+      const removed = (await members.removeMember({ organizationId: orgId, memberId: viewer.id }))._unsafeUnwrap();
+      assert.equal(removed.id, viewer.id);
       assert.equal(await members.findMemberByEmail(viewer.email), null);
-      assert.deepEqual(await members.removeMember({ organizationId: orgId, memberId: viewer.id }), {
-        ok: false,
-        reason: 'not_found',
-      });
+      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: viewer.id })), 'not_found');
       const both = await Promise.all([
         members.removeMember({ organizationId: orgId, memberId: a.id }),
         members.removeMember({ organizationId: orgId, memberId: b.id }),
       ]);
-      assert.equal(both.filter((o) => o.ok).length, 1);
+      assert.equal(both.filter((o) => o.isOk()).length, 1);
       assert.equal((await members.listMembers(orgId)).length, 1);
       assert.equal(await members.insertMember({ ...viewer, id: randomUUID() }), true, 'a removed email is free again');
     });

@@ -17,7 +17,7 @@
  * "0.0" → "0"); addresses unchanged (base58 is case-sensitive).
  */
 import { hash } from 'node:crypto';
-import * as t from 'io-ts';
+import { decode, type DecodeError } from '@tron-safety/codec';
 import { err, ok, type Result } from 'neverthrow';
 import type { Expectations } from '../assessment/input.js';
 import { TransactionCheckRequest } from '../contract/models.js';
@@ -51,14 +51,13 @@ const isField = (key: string): key is Field => Object.hasOwn(FIELDS, key);
 
 export function validateCheckRequest(body: Uint8Array): Result<NormalizedCheckRequest, RequestError> {
   return parseJsonBody(body).andThen((json) => {
-    const decoded = TransactionCheckRequest.decode(json);
-    if (decoded._tag === 'Left') return err(explain(json, decoded.left));
-    return ok(normalize(decoded.right));
+    const decoded = decode(TransactionCheckRequest, json);
+    return decoded.isOk() ? ok(normalize(decoded.value)) : err(explain(json, decoded.error));
   });
 }
 
 /** The one error of a body the codec rejected, by the precedence above. */
-function explain(json: unknown, errors: t.Errors): RequestError {
+function explain(json: unknown, error: DecodeError): RequestError {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return requestError('validation_error', 'request body must be a JSON object');
   }
@@ -67,7 +66,7 @@ function explain(json: unknown, errors: t.Errors): RequestError {
     const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more)` : '';
     return requestError('validation_error', `unknown field ${clip(unknown[0]!)}${more}`);
   }
-  const failed = new Set(errors.flatMap((e) => e.context.map((c) => c.key).filter(isField)));
+  const failed = new Set(error.fields);
   const field = (Object.keys(FIELDS) as Field[]).find((f) => failed.has(f));
   if (!field) return requestError('validation_error', 'request body is invalid');
   const value = (json as Record<string, unknown>)[field];

@@ -1,3 +1,4 @@
+import { decode } from '@tron-safety/codec';
 import { err, ok, type Result } from 'neverthrow';
 import { DEFAULT_USAGE_DAYS, UsageQuery } from '../contract/models.js';
 import { clip, requestError, type RequestError } from './request-error.js';
@@ -17,8 +18,8 @@ export function validateUsageQuery(
   }
   const days = query.days as string | undefined;
   if (days === undefined) return ok({ days: DEFAULT_USAGE_DAYS });
-  const decoded = UsageQuery.decode({ days: /^[1-9][0-9]*$/.test(days) ? Number(days) : days });
-  return decoded._tag === 'Right' && decoded.right.days !== undefined
-    ? ok({ days: decoded.right.days })
+  const decoded = decode(UsageQuery, { days: /^[1-9][0-9]*$/.test(days) ? Number(days) : days });
+  return decoded.isOk() && decoded.value.days !== undefined
+    ? ok({ days: decoded.value.days })
     : err(requestError('validation_error', 'days must be an integer from 1 to 90 in plain digits'));
 }

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { err, ok, type Result } from 'neverthrow';
 import { getGlobalDispatcher, interceptors, request } from 'undici';
+import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 import { parseOfacXml, type OfacParseLimits, type ParsedOfacList } from './sdn-xml.js';
 
 /** OFAC's SDN list (about 30 MB); it redirects to the Sanctions List Service. */
@@ -79,6 +80,8 @@ export async function downloadOfacList(options: {
     if (parsed.isErr()) return err({ kind: 'parse', reason: parsed.error });
     return ok({ kind: 'downloaded', list: parsed.value, validators, ...written });
   } catch (cause) {
+    // The network, the file system and a fired signal fail with codes; a bug is thrown on.
+    rethrowProgrammerError(cause);
     return failed(cause);
   }
 }

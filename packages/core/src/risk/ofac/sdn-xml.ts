@@ -1,5 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 import { isTronAddress } from '../../tron/address.js';
 
 /** One TRON address of OFAC's SDN list, with the currency tag it is filed under and its entry's name. */
@@ -187,20 +188,22 @@ export async function parseOfacXml(
 ): Promise<Result<ParsedOfacList, string>> {
   const addresses = new AddressCollector(limits.maxAddresses);
   const parser = new SaxesParser({ position: false, xmlns: false });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const path: string[] = [];
   let format: OfacXmlFormat | null = null;
   let reader: FormatReader | null = null;
   let text: string | null = null;
   let failure: string | null = null;
 
+  // A document found wrong stops the reading: the handlers do nothing more and the loop below ends.
   parser.on('opentag', (tag: SaxesTagPlain) => {
+    if (failure !== null) return;
     const name = localName(tag.name);
     path.push(name);
-    if (path.length > MAX_DEPTH) throw new Error(`elements nested deeper than ${MAX_DEPTH}`);
+    if (path.length > MAX_DEPTH) return void (failure = `elements nested deeper than ${MAX_DEPTH}`);
     if (path.length === 1) {
       const known = READERS[name];
-      if (!known) throw new Error(`not an OFAC SDN file: root element <${name}>, expected <sdnList> or <Sanctions>`);
+      if (!known)
+        return void (failure = `not an OFAC SDN file: root element <${name}>, expected <sdnList> or <Sanctions>`);
       format = known.format;
       reader = known.reader(addresses);
     }
@@ -213,20 +216,15 @@ export async function parseOfacXml(
   parser.on('text', onText);
   parser.on('cdata', onText);
   parser.on('closetag', (tag) => {
+    if (failure !== null) return;
     reader?.close(localName(tag.name), text ?? '', path);
     path.pop();
     text = null;
   });
 
-  try {
-    for await (const chunk of chunks) {
-      parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-      if (addresses.overflow) break;
-    }
-    if (!addresses.overflow) parser.write(decoder.decode()).close();
-  } catch (cause) {
-    failure = cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
-  }
+  // Read `failure` after the feed: its handlers may have set it meanwhile.
+  const thrown = await feed(parser, chunks, () => addresses.overflow || failure !== null);
+  failure ??= thrown;
   if (failure !== null) return err(`malformed XML: ${failure}`);
   if (addresses.overflow) return err(`more than ${limits.maxAddresses} TRON addresses: not a list we can trust`);
   // A document that closed without an error had a root element, so a reader.
@@ -238,4 +236,27 @@ export async function parseOfacXml(
     ),
     rejected: addresses.rejected,
   }));
+}
+
+/**
+ * Writes the chunks to the parser as UTF-8 text, and closes it at the end unless `stop()` said so
+ * first. The document's errors (saxes's, the fatal decoder's) come back as a reason; a bug is thrown on.
+ */
+async function feed(
+  parser: SaxesParser,
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  stop: () => boolean,
+): Promise<string | null> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of chunks) {
+      parser.write(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      if (stop()) return null;
+    }
+    parser.write(decoder.decode()).close();
+    return null;
+  } catch (cause) {
+    rethrowProgrammerError(cause);
+    return cause instanceof TypeError ? 'not UTF-8 text' : (cause as Error).message.split('\n')[0]!;
+  }
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
+import type { RotateOutcome } from '../../stores/api-keys.js';
 import { T0, at, apiKey, type WithStores } from './support.js';
 
 export function storeApiKeysTests(withStores: WithStores): void {
@@ -41,24 +42,21 @@ export function storeApiKeysTests(withStores: WithStores): void {
       await apiKeys.insertKey(old);
       const replacements = Array.from({ length: 10 }, () => apiKey(orgId, at(1000)));
       const outcomes = await Promise.all(replacements.map((r) => apiKeys.rotateKey(orgId, old.id, r, at(1000))));
-      const won = outcomes.filter((o) => o.ok);
+      const won = outcomes.flatMap((o) => (o.isOk() ? [o.value] : []));
       assert.equal(won.length, 1, 'exactly one concurrent rotation wins');
-      assert.ok(outcomes.every((o) => o.ok || o.reason === 'revoked'));
+      assert.ok(outcomes.every((o) => o.isOk() || o.error === 'revoked'));
       const winner = won[0]!;
-      assert.ok(winner.ok);
       assert.deepEqual(winner.revoked.revokedAt, at(1000));
       assert.equal(winner.revoked.replacedBy, winner.created.id);
       assert.equal(winner.created.revokedAt, null);
       const keys = await apiKeys.listKeys(orgId);
       assert.equal(keys.length, 2, 'losers inserted nothing');
-      assert.deepEqual(await apiKeys.rotateKey(orgId, randomUUID(), apiKey(orgId), at(2000)), {
-        ok: false,
-        reason: 'not_found',
-      });
-      assert.deepEqual(await apiKeys.rotateKey(randomUUID(), winner.created.id, apiKey(orgId), at(2000)), {
-        ok: false,
-        reason: 'not_found',
-      });
+      const refusal = (outcome: RotateOutcome) => (outcome.isErr() ? outcome.error : 'rotated');
+      assert.equal(refusal(await apiKeys.rotateKey(orgId, randomUUID(), apiKey(orgId), at(2000))), 'not_found');
+      assert.equal(
+        refusal(await apiKeys.rotateKey(randomUUID(), winner.created.id, apiKey(orgId), at(2000))),
+        'not_found',
+      );
     });
   });
 }

@@ -1,0 +1,1 @@
+export { decode, formatDecodeError, type DecodeError } from './decode.js';

@@ -1,0 +1,3 @@
+import { packageBuild } from '../../tsup.base.js';
+
+export default packageBuild({ entry: { index: 'src/index.ts' } });
