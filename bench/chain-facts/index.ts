@@ -21,13 +21,10 @@ import { fileURLToPath } from 'node:url';
 import {
   createRiskProviders,
   createTronChainFactsProvider,
-  gatherEvidence,
-  gatherSignals,
-  selectTransfer,
-  TronNodeClient,
-  type EvidenceRequest,
   type TronChainFactsProviderOptions,
 } from '@tron-safety/core';
+import { TronNodeClient } from '@tron-safety/core/tron';
+import { gatherEvidence, gatherSignals, selectTransfer, type EvidenceRequest } from '@tron-safety/core/internal';
 import { TRON_FIXTURE_TX, USDT_CONTRACT } from '@tron-safety/core/fakes';
 import { recorded, type Recorded } from './calls.js';
 

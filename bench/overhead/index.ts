@@ -7,14 +7,8 @@
  *   node --conditions=source --import tsx bench/overhead/index.ts [requests per round] [concurrency]
  */
 import { randomUUID } from 'node:crypto';
-import {
-  assess,
-  createSafetyService,
-  gatherSignals,
-  selectTransfer,
-  validateCheckRequest,
-  type CoreHttpRequest,
-} from '@tron-safety/core';
+import { createSafetyService, type CoreHttpRequest } from '@tron-safety/core';
+import { assess, gatherSignals, selectTransfer, validateCheckRequest } from '@tron-safety/core/internal';
 import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/fakes';
 import { createMemoryStores } from '@tron-safety/store-memory';
 

@@ -15,7 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { downloadOfacList, encodeBase58Address, parseOfacXml } from '@tron-safety/core';
+import { encodeBase58Address } from '@tron-safety/core/tron';
+import { downloadOfacList, parseOfacXml } from '@tron-safety/core/sanctions';
 import { renderSdnEntry, renderSdnHead, SDN_TAIL } from '@tron-safety/core/fakes';
 
 const MB = 1024 * 1024;

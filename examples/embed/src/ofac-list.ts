@@ -1,4 +1,5 @@
-import { DEFAULT_OFAC_SDN_URL, OfacRefresher, type SanctionsListStore } from '@tron-safety/core';
+import type { SanctionsListStore } from '@tron-safety/core';
+import { DEFAULT_OFAC_SDN_URL, OfacRefresher } from '@tron-safety/core/sanctions';
 
 // OFAC's SDN list, kept current: downloaded at start (in the background: until then the bundled
 // snapshot screens) and every hour, with conditional requests (a 304 confirms the list in use). A

@@ -29,6 +29,8 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 const ESM = `
 import { createSafetyService, createTronChainFactsProvider, createRiskProviders, API_RESPONSE_HEADERS } from '@tron-safety/core';
+import { isTronAddress } from '@tron-safety/core/tron';
+import { OFAC_TRON_LIST } from '@tron-safety/core/sanctions';
 import { startFakeTronNode, TRON_FIXTURE_TX } from '@tron-safety/core/fakes';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPostgresStores } from '@tron-safety/store-postgres';
@@ -50,6 +52,7 @@ await node.close();
 console.log(JSON.stringify({
   state: facts._unsafeUnwrap().state,
   header: API_RESPONSE_HEADERS['X-Content-Type-Options'],
+  subpaths: [isTronAddress('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'), OFAC_TRON_LIST.addresses.size > 0],
   portalCss: css.status,
   functions: [createPostgresStores, safetyRouter, safetyMiddleware, createSafetyClient, isSafeToBook, service.handle].map((f) => typeof f),
 }));
@@ -58,6 +61,7 @@ console.log(JSON.stringify({
 const CJS = `
 const { createSafetyService, createRiskProviders } = require('@tron-safety/core');
 const { startFakeTronNode } = require('@tron-safety/core/fakes');
+const { hexToBase58Address } = require('@tron-safety/core/tron');
 const { createMemoryStores } = require('@tron-safety/store-memory');
 const { createPostgresStores } = require('@tron-safety/store-postgres');
 const { safetyRouter } = require('@tron-safety/adapters-express');
@@ -70,6 +74,7 @@ startFakeTronNode().then(async (node) => {
   await node.close();
   console.log(JSON.stringify({
     head: (await res.json()).block_header.raw_data.number > 0,
+    tron: hexToBase58Address('41a614f803b6fd780986a42c78ec9c7f77e6ded13c'),
     functions: [createPostgresStores, safetyRouter, safetyMiddleware, createSafetyClient, createPortal, service.handle].map((f) => typeof f),
   }));
 });
@@ -78,12 +83,13 @@ startFakeTronNode().then(async (node) => {
 const TYPES = `
 import { createSafetyService, type TransactionCheckResponse } from '@tron-safety/core';
 import { startFakeTronNode } from '@tron-safety/core/fakes';
+import { formatAmount } from '@tron-safety/core/tron';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPostgresStores, type PostgresStores } from '@tron-safety/store-postgres';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { createSafetyClient, type CheckAnswer } from '@tron-safety/client';
 import { createPortal, type PortalRequest } from '@tron-safety/portal';
-export const pieces = [createSafetyService, startFakeTronNode, createMemoryStores, safetyRouter, createSafetyClient, createPortal];
+export const pieces = [createSafetyService, formatAmount, startFakeTronNode, createMemoryStores, safetyRouter, createSafetyClient, createPortal];
 export type Seen = [TransactionCheckResponse, CheckAnswer, ReturnType<typeof createPostgresStores>, PortalRequest];
 // Third-party declaration files are not checked (skipLibCheck), so a missing @types/pg would turn
 // the pool into \`any\` silently: this line fails to compile then.
@@ -142,13 +148,18 @@ describe('npm pack of every package installs and imports in a scratch project', 
     assert.deepEqual(run('check.mjs', ESM), {
       state: 'confirmed',
       header: 'nosniff',
+      subpaths: [true, true],
       portalCss: 200,
       functions: Array(6).fill('function'),
     });
   });
 
   test('CommonJS: every package requires, and the installed fake node starts', () => {
-    assert.deepEqual(run('check.cjs', CJS), { head: true, functions: Array(6).fill('function') });
+    assert.deepEqual(run('check.cjs', CJS), {
+      head: true,
+      tron: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      functions: Array(6).fill('function'),
+    });
   });
 
   test('the published types check (the pg types come with store-postgres) and every package is Apache-2.0', () => {

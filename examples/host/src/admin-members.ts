@@ -1,7 +1,8 @@
 // `tron-safety-admin members …`: portal members through the core's admin API (the same
 // validation, invitation tokens and role rules as the portal). `add` prints the one-time link that
 // sets the member's password.
-import { MEMBER_ROLES, tokenHash, type AdminApi, type AdminError, type MemberView } from '@tron-safety/core';
+import type { AdminApi, AdminError, MemberView } from '@tron-safety/core';
+import { MEMBER_ROLES, tokenHash } from '@tron-safety/core/internal';
 import { type Command, Option } from 'commander';
 import { err, type Result } from 'neverthrow';
 import type { SeedMemberSecret } from './seed-file.js';

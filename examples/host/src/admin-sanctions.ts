@@ -3,6 +3,7 @@
 // own process, out of the CLI's reach.
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { riskConfigFromEnv, type SanctionsListStore } from '@tron-safety/core';
 import {
   checkMaxAgeDays,
   DEFAULT_OFAC_DOWNLOAD_LIMITS,
@@ -10,10 +11,8 @@ import {
   OfacRefresher,
   parseOfacXml,
   parseSanctionsList,
-  riskConfigFromEnv,
   type CandidateList,
-  type SanctionsListStore,
-} from '@tron-safety/core';
+} from '@tron-safety/core/sanctions';
 import type { Command } from 'commander';
 import { describeSanctions } from './sanctions-refresh.js';
 

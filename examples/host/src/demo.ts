@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hexToBase58Address } from '@tron-safety/core';
+import { hexToBase58Address } from '@tron-safety/core/tron';
 import {
   bundledSdnEntries,
   startFakeChainalysis,

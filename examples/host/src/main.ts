@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The host process: configuration from the environment (README "Configuration"), then serve
 // until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
-import { DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS } from '@tron-safety/core';
+import { DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS } from '@tron-safety/core/sanctions';
 import { simpleFlags } from './cli-flags.js';
 import type { Logger } from 'pino';
 import { parseConfig, type HostConfig } from './config.js';

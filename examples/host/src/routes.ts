@@ -1,10 +1,5 @@
-import {
-  renderOpenApiJson,
-  requestIdFrom,
-  withApiHeaders,
-  type CoreHttpRequest,
-  type CoreHttpResponse,
-} from '@tron-safety/core';
+import { renderOpenApiJson, type CoreHttpRequest, type CoreHttpResponse } from '@tron-safety/core';
+import { requestIdFrom, withApiHeaders } from '@tron-safety/core/internal';
 import { homePage } from './home-page.js';
 import type { Handler } from './log.js';
 

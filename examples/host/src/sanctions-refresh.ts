@@ -1,12 +1,11 @@
+import type { SanctionsList, SanctionsListStore } from '@tron-safety/core';
 import {
   DEFAULT_OFAC_SDN_URL,
   OfacRefresher,
   type OfacListStatus,
   type RefreshFailure,
   type RefreshOutcome,
-  type SanctionsList,
-  type SanctionsListStore,
-} from '@tron-safety/core';
+} from '@tron-safety/core/sanctions';
 import type { Result } from 'neverthrow';
 import type { Logger } from 'pino';
 

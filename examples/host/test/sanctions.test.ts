@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { base58ToHexAddress } from '@tron-safety/core';
+import { base58ToHexAddress } from '@tron-safety/core/tron';
 import {
   buildTronTransaction,
   bundledSdnEntries,

@@ -32,6 +32,8 @@ import {
   UsageResponse,
 } from '../src/contract/models.js';
 import { REASONS, reason } from '../src/contract/reasons.js';
+import { describeError } from '../src/runtime/errors.js';
+import { ERROR_TABLE } from './error-table.js';
 // The repository's copy of the normative spec (docs/SPEC.md).
 const spec = readFileSync(new URL('../../../docs/SPEC.md', import.meta.url), 'utf8').split('\n');
 
@@ -141,9 +143,23 @@ test('reason codes are the spec codes, each with a category and a severity', () 
   assert.equal(reason('SANCTIONS_HIT').severity, 'critical', 'the spec fixes this one');
 });
 
-test('error codes are the codes of the spec error table', () => {
-  const codes = table('| HTTP | Codes |').flatMap(([, cell]) => valuesIn(cell!));
-  assert.deepEqual(keysOf(ErrorCode).sort(), [...codes].sort());
+// The spec's errors table, tested once: its codes are the ErrorCode codec's, and every row's status,
+// code and retryable flag is what the runtime answers (ERROR_TABLE lists each runtime error).
+test('Errors: the error table, row by row: codes, statuses and retryable as the runtime answers them', () => {
+  const rows = table('| HTTP | Codes |').flatMap(([status, cell]) =>
+    valuesIn(cell!).map((code) => [Number(status), code]),
+  );
+  assert.deepEqual(keysOf(ErrorCode).sort(), rows.map(([, code]) => code).sort());
+  for (const [error, status, code, retryable] of ERROR_TABLE) {
+    const d = describeError(error);
+    assert.deepEqual([d.status, d.code, d.retryable], [status, code, retryable], error.kind);
+    assert.ok(d.message.length > 0);
+  }
+  const answered = new Set(ERROR_TABLE.map(([, status, code]) => `${status} ${code}`));
+  for (const [status, code] of rows) assert.ok(answered.has(`${status} ${code}`), `${status} ${code} is answered`);
+  // Rule 5: the retryable column of the spec's rules (409 in progress, 429, 503, 504; not a conflict).
+  for (const [, status, code, retryable] of ERROR_TABLE)
+    if ([429, 503, 504].includes(status) || code === 'idempotency_in_progress') assert.ok(retryable, code);
 });
 
 test('date-time: isoString is toISOString exactly, across years, milliseconds and repeated seconds', () => {

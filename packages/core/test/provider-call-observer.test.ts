@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   createRiskProviders,
-  TronNodeClient,
   type ProviderCall,
   type ProviderCallEnd,
   type ProviderCallObserver,
 } from '../src/index.js';
+import { TronNodeClient } from '../src/tron.js';
 import {
   startFakeChainalysis,
   startFakeTronNode,

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { newToken, tokenHash, type MemberView, type SessionRecord, type SessionStore } from '@tron-safety/core';
+import type { MemberView, SessionRecord, SessionStore } from '@tron-safety/core';
+import { newToken, tokenHash } from '@tron-safety/core/internal';
 import { cookie, setCookie, type PortalRequest } from './http.js';
 
 export const SESSION_COOKIE = 'portal_session';

@@ -1,4 +1,5 @@
-import { tokenHash, type SessionStore } from '@tron-safety/core';
+import type { SessionStore } from '@tron-safety/core';
+import { tokenHash } from '@tron-safety/core/internal';
 
 export interface ThrottlePolicy {
   /** Length of the fixed windows failures are counted in (default 15 minutes). */

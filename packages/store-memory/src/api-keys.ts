@@ -1,4 +1,5 @@
-import { LAST_USED_RESOLUTION_MS, type ApiKeyRecord, type ApiKeyStore, type RotateOutcome } from '@tron-safety/core';
+import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
+import { LAST_USED_RESOLUTION_MS } from '@tron-safety/core/internal';
 import { err, ok } from 'neverthrow';
 import { frozenCopy } from './frozen.js';
 

@@ -1,17 +1,17 @@
-import {
-  entitlementsOf,
-  type BeginCheckOutcome,
-  type BeginCheckParams,
-  type CheckCredential,
-  type CheckStore,
-  type CheckWork,
-  type Entitlements,
-  type FinishCheckOutcome,
-  type FinishCheckParams,
-  type OrganizationAccess,
-  type BeginStage,
-  type UsageRecord,
+import type {
+  BeginCheckOutcome,
+  BeginCheckParams,
+  CheckCredential,
+  CheckStore,
+  CheckWork,
+  Entitlements,
+  FinishCheckOutcome,
+  FinishCheckParams,
+  OrganizationAccess,
+  BeginStage,
+  UsageRecord,
 } from '@tron-safety/core';
+import { entitlementsOf } from '@tron-safety/core/internal';
 import type { MemoryApiKeyStore } from './api-keys.js';
 import type { MemoryIdempotencyStore } from './idempotency.js';
 import type { MemoryLimitStore } from './limits.js';

@@ -1,13 +1,5 @@
-import {
-  countUsage,
-  emptyUsageDay,
-  utcDay,
-  addDays,
-  type UsageDay,
-  type UsageDaysParams,
-  type UsageRecord,
-  type UsageStore,
-} from '@tron-safety/core';
+import type { UsageDay, UsageDaysParams, UsageRecord, UsageStore } from '@tron-safety/core';
+import { countUsage, emptyUsageDay, utcDay, addDays } from '@tron-safety/core/internal';
 
 const DAY_MS = 86_400_000;
 

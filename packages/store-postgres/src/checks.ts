@@ -1,13 +1,12 @@
-import {
-  entitlementsOf,
-  utcDay,
-  type BeginCheckOutcome,
-  type BeginCheckParams,
-  type BeginStage,
-  type CheckStore,
-  type FinishCheckOutcome,
-  type FinishCheckParams,
+import type {
+  BeginCheckOutcome,
+  BeginCheckParams,
+  BeginStage,
+  CheckStore,
+  FinishCheckOutcome,
+  FinishCheckParams,
 } from '@tron-safety/core';
+import { entitlementsOf, utcDay } from '@tron-safety/core/internal';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { claimOutcome } from './idempotency.js';

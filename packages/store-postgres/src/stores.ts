@@ -1,4 +1,5 @@
-import { addDays, utcDay, type SafetyStores } from '@tron-safety/core';
+import type { SafetyStores } from '@tron-safety/core';
+import { addDays, utcDay } from '@tron-safety/core/internal';
 import type pg from 'pg';
 import { PostgresApiKeyStore } from './api-keys.js';
 import { PostgresCheckStore } from './checks.js';

@@ -1,4 +1,5 @@
-import { utcDay, type UsageDay, type UsageDaysParams, type UsageRecord, type UsageStore } from '@tron-safety/core';
+import type { UsageDay, UsageDaysParams, UsageRecord, UsageStore } from '@tron-safety/core';
+import { utcDay } from '@tron-safety/core/internal';
 import * as t from 'io-ts';
 import type pg from 'pg';
 import { Count, decodeRows, Histogram } from './rows.js';

@@ -5,18 +5,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { createSafetyService, hashApiKey, type UsageDay, type UsageRecord } from '@tron-safety/core';
 import {
   countUsage,
-  createSafetyService,
   emptyUsageDay,
-  hashApiKey,
   latencyBucket,
   LATENCY_BUCKET_BOUNDS_MS,
   utcDay,
   validateCheckRequest,
-  type UsageDay,
-  type UsageRecord,
-} from '@tron-safety/core';
+} from '@tron-safety/core/internal';
 import { checkBody, instantChain, instantRisk } from '@tron-safety/core/testing';
 import type pg from 'pg';
 import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';

@@ -69,7 +69,7 @@ export function runAdapterConformance(
       assert.deepEqual(((await res.body.json()) as { apiKey: unknown }).apiKey, ['k1', 'k2']);
     });
 
-    test('a body over 4 KiB is flagged, by Content-Length and when chunked; 4 KiB exactly is passed on', async () => {
+    test('Limits: a body over 4 KiB is flagged, by Content-Length and when chunked; 4 KiB exactly is passed on', async () => {
       const declared = await request(`${ok.url}/v1/transaction/check`, {
         method: 'POST',
         body: `{"a":"${'x'.repeat(5000)}"}`,
@@ -112,7 +112,7 @@ export function runAdapterConformance(
       await other.body.dump();
     });
 
-    test('a failing service still answers in the spec envelope, never HTML', async () => {
+    test('Errors: a failing service still answers in the spec envelope, never HTML', async () => {
       const server = await startServer({ handle: () => Promise.reject(new Error('boom')) });
       try {
         const res = await request(`${server.url}/v1/usage`);

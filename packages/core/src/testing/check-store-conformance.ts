@@ -101,7 +101,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
   runKeyUseConformance(withStores);
   describe('checks: begin and finish', () => {
     withStores(
-      'begin authenticates an active key or an organization id; refuses unknown, revoked, suspended, planless',
+      'Authentication 6: begin authenticates an active key or an organization id; refuses unknown, revoked, suspended, planless',
       async (stores) => {
         const who = await tenant(stores);
         const admitted = await stores.checks.begin(params(who, null, { slot: null }));
@@ -144,7 +144,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       },
     );
 
-    withStores('a plan version supplies the limits', async (stores) => {
+    withStores('Limits: a plan version supplies the limits', async (stores) => {
       const code = `plan-${randomUUID().slice(0, 8)}`;
       await stores.organizations.putPlan({ code, version: 1, name: 'Tiny', ...ENTITLEMENTS, monthlyQuota: 1 });
       const who = await tenant(stores, {}, { assignment: { kind: 'plan', code, version: 1 } });
@@ -155,7 +155,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'quota_exceeded');
     });
 
-    withStores('rate: admits the limit, a refusal is not counted and holds nothing', async (stores) => {
+    withStores('Limits: rate: admits the limit, a refusal is not counted and holds nothing', async (stores) => {
       const who = await tenant(stores, { rateLimitPerMinute: 2, maxConcurrentRequests: 1 });
       const first = params(who, null, { slot: null });
       assert.equal(stageOf(await stores.checks.begin(first)), 'admitted');
@@ -169,7 +169,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.equal(stageOf(next), 'started', 'no slot or unit was taken by the refusal');
     });
 
-    withStores('slot: begin takes it, finish frees it; busy when all are taken', async (stores) => {
+    withStores('Limits: slot: begin takes it, finish frees it; busy when all are taken', async (stores) => {
       const who = await tenant(stores, { maxConcurrentRequests: 1 });
       const first = params(who, work());
       assert.equal(stageOf(await stores.checks.begin(first)), 'started');
@@ -179,7 +179,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'started');
     });
 
-    withStores('an invalid request or a network not enabled holds only its slot', async (stores) => {
+    withStores('Errors: an invalid request or a network not enabled holds only its slot', async (stores) => {
       const who = await tenant(stores, { maxConcurrentRequests: 1, monthlyQuota: 1 });
       for (const [w, stage] of [
         [null, 'invalid'],
@@ -197,7 +197,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       );
     });
 
-    withStores('idempotency: started, in progress, stored, replayed with the quota now, conflict', async (stores) => {
+    withStores('Idempotency: started, in progress, stored, replayed with the quota now, conflict', async (stores) => {
       const who = await tenant(stores, { maxConcurrentRequests: 1 });
       const first = params(who, work({}, 'order-1'));
       assert.equal(stageOf(await stores.checks.begin(first)), 'started');
@@ -234,63 +234,66 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.equal(stageOf(await stores.checks.begin({ ...conflict, slot: null })), 'admitted');
     });
 
-    withStores('finish: a complete result bills once; a release bills nothing; both record usage', async (stores) => {
-      const who = await tenant(stores, { monthlyQuota: 2 });
-      const usage = {
-        organizationId: who.organizationId,
-        at: at(1000),
-        network: 'tron',
-        overallState: 'CLEAR' as const,
-        coverage: 'complete' as const,
-        latencyMs: 40,
-        errorCode: null,
-      };
-      const billedOne = params(who, work());
-      assert.equal(stageOf(await stores.checks.begin(billedOne)), 'started');
-      const commit = finishing(who, billedOne, {
-        reservation: { reservationId: billedOne.work!.quota.reservationId, commit: true },
-        usage,
-      });
-      assert.deepEqual(await stores.checks.finish(commit), {
-        billed: true,
-        quota: { used: 1, reserved: 0 },
-        stored: false,
-        repeated: false,
-      });
-      assert.deepEqual(
-        await stores.checks.finish(commit),
-        { billed: false, quota: null, stored: false, repeated: true },
-        'never twice: a finish retried after its answer was lost',
-      );
-      const released = params(who, work());
-      const begun = await stores.checks.begin(released);
-      assert.deepEqual(begun.kind === 'admitted' && begun.stage === 'started' && begun.quota, {
-        used: 1,
-        reserved: 1,
-      });
-      assert.deepEqual(
-        await stores.checks.finish(
-          finishing(who, released, { usage: { ...usage, overallState: 'LIMITED_DATA', coverage: 'partial' } }),
-        ),
-        {
-          billed: false,
+    withStores(
+      'Quota reservation: finish: a complete result bills once; a release bills nothing; both record usage',
+      async (stores) => {
+        const who = await tenant(stores, { monthlyQuota: 2 });
+        const usage = {
+          organizationId: who.organizationId,
+          at: at(1000),
+          network: 'tron',
+          overallState: 'CLEAR' as const,
+          coverage: 'complete' as const,
+          latencyMs: 40,
+          errorCode: null,
+        };
+        const billedOne = params(who, work());
+        assert.equal(stageOf(await stores.checks.begin(billedOne)), 'started');
+        const commit = finishing(who, billedOne, {
+          reservation: { reservationId: billedOne.work!.quota.reservationId, commit: true },
+          usage,
+        });
+        assert.deepEqual(await stores.checks.finish(commit), {
+          billed: true,
           quota: { used: 1, reserved: 0 },
           stored: false,
           repeated: false,
-        },
-      );
-      const [day] = await stores.usage.readUsageDays({
-        organizationId: who.organizationId,
-        firstDay: '2026-03-31',
-        lastDay: '2026-03-31',
-      });
-      assert.equal(day?.requests, 2, 'the repeated finish recorded nothing');
-      assert.equal(day?.billable, 1, 'billable = what finish billed');
-      assert.equal(day?.limitedData, 1);
-    });
+        });
+        assert.deepEqual(
+          await stores.checks.finish(commit),
+          { billed: false, quota: null, stored: false, repeated: true },
+          'never twice: a finish retried after its answer was lost',
+        );
+        const released = params(who, work());
+        const begun = await stores.checks.begin(released);
+        assert.deepEqual(begun.kind === 'admitted' && begun.stage === 'started' && begun.quota, {
+          used: 1,
+          reserved: 1,
+        });
+        assert.deepEqual(
+          await stores.checks.finish(
+            finishing(who, released, { usage: { ...usage, overallState: 'LIMITED_DATA', coverage: 'partial' } }),
+          ),
+          {
+            billed: false,
+            quota: { used: 1, reserved: 0 },
+            stored: false,
+            repeated: false,
+          },
+        );
+        const [day] = await stores.usage.readUsageDays({
+          organizationId: who.organizationId,
+          firstDay: '2026-03-31',
+          lastDay: '2026-03-31',
+        });
+        assert.equal(day?.requests, 2, 'the repeated finish recorded nothing');
+        assert.equal(day?.billable, 1, 'billable = what finish billed');
+        assert.equal(day?.limitedData, 1);
+      },
+    );
 
     withStores(
-      'finish: a repeat after an abandon changes nothing; a finish holding nothing always records',
+      'Quota reservation: finish: a repeat after an abandon changes nothing; a finish holding nothing always records',
       async (stores) => {
         const who = await tenant(stores);
         const usage = {
@@ -324,7 +327,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
     );
 
     withStores(
-      'quota exceeded holds the slot and the claim; finish stores the refusal under the key',
+      'Errors 2: quota exceeded holds the slot and the claim; finish stores the refusal under the key',
       async (stores) => {
         const who = await tenant(stores, { monthlyQuota: 0, maxConcurrentRequests: 1 });
         const p = params(who, work({}, 'k-429'));
@@ -352,7 +355,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
     );
 
     withStores(
-      'finish after the leases ended: nothing billed, the claim taken over is not overwritten',
+      'Quota reservation: finish after the leases ended: nothing billed, the claim taken over is not overwritten',
       async (stores) => {
         const who = await tenant(stores);
         const p = params(who, work({}, 'late'));
@@ -371,7 +374,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       },
     );
 
-    withStores('abandoning the claim frees the key for a corrected body', async (stores) => {
+    withStores('Idempotency: abandoning the claim frees the key for a corrected body', async (stores) => {
       const who = await tenant(stores);
       const p = params(who, work({}, 'fix'));
       await stores.checks.begin(p);
@@ -379,39 +382,42 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.equal(stageOf(await stores.checks.begin(params(who, work({}, 'fix', 'f2')))), 'started');
     });
 
-    withStores('concurrent begins: 300 checks for 100 units start exactly 100; one key starts once', async (stores) => {
-      const who = await tenant(stores, { monthlyQuota: 100 });
-      const all = Array.from({ length: 300 }, () => params(who, work()));
-      const outcomes = await Promise.all(all.map((p) => stores.checks.begin(p)));
-      const started = all.filter((_, i) => stageOf(outcomes[i]!) === 'started');
-      assert.equal(started.length, 100);
-      assert.ok(outcomes.every((o) => ['started', 'quota_exceeded'].includes(stageOf(o))));
-      const finished = await Promise.all(
-        started.map((p) =>
-          stores.checks.finish(
-            finishing(who, p, { reservation: { reservationId: p.work!.quota.reservationId, commit: true } }),
+    withStores(
+      'Limits: concurrent begins: 300 checks for 100 units start exactly 100; one key starts once',
+      async (stores) => {
+        const who = await tenant(stores, { monthlyQuota: 100 });
+        const all = Array.from({ length: 300 }, () => params(who, work()));
+        const outcomes = await Promise.all(all.map((p) => stores.checks.begin(p)));
+        const started = all.filter((_, i) => stageOf(outcomes[i]!) === 'started');
+        assert.equal(started.length, 100);
+        assert.ok(outcomes.every((o) => ['started', 'quota_exceeded'].includes(stageOf(o))));
+        const finished = await Promise.all(
+          started.map((p) =>
+            stores.checks.finish(
+              finishing(who, p, { reservation: { reservationId: p.work!.quota.reservationId, commit: true } }),
+            ),
           ),
-        ),
-      );
-      assert.equal(finished.filter((f) => f.billed).length, 100);
-      assert.deepEqual(
-        await stores.quota.getUsage({ organizationId: who.organizationId, period: '2026-03', now: at(2000) }),
-        { used: 100, reserved: 0 },
-      );
-      const keyed = await Promise.all(
-        Array.from({ length: 50 }, () => stores.checks.begin(params(who, work({}, 'race')))),
-      );
-      assert.equal(
-        keyed.filter((o) => stageOf(o) === 'started').length,
-        0,
-        'the quota is used up: the one claim is refused',
-      );
-      const other = await tenant(stores);
-      const race = await Promise.all(
-        Array.from({ length: 50 }, () => stores.checks.begin(params(other, work({}, 'race')))),
-      );
-      assert.equal(race.filter((o) => stageOf(o) === 'started').length, 1);
-      assert.equal(race.filter((o) => stageOf(o) === 'in_progress').length, 49);
-    });
+        );
+        assert.equal(finished.filter((f) => f.billed).length, 100);
+        assert.deepEqual(
+          await stores.quota.getUsage({ organizationId: who.organizationId, period: '2026-03', now: at(2000) }),
+          { used: 100, reserved: 0 },
+        );
+        const keyed = await Promise.all(
+          Array.from({ length: 50 }, () => stores.checks.begin(params(who, work({}, 'race')))),
+        );
+        assert.equal(
+          keyed.filter((o) => stageOf(o) === 'started').length,
+          0,
+          'the quota is used up: the one claim is refused',
+        );
+        const other = await tenant(stores);
+        const race = await Promise.all(
+          Array.from({ length: 50 }, () => stores.checks.begin(params(other, work({}, 'race')))),
+        );
+        assert.equal(race.filter((o) => stageOf(o) === 'started').length, 1);
+        assert.equal(race.filter((o) => stageOf(o) === 'in_progress').length, 49);
+      },
+    );
   });
 }

@@ -54,7 +54,7 @@ const lastUsed = async (stores: SafetyStores, key: ApiKeyRecord) =>
 
 export function runKeyUseConformance(withStores: WithStores): void {
   describe('checks: a key’s last use', () => {
-    withStores('begin records when a key authenticated, at most once a minute', async (stores) => {
+    withStores('Authentication 5: begin records when a key authenticated, at most once a minute', async (stores) => {
       const key = await keyOfNewOrganization(stores);
       assert.equal(await lastUsed(stores, key), null, 'a new key was never used');
       const begin = (ms: number) => stores.checks.begin(admission({ apiKeyHash: key.hash }, at(ms)));
@@ -73,19 +73,22 @@ export function runKeyUseConformance(withStores: WithStores): void {
       assert.deepEqual(await lastUsed(stores, key), at(60_000), 'a begin by organization id uses no key');
     });
 
-    withStores('a revoked or unknown key records nothing; concurrent uses record one time', async (stores) => {
-      const key = await keyOfNewOrganization(stores);
-      const concurrent = await Promise.all(
-        Array.from({ length: 12 }, () => stores.checks.begin(admission({ apiKeyHash: key.hash }, at(0)))),
-      );
-      assert.ok(concurrent.every((o) => o.kind === 'admitted'));
-      assert.deepEqual(await lastUsed(stores, key), at(0));
-      await stores.apiKeys.revokeKey(key.organizationId, key.id, at(1000));
-      const refused = await stores.checks.begin(admission({ apiKeyHash: key.hash }, at(120_000)));
-      assert.equal(refused.kind, 'unauthenticated');
-      assert.deepEqual(await lastUsed(stores, key), at(0), 'a revoked key is not used');
-      const unknown = await stores.checks.begin(admission({ apiKeyHash: '0'.repeat(64) }, at(120_000)));
-      assert.equal(unknown.kind, 'unauthenticated');
-    });
+    withStores(
+      'Authentication 5: a revoked or unknown key records nothing; concurrent uses record one time',
+      async (stores) => {
+        const key = await keyOfNewOrganization(stores);
+        const concurrent = await Promise.all(
+          Array.from({ length: 12 }, () => stores.checks.begin(admission({ apiKeyHash: key.hash }, at(0)))),
+        );
+        assert.ok(concurrent.every((o) => o.kind === 'admitted'));
+        assert.deepEqual(await lastUsed(stores, key), at(0));
+        await stores.apiKeys.revokeKey(key.organizationId, key.id, at(1000));
+        const refused = await stores.checks.begin(admission({ apiKeyHash: key.hash }, at(120_000)));
+        assert.equal(refused.kind, 'unauthenticated');
+        assert.deepEqual(await lastUsed(stores, key), at(0), 'a revoked key is not used');
+        const unknown = await stores.checks.begin(admission({ apiKeyHash: '0'.repeat(64) }, at(120_000)));
+        assert.equal(unknown.kind, 'unauthenticated');
+      },
+    );
   });
 }

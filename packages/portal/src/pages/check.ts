@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mayRunChecks, Network, type CoreHttpResponse } from '@tron-safety/core';
+import { Network, type CoreHttpResponse } from '@tron-safety/core';
+import { mayRunChecks } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { html, type Html } from '../html.js';
 import { PORTAL_PATH } from '../http.js';

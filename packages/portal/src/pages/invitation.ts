@@ -1,5 +1,5 @@
 import type { CoreHttpResponse } from '@tron-safety/core';
-import { MIN_PASSWORD_LENGTH } from '@tron-safety/core';
+import { MIN_PASSWORD_LENGTH } from '@tron-safety/core/internal';
 import type { PortalDeps } from '../context.js';
 import { formatTime, sentence } from '../format.js';
 import { html } from '../html.js';

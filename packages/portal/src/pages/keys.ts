@@ -1,4 +1,5 @@
-import { mayManageApiKeys, type ApiKeyMetadata, type CoreHttpResponse, type IssuedApiKey } from '@tron-safety/core';
+import type { ApiKeyMetadata, CoreHttpResponse, IssuedApiKey } from '@tron-safety/core';
+import { mayManageApiKeys } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, type Html } from '../html.js';

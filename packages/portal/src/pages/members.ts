@@ -1,11 +1,5 @@
-import {
-  MEMBER_ROLES,
-  mayManageMembers,
-  type CoreHttpResponse,
-  type IssuedInvitation,
-  type MemberRole,
-  type MemberView,
-} from '@tron-safety/core';
+import type { CoreHttpResponse, IssuedInvitation, MemberRole, MemberView } from '@tron-safety/core';
+import { MEMBER_ROLES, mayManageMembers } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { formatTime, sentence } from '../format.js';
 import { html, type Html } from '../html.js';

@@ -1,11 +1,5 @@
-import {
-  MIN_LATENCY_SAMPLES,
-  OverallState,
-  summarizeUsageDays,
-  type CoreHttpResponse,
-  type LatencyStatistics,
-  type UsageDay,
-} from '@tron-safety/core';
+import { OverallState, type CoreHttpResponse, type LatencyStatistics, type UsageDay } from '@tron-safety/core';
+import { MIN_LATENCY_SAMPLES, summarizeUsageDays } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { formatNumber } from '../format.js';
 import { html, type Html } from '../html.js';

@@ -1,0 +1,15 @@
+// @tron-safety/core/tron: TRON tools beside the service: base58 addresses, token amounts, the
+// java-tron HTTP client and the contract-type categories.
+export * from './tron/address.js';
+export * from './tron/amount.js';
+export {
+  TronNodeClient,
+  describeNodeError,
+  DEFAULT_RETRY,
+  type NodeCallError,
+  type RetryPolicy,
+  type TronNode,
+  type TronNodeClientOptions,
+} from './chain/client.js';
+export { CONTRACT_TYPES, categoryOf, contractTypeNumber, type ContractTypeName } from './chain/categories.js';
+export { REQUIRED_CONFIRMATIONS } from './chain/facts.js';
