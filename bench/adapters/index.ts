@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { safetyMiddleware } from '@tron-safety/adapters-koa';
-import { createSafetyService } from '@tron-safety/core';
+import { createSafetyService, type SafetyService } from '@tron-safety/core';
 import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/fakes';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
@@ -25,6 +25,12 @@ import { Worker } from 'node:worker_threads';
 const SECONDS = Number(process.argv[2] ?? 2);
 const ROUNDS = Number(process.argv[3] ?? 5);
 const CONNECTIONS = 32;
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -37,22 +43,16 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-interface Run {
-  perSecond: number;
-  p50: number;
-  p99: number;
+/** The same check request for every endpoint. */
+interface CheckPost {
+  headers: Record<string, string>;
+  body: Uint8Array;
 }
 
 const client = new Worker(new URL('./load-worker.mjs', import.meta.url));
 
 /** One run of `seconds` against `url` + `path`, generated on the client thread. */
-function load(
-  url: string,
-  path: string,
-  headers: Record<string, string>,
-  body: Uint8Array,
-  seconds: number,
-): Promise<Run> {
+function load(url: string, path: string, { headers, body }: CheckPost, seconds: number): Promise<Run> {
   return new Promise((resolve, reject) => {
     client.once('message', (answer: { run?: Run; error?: string }) =>
       answer.run ? resolve(answer.run) : reject(new Error(answer.error)),
@@ -61,6 +61,14 @@ function load(
   });
 }
 
+const FRAMEWORKS = ['express', 'koa'] as const;
+type Framework = (typeof FRAMEWORKS)[number];
+const ENDPOINTS = [
+  ['bare JSON', '/bare'],
+  ['adapter, instant handler', '/adapter'],
+  ['/v1/transaction/check', '/v1/transaction/check'],
+] as const;
+
 async function main(): Promise<void> {
   const service = createSafetyService(createMemoryStores(), { chain: instantChain(), risk: instantRisk() });
   const { apiKey } = await seedTenant(service, {
@@ -68,26 +76,52 @@ async function main(): Promise<void> {
     maxConcurrentRequests: 10_000,
     monthlyQuota: 100_000_000,
   });
-  const body = checkBody('22'.repeat(32));
-  const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  const post: CheckPost = {
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: checkBody('22'.repeat(32)),
+  };
   // The bare endpoints answer a body of the size a check answers.
-  const sample = await service.check({ apiKey, request: body });
+  const sample = await service.check({ apiKey, request: post.body });
   const answer = JSON.stringify(sample.body);
 
-  const expressApp = express();
-  expressApp.post('/bare', express.json(), (req, res) => {
+  const servers = {
+    express: createServer(expressApp(service, answer)),
+    koa: createServer(koaApp(service, answer).callback()),
+  };
+  const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
+  console.log(
+    `adapters bench: ${ROUNDS} rounds of ${SECONDS}s per endpoint, ${CONNECTIONS} connections, node ${process.version}`,
+  );
+  const runs = await measure(urls, post);
+  report(runs);
+  await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
+  await service.close({ timeoutMs: 100 });
+  await client.terminate();
+}
+
+/** A handler that answers at once: the adapter's own cost without the service's. */
+const instantHandler = (answer: string) => ({
+  handle: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer }),
+});
+
+/** Express with the bare endpoint, the adapter before an instant handler, and the adapter before the service. */
+function expressApp(service: SafetyService, answer: string) {
+  const app = express();
+  app.post('/bare', express.json(), (req, res) => {
     if (!req.body?.tx_hash) return res.status(400).end();
     res.type('application/json').send(answer);
   });
-  const instant = {
-    handle: async () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: answer }),
-  };
-  expressApp.use(safetyRouter(instant, { matches: (path) => path === '/adapter' }));
-  expressApp.use(safetyRouter(service));
-  const koaApp = new Koa();
-  koaApp.use(safetyMiddleware(instant, { matches: (path) => path === '/adapter' }));
-  koaApp.use(safetyMiddleware(service));
-  koaApp.use(async (ctx) => {
+  app.use(safetyRouter(instantHandler(answer), { matches: (path) => path === '/adapter' }));
+  app.use(safetyRouter(service));
+  return app;
+}
+
+/** Koa with the same three endpoints. */
+function koaApp(service: SafetyService, answer: string) {
+  const app = new Koa();
+  app.use(safetyMiddleware(instantHandler(answer), { matches: (path) => path === '/adapter' }));
+  app.use(safetyMiddleware(service));
+  app.use(async (ctx) => {
     if (ctx.path !== '/bare') return;
     let raw = '';
     for await (const chunk of ctx.req) raw += chunk;
@@ -95,40 +129,38 @@ async function main(): Promise<void> {
     ctx.type = 'application/json';
     ctx.body = answer;
   });
+  return app;
+}
 
-  const servers = { express: createServer(expressApp), koa: createServer(koaApp.callback()) };
-  const urls = { express: await listen(servers.express), koa: await listen(servers.koa) };
-  console.log(
-    `adapters bench: ${ROUNDS} rounds of ${SECONDS}s per endpoint, ${CONNECTIONS} connections, node ${process.version}`,
-  );
-  const frameworks = ['express', 'koa'] as const;
-  const endpoints = [
-    ['bare JSON', '/bare'],
-    ['adapter, instant handler', '/adapter'],
-    ['/v1/transaction/check', '/v1/transaction/check'],
-  ] as const;
-  for (const framework of frameworks) {
-    await load(urls[framework], '/bare', headers, body, 0.5); // warm up
-    await load(urls[framework], '/v1/transaction/check', headers, body, 0.5);
+/** Every endpoint once per round after a warm-up, every other round in reverse order; the runs by endpoint. */
+async function measure(urls: Record<Framework, string>, post: CheckPost): Promise<Map<string, Run[]>> {
+  for (const framework of FRAMEWORKS) {
+    await load(urls[framework], '/bare', post, 0.5); // warm up
+    await load(urls[framework], '/v1/transaction/check', post, 0.5);
   }
   const runs = new Map<string, Run[]>();
   for (let round = 1; round <= ROUNDS; round++) {
     // Every other round runs in reverse order, so a load that rises or falls within a round does not
     // always favour the endpoint that runs first.
     const inOrder = <T>(list: readonly T[]) => (round % 2 ? list : [...list].reverse());
-    for (const framework of inOrder(frameworks)) {
-      for (const [name, path] of inOrder(endpoints)) {
-        const run = await load(urls[framework], path, headers, body, SECONDS);
+    for (const framework of inOrder(FRAMEWORKS)) {
+      for (const [name, path] of inOrder(ENDPOINTS)) {
+        const run = await load(urls[framework], path, post, SECONDS);
         runs.set(`${framework} ${name}`, [...(runs.get(`${framework} ${name}`) ?? []), run]);
       }
     }
     process.stderr.write(`round ${round}/${ROUNDS} done\n`);
   }
+  return runs;
+}
+
+/** The table of medians and spreads, then each framework's ratios to its bare endpoint. */
+function report(runs: Map<string, Run[]>): void {
   console.log('framework  endpoint                  checks/s (median, min..max)   p50 ms   p99 ms');
   const ratios: string[] = [];
-  for (const framework of frameworks) {
+  for (const framework of FRAMEWORKS) {
     const of = (name: string) => runs.get(`${framework} ${name}`)!;
-    for (const [name] of endpoints) {
+    for (const [name] of ENDPOINTS) {
       const rates = of(name).map((r) => r.perSecond);
       const spread = `${Math.min(...rates).toFixed(0)}..${Math.max(...rates).toFixed(0)}`;
       const p = (q: 'p50' | 'p99') =>
@@ -150,9 +182,6 @@ async function main(): Promise<void> {
     );
   }
   console.log(ratios.join('\n'));
-  await Promise.all(Object.values(servers).map((s) => new Promise((r) => s.close(r))));
-  await service.close({ timeoutMs: 100 });
-  await client.terminate();
 }
 
 main().catch((error: unknown) => {

@@ -73,7 +73,7 @@ async function openDatabase(databaseUrl: string): Promise<HostStores['stores']> 
   return stores.value.stores;
 }
 
-async function open(path: string | undefined, create = false): Promise<Session> {
+async function openSession(path: string | undefined, create = false): Promise<Session> {
   const databaseUrl = process.env.DATABASE_URL?.trim();
   if (databaseUrl) {
     const stores = await openDatabase(databaseUrl);
@@ -217,9 +217,31 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   const seedPath = () => (program.opts().seedFile as string | undefined) ?? process.env.SAFETY_SEED_FILE;
 
+  const open = (create = false) => openSession(seedPath(), create);
+  addPlanCommands(program, open);
+  addOrganizationCommands(program, open);
+  addKeyCommands(program, open);
+  registerMemberCommands(program, { open: () => open(), unwrap, print });
+  addUsageCommand(program, open);
+  addSanctionsCommands(program, {
+    print,
+    exit: (code, message) => new Exit(code, message),
+    store: async () => {
+      const databaseUrl = process.env.DATABASE_URL?.trim();
+      if (!databaseUrl) throw new Exit(2, MEMORY_MODE_SANCTIONS);
+      return (await openDatabase(databaseUrl)).sanctionsLists;
+    },
+  });
+  return program;
+}
+
+/** Opens the session of one command: the seed file's stores (created when asked) or the database. */
+type OpenSession = (create?: boolean) => Promise<Session>;
+
+function addPlanCommands(program: Command, open: OpenSession): void {
   const plans = program.command('plans').description('versioned plans');
   plans.command('list').action(async () => {
-    const s = await open(seedPath());
+    const s = await open();
     const list = unwrap(await s.admin.listPlans(OPERATOR));
     print(list, list.map(planLine).join('\n') || '(no plans)');
   });
@@ -232,7 +254,7 @@ export function buildProgram(): Command {
       .option('--version <n>', 'explicit version', int('--version')),
     true,
   ).action(async (o: LimitOptions & { code: string; name: string; version?: number }) => {
-    const s = await open(seedPath(), true);
+    const s = await open(true);
     const e = entitlements(o)!;
     const plan = unwrap(
       await s.admin.createPlanVersion(OPERATOR, {
@@ -245,13 +267,48 @@ export function buildProgram(): Command {
     await s.save();
     print(plan, `created ${planLine(plan)}`);
   });
+}
 
+function addOrganizationCommands(program: Command, open: OpenSession): void {
   const orgs = program.command('orgs').alias('organizations').description('organizations (tenants)');
   orgs.command('list').action(async () => {
-    const s = await open(seedPath());
+    const s = await open();
     const list = unwrap(await s.admin.listOrganizations(OPERATOR));
     print(list, list.map(orgLine).join('\n') || '(no organizations)');
   });
+  addOrganizationCreate(orgs, open);
+  for (const [name, status] of [
+    ['suspend', 'suspended'],
+    ['activate', 'active'],
+  ] as const) {
+    orgs.command(`${name} <orgId>`).action(async (id: string) => {
+      const s = await open();
+      const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
+      await s.save();
+      print(view, orgLine(view.organization));
+    });
+  }
+  orgs
+    .command('set-plan <orgId>')
+    .requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef)
+    .action(async (id: string, o: { plan: { code: string; version?: number } }) => {
+      const s = await open();
+      const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
+      await s.save();
+      print(view, orgLine(view.organization));
+    });
+  limitOptions(
+    orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'),
+    true,
+  ).action(async (id: string, o: LimitOptions) => {
+    const s = await open();
+    const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
+    await s.save();
+    print(view, orgLine(view.organization));
+  });
+}
+
+function addOrganizationCreate(orgs: Command, open: OpenSession): void {
   limitOptions(
     orgs
       .command('create')
@@ -262,7 +319,7 @@ export function buildProgram(): Command {
     false,
   ).action(
     async (o: LimitOptions & { name: string; plan?: { code: string; version?: number }; suspended?: boolean }) => {
-      const s = await open(seedPath(), true);
+      const s = await open(true);
       const custom = entitlements(o);
       if ((o.plan === undefined) === (custom === null))
         throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
@@ -280,42 +337,15 @@ export function buildProgram(): Command {
       print(view, `created ${orgLine(view.organization)}`);
     },
   );
-  for (const [name, status] of [
-    ['suspend', 'suspended'],
-    ['activate', 'active'],
-  ] as const) {
-    orgs.command(`${name} <orgId>`).action(async (id: string) => {
-      const s = await open(seedPath());
-      const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
-      await s.save();
-      print(view, orgLine(view.organization));
-    });
-  }
-  orgs
-    .command('set-plan <orgId>')
-    .requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef)
-    .action(async (id: string, o: { plan: { code: string; version?: number } }) => {
-      const s = await open(seedPath());
-      const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
-      await s.save();
-      print(view, orgLine(view.organization));
-    });
-  limitOptions(
-    orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'),
-    true,
-  ).action(async (id: string, o: LimitOptions) => {
-    const s = await open(seedPath());
-    const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
-    await s.save();
-    print(view, orgLine(view.organization));
-  });
+}
 
+function addKeyCommands(program: Command, open: OpenSession): void {
   const keys = program.command('keys').description('API keys (the full key is printed once, at create and rotate)');
   keys
     .command('create <orgId>')
     .requiredOption('--label <label>')
     .action(async (orgId: string, o: { label: string }) => {
-      const s = await open(seedPath());
+      const s = await open();
       const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
       s.keys.set(issued.metadata.id, issued.key);
       await s.save();
@@ -328,7 +358,7 @@ export function buildProgram(): Command {
     .command('list <orgId>')
     .description('list keys by prefix')
     .action(async (orgId: string) => {
-      const s = await open(seedPath());
+      const s = await open();
       const list = unwrap(await s.admin.listApiKeys(OPERATOR, orgId));
       print(
         list,
@@ -340,21 +370,21 @@ export function buildProgram(): Command {
     .command('rotate <orgId> <keyId>')
     .description('revoke the key and issue its replacement, atomically')
     .action(async (orgId: string, keyId: string) => {
-      const s = await open(seedPath());
+      const s = await open();
       const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
       s.keys.set(rotated.metadata.id, rotated.key);
       await s.save();
       print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
     });
   keys.command('revoke <orgId> <keyId>').action(async (orgId: string, keyId: string) => {
-    const s = await open(seedPath());
+    const s = await open();
     const revoked = unwrap(await s.admin.revokeApiKey(OPERATOR, orgId, keyId));
     await s.save();
     print(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
   });
+}
 
-  registerMemberCommands(program, { open: () => open(seedPath()), unwrap, print });
-
+function addUsageCommand(program: Command, open: OpenSession): void {
   program
     .command('usage <orgId>')
     .description(
@@ -363,36 +393,30 @@ export function buildProgram(): Command {
     .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
     .action(async (orgId: string, o: { url: string; days: number }) => {
-      const s = await open(seedPath());
+      const s = await open();
       if (s.mode === 'postgres') return printUsage(unwrap(await s.admin.usage(OPERATOR, orgId, o.days)));
-      const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find(
-        (k) => k.revokedAt === null && s.keys.get(k.id),
-      );
-      if (!active)
-        throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
-      let res;
-      try {
-        res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, {
-          headers: { 'x-api-key': s.keys.get(active.id)! },
-        });
-      } catch (e) {
-        throw new Exit(
-          2,
-          `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`,
-        );
-      }
-      printUsage(usageAnswer(res.statusCode, await res.body.json().catch(() => null)));
+      printUsage(await usageFromHost(s, orgId, o));
     });
-  addSanctionsCommands(program, {
-    print,
-    exit: (code, message) => new Exit(code, message),
-    store: async () => {
-      const databaseUrl = process.env.DATABASE_URL?.trim();
-      if (!databaseUrl) throw new Exit(2, MEMORY_MODE_SANCTIONS);
-      return (await openDatabase(databaseUrl)).sanctionsLists;
-    },
-  });
-  return program;
+}
+
+/** Memory mode: usage lives in the running host, asked with one of the organization's keys from the seed file. */
+async function usageFromHost(s: Session, orgId: string, o: { url: string; days: number }): Promise<UsageResponse> {
+  const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find(
+    (k) => k.revokedAt === null && s.keys.get(k.id),
+  );
+  if (!active) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
+  let res;
+  try {
+    res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, {
+      headers: { 'x-api-key': s.keys.get(active.id)! },
+    });
+  } catch (e) {
+    throw new Exit(
+      2,
+      `cannot reach the host at ${o.url} (${(e as Error).message}); usage lives in the running host's memory`,
+    );
+  }
+  return usageAnswer(res.statusCode, await res.body.json().catch(() => null));
 }
 
 /** The host's `/v1/usage` answer through its codecs: the usage, or the API's refusal as exit 1. */

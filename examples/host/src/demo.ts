@@ -15,7 +15,7 @@ import {
   USDT_CONTRACT,
 } from '@tron-safety/core/fakes';
 import { request } from 'undici';
-import { parseConfig } from './config.js';
+import { parseConfig, type HostConfig } from './config.js';
 import { startHost } from './host.js';
 import { createLogger } from './log.js';
 
@@ -33,6 +33,32 @@ async function main(): Promise<void> {
   if (parsed.isErr()) throw new Error(parsed.error.message);
 
   console.log(bold('TRON transaction safety service: offline demo'));
+  const fakes = await startDemoFakes();
+  const seedFile = writeDemoSeed();
+  const config = demoConfig(parsed.value, fakes, seedFile);
+  const logger = createLogger(config.logLevel);
+  let started = await startHost(config, logger);
+  if (started.isErr() && started.error.field === 'PORT') started = await startHost({ ...config, port: 0 }, logger);
+  if (started.isErr()) throw new Error(started.error.message);
+  const host = started.value;
+  await host.sanctions.firstRefresh();
+  console.log(`  host                ${host.url}  (${config.framework}, in-memory stores, seeded from ${seedFile})`);
+  console.log(`  demo API key        ${bold(DEMO_KEY)}`);
+  console.log(
+    `  developer portal    ${host.url}/portal/  (sign in as ${DEMO_MEMBER.email}, password '${DEMO_MEMBER.password}')\n`,
+  );
+
+  await runDemoChecks(host.url, fakes.node.failedUsdtTx);
+  // Listen before saying so: a Ctrl-C right after the prompt must stop the host gracefully.
+  const stopped = stopOnSignal(host, fakes);
+  printTryCommands(host.url);
+  await stopped;
+}
+
+type DemoFakes = Awaited<ReturnType<typeof startDemoFakes>>;
+
+/** The local fake servers the demo's host reads: a java-tron node, Chainalysis and the OFAC list. */
+async function startDemoFakes() {
   const node = await startFakeTronNode();
   console.log(`  fake java-tron node ${node.url}  (recorded mainnet responses from packages/core/fixtures/tron)`);
   const vendors = await startFakeChainalysis({
@@ -57,7 +83,11 @@ async function main(): Promise<void> {
   console.log(
     `  fake OFAC list      ${ofac.url}  (DEMO sanctions data: the bundled snapshot republished as today's list; not OFAC's current list)`,
   );
+  return { node, vendors, ofac };
+}
 
+/** The seed file of the demo host: one plan, the demo organization with its key and portal owner. */
+function writeDemoSeed(): string {
   const seedDir = mkdtempSync(join(tmpdir(), 'tron-safety-demo-'));
   const seedFile = join(seedDir, 'seed.json');
   writeFileSync(
@@ -87,74 +117,84 @@ async function main(): Promise<void> {
       ],
     }),
   );
-  const config = {
-    ...parsed.value,
+  return seedFile;
+}
+
+/** The environment's configuration pointed at the fakes and the seed file, on in-memory stores. */
+function demoConfig(parsed: HostConfig, { node, vendors, ofac }: DemoFakes, seedFile: string): HostConfig {
+  return {
+    ...parsed,
     seedFile,
     databaseUrl: null,
     tronFullNodeUrl: node.url,
     tronSolidityUrl: node.url,
-    ofac: { ...parsed.value.ofac, url: ofac.url },
+    ofac: { ...parsed.ofac, url: ofac.url },
     risk: {
-      ...parsed.value.risk,
+      ...parsed.risk,
       chainalysisApiUrl: vendors.entityUrl,
       chainalysisApiKey: 'demo',
       chainalysisSanctionsUrl: vendors.sanctionsUrl,
       chainalysisSanctionsApiKey: 'demo',
     },
   };
-  const logger = createLogger(config.logLevel);
-  let started = await startHost(config, logger);
-  if (started.isErr() && started.error.field === 'PORT') started = await startHost({ ...config, port: 0 }, logger);
-  if (started.isErr()) throw new Error(started.error.message);
-  const host = started.value;
-  await host.sanctions.firstRefresh();
-  console.log(`  host                ${host.url}  (${config.framework}, in-memory stores, seeded from ${seedFile})`);
-  console.log(`  demo API key        ${bold(DEMO_KEY)}`);
-  console.log(
-    `  developer portal    ${host.url}/portal/  (sign in as ${DEMO_MEMBER.email}, password '${DEMO_MEMBER.password}')\n`,
-  );
+}
 
+/** What the demo reads of a check's answer (a result or an error envelope). */
+interface DemoAnswer {
+  error?: { code?: string };
+  transaction_state: string;
+  overall_state: string;
+  reasons: { code: string }[];
+  transfers?: { recipient?: string; amount?: string }[];
+}
+
+type CheckBody = { tx_hash: string; [field: string]: unknown };
+
+// What the first check reads decides what the expected-payment checks expect.
+const demoCases = (
+  paid: { recipient?: string; amount?: string },
+  failedUsdtTx: string,
+): { label: string; body: CheckBody }[] => [
+  { label: 'TRX transfer', body: { tx_hash: TRON_FIXTURE_TX.trxTransferToNewAccount, network: 'tron' } },
+  {
+    label: 'USDT payment, expected recipient/token/amount',
+    body: {
+      tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+      network: 'tron',
+      expected_recipient: paid.recipient,
+      expected_token_contract: USDT_CONTRACT,
+      expected_amount: paid.amount,
+    },
+  },
+  {
+    label: 'same USDT payment, wrong expected amount',
+    body: {
+      tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+      network: 'tron',
+      expected_recipient: paid.recipient,
+      expected_token_contract: USDT_CONTRACT,
+      expected_amount: '1000000',
+    },
+  },
+  { label: 'USDT call that ran out of energy', body: { tx_hash: failedUsdtTx, network: 'tron' } },
+  { label: 'TRX from a DEMO high-risk sender', body: { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' } },
+  { label: 'TRC10 token transfer', body: { tx_hash: TRON_FIXTURE_TX.trc10Transfer, network: 'tron' } },
+  { label: 'vote (not a payment)', body: { tx_hash: TRON_FIXTURE_TX.voteWitness, network: 'tron' } },
+  { label: 'unknown transaction', body: { tx_hash: 'ab'.repeat(32), network: 'tron' } },
+];
+
+/** Runs the demo's checks over HTTP, printing each state as it comes and then the table of all. */
+async function runDemoChecks(hostUrl: string, failedUsdtTx: string): Promise<void> {
   const check = async (body: object) => {
-    const res = await request(`${host.url}/v1/transaction/check`, {
+    const res = await request(`${hostUrl}/v1/transaction/check`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': DEMO_KEY },
       body: JSON.stringify(body),
     });
-    return { status: res.statusCode, json: (await res.body.json()) as Record<string, any> };
+    return { status: res.statusCode, json: (await res.body.json()) as DemoAnswer };
   };
-
-  type CheckBody = { tx_hash: string; [field: string]: unknown };
-  // What the first check reads decides what the expected-payment checks expect.
-  const cases = (paid: { recipient?: string; amount?: string }): { label: string; body: CheckBody }[] => [
-    { label: 'TRX transfer', body: { tx_hash: TRON_FIXTURE_TX.trxTransferToNewAccount, network: 'tron' } },
-    {
-      label: 'USDT payment, expected recipient/token/amount',
-      body: {
-        tx_hash: TRON_FIXTURE_TX.usdtTransfer,
-        network: 'tron',
-        expected_recipient: paid.recipient,
-        expected_token_contract: USDT_CONTRACT,
-        expected_amount: paid.amount,
-      },
-    },
-    {
-      label: 'same USDT payment, wrong expected amount',
-      body: {
-        tx_hash: TRON_FIXTURE_TX.usdtTransfer,
-        network: 'tron',
-        expected_recipient: paid.recipient,
-        expected_token_contract: USDT_CONTRACT,
-        expected_amount: '1000000',
-      },
-    },
-    { label: 'USDT call that ran out of energy', body: { tx_hash: node.failedUsdtTx, network: 'tron' } },
-    { label: 'TRX from a DEMO high-risk sender', body: { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' } },
-    { label: 'TRC10 token transfer', body: { tx_hash: TRON_FIXTURE_TX.trc10Transfer, network: 'tron' } },
-    { label: 'vote (not a payment)', body: { tx_hash: TRON_FIXTURE_TX.voteWitness, network: 'tron' } },
-    { label: 'unknown transaction', body: { tx_hash: 'ab'.repeat(32), network: 'tron' } },
-  ];
   const rows: string[][] = [];
-  const total = 1 + cases({}).length;
+  const total = 1 + demoCases({}, failedUsdtTx).length;
   const run = async (label: string, body: CheckBody) => {
     process.stdout.write(`  [${rows.length + 1}/${total}] ${label} ... `);
     const { status, json } = await check(body);
@@ -164,14 +204,14 @@ async function main(): Promise<void> {
       return json;
     }
     console.log(`${json.overall_state}`);
-    const reasons = (json.reasons as { code: string }[]).map((r) => r.code).join(', ');
+    const reasons = json.reasons.map((r) => r.code).join(', ');
     rows.push([label, `${body.tx_hash.slice(0, 10)}…`, json.transaction_state, json.overall_state, reasons]);
     return json;
   };
 
   // Every check the demo makes is in the table, the one that reads the payment included.
   const usdt = await run('USDT transfer, no expectations', { tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' });
-  for (const c of cases(usdt.transfers?.[0] ?? {})) await run(c.label, c.body);
+  for (const c of demoCases(usdt.transfers?.[0] ?? {}, failedUsdtTx)) await run(c.label, c.body);
   console.log(`\n${table(['check', 'tx', 'transaction_state', 'overall_state', 'reasons'], rows)}\n`);
   console.log(
     'Risk answers and the OFAC list above are DEMO data from local fake servers, not real screening; chain facts are recorded mainnet responses.',
@@ -179,25 +219,29 @@ async function main(): Promise<void> {
   console.log(
     'HTTP 200 never means "safe": read overall_state together with transaction_state, coverage, the match flags, freshness and reasons.\n',
   );
-  // Listen before saying so: a Ctrl-C right after the prompt must stop the host gracefully.
-  const stopped = new Promise<void>((resolve) => {
+}
+
+/** Resolves once SIGINT or SIGTERM has stopped the host gracefully and closed the fakes. */
+function stopOnSignal(host: { stop(signal: NodeJS.Signals): Promise<unknown> }, fakes: DemoFakes): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop).off('SIGTERM', stop);
       void host
         .stop(signal)
-        .then(() => Promise.all([node.close(), vendors.close(), ofac.close()]))
+        .then(() => Promise.all([fakes.node.close(), fakes.vendors.close(), fakes.ofac.close()]))
         .then(() => resolve());
     };
     process.on('SIGINT', stop).on('SIGTERM', stop);
   });
-  console.log(bold('The host keeps running. Try:'));
-  console.log(`  curl -s ${host.url}/v1/transaction/check -H 'X-API-Key: ${DEMO_KEY}' -H 'Content-Type: application/json' \\
-    -d '{"tx_hash":"${TRON_FIXTURE_TX.usdtTransfer}","network":"tron","expected_token_contract":"${USDT_CONTRACT}"}'`);
-  console.log(`  curl -s '${host.url}/v1/usage?days=7' -H 'X-API-Key: ${DEMO_KEY}'`);
-  console.log(`  curl -s ${host.url}/v1/status`);
-  console.log('Press Ctrl-C to stop.');
+}
 
-  await stopped;
+function printTryCommands(hostUrl: string): void {
+  console.log(bold('The host keeps running. Try:'));
+  console.log(`  curl -s ${hostUrl}/v1/transaction/check -H 'X-API-Key: ${DEMO_KEY}' -H 'Content-Type: application/json' \\
+    -d '{"tx_hash":"${TRON_FIXTURE_TX.usdtTransfer}","network":"tron","expected_token_contract":"${USDT_CONTRACT}"}'`);
+  console.log(`  curl -s '${hostUrl}/v1/usage?days=7' -H 'X-API-Key: ${DEMO_KEY}'`);
+  console.log(`  curl -s ${hostUrl}/v1/status`);
+  console.log('Press Ctrl-C to stop.');
 }
 
 function table(header: string[], rows: string[][]): string {

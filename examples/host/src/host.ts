@@ -3,20 +3,21 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
+  type RiskProviders,
   type SafetyService,
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
-import { createHttpServer, listen, stopAccepting, trackResponses } from './http-app.js';
+import { createHttpServer, listen, stopAccepting, trackResponses, type ResponseTracker } from './http-app.js';
 import { withRequestLog } from './log.js';
-import { createObservability } from './ops/observability.js';
+import { createObservability, type Observability } from './ops/observability.js';
 import { startOpsListener } from './ops/server.js';
 import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
-import { openStores } from './stores.js';
+import { openStores, type HostStores } from './stores.js';
 
 /** How often expired leases and windows are swept from PostgreSQL. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -58,36 +59,14 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const sanctions = createHostSanctions(config.ofac, logger);
   // The sanctions list age gauge reads the list in use: when it was last confirmed current.
   const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
-  const risk = createRiskProviders(
-    { ...config.risk, ofacList: sanctions.list },
-    { onCall: observability.onProviderCall },
-  );
-  if (risk.isErr()) {
-    const field = risk.error.variable ?? risk.error.option;
-    return err({ field, message: `${field}: ${risk.error.message}` });
-  }
-
-  let seed: SeedFile | null = null;
-  if (config.seedFile !== null) {
-    const loaded = await loadSeedFile(config.seedFile);
-    if (loaded.isErr()) return err(loaded.error);
-    seed = loaded.value;
-  }
+  const risk = hostRiskProviders(config, sanctions, observability);
+  if (risk.isErr()) return err(risk.error);
+  const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);
+  if (seed.isErr()) return err(seed.error);
 
   const stores = await openStores(config.databaseUrl);
   if (stores.isErr()) return err(stores.error);
-  const chain = createTronChainFactsProvider({
-    fullNodeUrl: config.tronFullNodeUrl,
-    solidityNodeUrl: config.tronSolidityUrl,
-    ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
-    ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
-    onCall: observability.onProviderCall,
-    onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
-      logger.warn(
-        { event: 'known_token_disagrees', contract, registry: known, chain: read },
-        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
-      ),
-  });
+  const chain = hostChainProvider(config, observability, logger);
   // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
   // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
@@ -109,24 +88,89 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     },
   );
 
-  let seeded: SeedSummary | null = null;
-  if (seed) {
-    const applied = await applySeed(service.admin, seed);
-    if (applied.isErr()) {
-      await release();
-      return err(applied.error);
-    }
-    seeded = applied.value;
-    for (const { field, stored, seed: wanted } of seeded.differences) {
-      logger.warn(
-        { seed_field: field, stored, seed: wanted },
-        `seed file: ${field} differs from the stored state; the stored value is kept (change it with the admin CLI)`,
-      );
-    }
+  const seeded = seed.value ? await applyHostSeed(service, seed.value, logger) : ok(null);
+  if (seeded.isErr()) {
+    await release();
+    return err(seeded.error);
   }
+  const serving = await serve({ config, logger, service, stores: stores.value, observability, release });
+  if (serving.isErr()) return err(serving.error);
+  return ok({
+    ...serving.value,
+    service,
+    seeded: seeded.value,
+    stores: stores.value.description,
+    sanctions,
+  });
+}
 
-  const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.value.stores.apiKeys));
-  const portal = mountPortal(service, stores.value.stores, config, logger);
+/** The risk providers of the configuration, reading the host's OFAC list; a wrong option names its variable. */
+function hostRiskProviders(
+  config: HostConfig,
+  sanctions: HostSanctions,
+  observability: Observability,
+): Result<RiskProviders, ConfigError> {
+  const risk = createRiskProviders(
+    { ...config.risk, ofacList: sanctions.list },
+    { onCall: observability.onProviderCall },
+  );
+  if (risk.isOk()) return ok(risk.value);
+  const field = risk.error.variable ?? risk.error.option;
+  return err({ field, message: `${field}: ${risk.error.message}` });
+}
+
+function hostChainProvider(config: HostConfig, observability: Observability, logger: Logger) {
+  return createTronChainFactsProvider({
+    fullNodeUrl: config.tronFullNodeUrl,
+    solidityNodeUrl: config.tronSolidityUrl,
+    ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
+    ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
+    onCall: observability.onProviderCall,
+    onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
+      logger.warn(
+        { event: 'known_token_disagrees', contract, registry: known, chain: read },
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+      ),
+  });
+}
+
+/** Applies the seed file; where it differs from the stored state, the stored value is kept and the difference logged. */
+async function applyHostSeed(
+  service: SafetyService,
+  seed: SeedFile,
+  logger: Logger,
+): Promise<Result<SeedSummary, ConfigError>> {
+  const applied = await applySeed(service.admin, seed);
+  if (applied.isErr()) return err(applied.error);
+  for (const { field, stored, seed: wanted } of applied.value.differences) {
+    logger.warn(
+      { seed_field: field, stored, seed: wanted },
+      `seed file: ${field} differs from the stored state; the stored value is kept (change it with the admin CLI)`,
+    );
+  }
+  return ok(applied.value);
+}
+
+interface Serving {
+  config: HostConfig;
+  logger: Logger;
+  service: SafetyService;
+  stores: HostStores;
+  observability: Observability;
+  /** Stops the sanctions refresh and closes the chain provider and the stores. */
+  release(): Promise<void>;
+}
+
+/**
+ * The API, the portal and the operations listener listening, the stores swept; on a start error
+ * everything started so far is released.
+ */
+async function serve(
+  s: Serving,
+): Promise<Result<Pick<RunningHost, 'url' | 'opsUrl' | 'server' | 'stop'>, ConfigError>> {
+  const { config, logger, service, stores, observability, release } = s;
+  const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.stores.apiKeys));
+  const portal = mountPortal(service, stores.stores, config, logger);
   const server = createHttpServer(handler, config.framework, config.http, portal);
   const responses = trackResponses(server);
   let listening;
@@ -144,7 +188,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const ops = await startOpsListener(config.ops, {
     registry: observability.metrics.registry,
     readiness: [
-      { component: 'database', check: () => stores.value.ping().then(() => null) },
+      { component: 'database', check: () => stores.ping().then(() => null) },
       { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
     ],
   });
@@ -155,39 +199,44 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   }
 
   const sweeper = setInterval(() => {
-    stores.value.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
+    stores.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  const stop = (reason: string) =>
-    (stopping ??= (async () => {
-      logger.info(
-        { reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs },
-        'shutting down: no new connections',
-      );
-      clearInterval(sweeper);
-      const closed = stopAccepting(server);
-      // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.
-      await service.close({ timeoutMs: config.shutdownGraceMs });
-      await responses.settled(WRITE_BOUND_MS);
-      server.closeAllConnections();
-      await closed;
-      // Unknown (null) when the stores cannot say, e.g. the database is down: the stop goes on.
-      const reserved = await reservedQuota(service).catch(() => null);
-      await release();
-      await ops.value?.close();
-      logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
-    })());
+  const drain = gracefulStop({ ...s, server, responses, sweeper, ops: ops.value });
+  const stop = (reason: string) => (stopping ??= drain(reason));
+  return ok({ url: listening.url, opsUrl: ops.value?.url ?? null, server, stop });
+}
 
-  const opsUrl = ops.value?.url ?? null;
-  return ok({
-    url: listening.url,
-    opsUrl,
-    service,
-    server,
-    seeded,
-    stores: stores.value.description,
-    sanctions,
-    stop,
-  });
+/**
+ * The graceful stop, once: refuse new connections, let the service answer or abort in-flight
+ * checks within the grace, let the framework write those answers, then release everything.
+ */
+function gracefulStop(
+  s: Serving & {
+    server: Server;
+    responses: ResponseTracker;
+    sweeper: NodeJS.Timeout;
+    ops: { close(): Promise<void> } | null;
+  },
+) {
+  const { config, logger, service, server, responses, sweeper, ops, release } = s;
+  return async (reason: string) => {
+    logger.info(
+      { reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs },
+      'shutting down: no new connections',
+    );
+    clearInterval(sweeper);
+    const closed = stopAccepting(server);
+    // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.
+    await service.close({ timeoutMs: config.shutdownGraceMs });
+    await responses.settled(WRITE_BOUND_MS);
+    server.closeAllConnections();
+    await closed;
+    // Unknown (null) when the stores cannot say, e.g. the database is down: the stop goes on.
+    const reserved = await reservedQuota(service).catch(() => null);
+    await release();
+    await ops?.close();
+    logger.info({ in_flight: service.inFlight, reserved_after_drain: reserved }, 'stopped');
+  };
 }

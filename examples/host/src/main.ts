@@ -3,8 +3,9 @@
 // until SIGTERM/SIGINT, then a graceful stop. Exit codes: 0 stopped cleanly, 2 refused to start.
 import { DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS } from '@tron-safety/core/sanctions';
 import { simpleFlags } from './cli-flags.js';
-import { parseConfig } from './config.js';
-import { startHost } from './host.js';
+import type { Logger } from 'pino';
+import { parseConfig, type HostConfig } from './config.js';
+import { startHost, type RunningHost } from './host.js';
 import { createLogger, originOf } from './log.js';
 import { describeSanctions } from './sanctions-refresh.js';
 import { startupWarnings } from './startup-warnings.js';
@@ -38,13 +39,26 @@ async function main(): Promise<number> {
   }
   const host = started.value;
   // Listen before announcing: a signal right after "listening" must still drain gracefully.
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = stopOnSignal(host);
+  await announce(host, config, logger);
+
+  await stopped;
+  return 0;
+}
+
+/** Resolves once SIGTERM or SIGINT has stopped the host gracefully. */
+function stopOnSignal(host: RunningHost): Promise<void> {
+  return new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
       void host.stop(signal).then(resolve);
     };
     process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   });
+}
+
+/** The start-up log: where the host listens and what it reads, then the configuration's warnings. */
+async function announce(host: RunningHost, config: HostConfig, logger: Logger): Promise<void> {
   const sanctions = describeSanctions(
     host.sanctions.status(),
     config.risk.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
@@ -78,9 +92,6 @@ async function main(): Promise<number> {
   for (const warning of startupWarnings(config, organizations.isOk() ? organizations.value.length : 0)) {
     logger.warn({ startup_warning: true }, warning);
   }
-
-  await stopped;
-  return 0;
 }
 
 main().then(

@@ -199,109 +199,20 @@ export async function applySeed(
   onKey: (id: string, key: string) => void = () => {},
   onMember: (id: string, secret: SeedMemberSecret) => void = () => {},
 ): Promise<Result<SeedSummary, ConfigError>> {
-  const refuse = (field: string, message: string) =>
-    err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
-  const inserted = { plans: 0, organizations: 0, keys: 0, members: 0 };
-  const differences: SeedDifference[] = [];
-  const compare = (at: string, stored: Record<string, unknown>, wanted: Record<string, unknown>) => {
-    for (const [field, value] of Object.entries(wanted)) {
-      if (JSON.stringify(stored[field]) !== JSON.stringify(value))
-        differences.push({ field: `${at}.${field}`, stored: stored[field], seed: value });
-    }
+  const run: SeedRun = {
+    admin,
+    onKey,
+    onMember,
+    inserted: { plans: 0, organizations: 0, keys: 0, members: 0 },
+    differences: [],
   };
-
-  const plans = await admin.listPlans(OPERATOR);
-  if (plans.isErr()) return refuse('plans', plans.error.message);
-  const storedPlans = new Map(plans.value.map((p) => [`${p.code}@${p.version}`, p]));
-  for (const [i, plan] of seed.plans.entries()) {
-    const stored = storedPlans.get(`${plan.code}@${plan.version}`);
-    if (stored) {
-      compare(
-        `plans[${i}]`,
-        { name: stored.name, ...limitsOf(stored) },
-        { name: plan.name, ...limitsOf(entitlementsOf(plan)) },
-      );
-      continue;
-    }
-    const put = await admin.seed.upsertPlanVersion({
-      code: plan.code,
-      version: plan.version,
-      name: plan.name,
-      ...entitlementsOf(plan),
-    });
-    if (put.isErr()) return refuse(`plans[${i}]`, put.error.message);
-    inserted.plans++;
-  }
-
+  const plans = await applyPlans(run, seed.plans);
+  if (plans.isErr()) return err(plans.error);
   let keys = 0;
   for (const [i, org] of seed.organizations.entries()) {
-    const at = `organizations[${i}]`;
-    const id = org.id.toLowerCase();
-    const existing = await admin.getOrganization(OPERATOR, id);
-    // Only a confirmed absence inserts: any other failure could overwrite a stored organization.
-    if (existing.isErr() && existing.error.code !== 'not_found') {
-      return refuse(
-        at,
-        `cannot read organization ${id} (${org.name}), so it is not written: ${existing.error.code}: ${existing.error.message}`,
-      );
-    }
-    if (existing.isOk()) {
-      const stored = existing.value.organization;
-      const assignment = (a: EntitlementAssignment) =>
-        a.kind === 'plan'
-          ? { plan: { code: a.code, version: a.version }, custom_entitlements: null }
-          : { plan: null, custom_entitlements: limitsOf(a.entitlements) };
-      compare(
-        at,
-        { name: stored.name, status: stored.status, ...assignment(stored.assignment) },
-        {
-          name: org.name,
-          status: org.status,
-          plan: org.plan,
-          custom_entitlements: org.custom_entitlements && limitsOf(entitlementsOf(org.custom_entitlements)),
-        },
-      );
-    } else {
-      const put = await admin.seed.upsertOrganization({
-        id,
-        name: org.name,
-        status: org.status,
-        assignment: org.plan
-          ? { plan: org.plan.code, version: org.plan.version }
-          : { entitlements: entitlementsOf(org.custom_entitlements!) },
-      });
-      if (put.isErr()) return refuse(at, put.error.message);
-      inserted.organizations++;
-    }
-    const before = await admin.listApiKeys(OPERATOR, id);
-    if (before.isErr()) return refuse(at, before.error.message);
-    const known = new Set(before.value.map((k) => k.id));
-    for (const [k, key] of org.api_keys.entries()) {
-      const keyAt = `${at}.api_keys[${k}]`;
-      // A repeat of a stored key is a no-op that returns it; a key of another organization is refused.
-      const imported = await admin.seed.importApiKey({
-        organizationId: id,
-        key: key.key,
-        label: key.label,
-        ...(key.id ? { id: key.id.toLowerCase() } : {}),
-      });
-      if (imported.isErr()) return refuse(keyAt, imported.error.message);
-      const stored = imported.value;
-      onKey(stored.id, key.key);
-      if (known.has(stored.id)) compare(keyAt, { label: stored.label }, { label: key.label });
-      else inserted.keys++;
-      if (key.revoked && stored.revokedAt === null) {
-        const revoked = await admin.revokeApiKey(OPERATOR, id, stored.id);
-        if (revoked.isErr()) return refuse(keyAt, revoked.error.message);
-      } else if (!key.revoked && stored.revokedAt !== null) {
-        differences.push({ field: `${keyAt}.revoked`, stored: true, seed: false });
-      }
-      keys++;
-    }
-    const members = await applyMembers(admin, { at, organizationId: id, members: org.members ?? [] }, onMember);
-    if (members.isErr()) return refuse(members.error.field, members.error.message);
-    inserted.members += members.value.inserted;
-    differences.push(...members.value.differences);
+    const applied = await applyOrganization(run, org, `organizations[${i}]`);
+    if (applied.isErr()) return err(applied.error);
+    keys += applied.value.keys;
   }
   const members = seed.organizations.reduce((n, o) => n + (o.members?.length ?? 0), 0);
   return ok({
@@ -309,9 +220,150 @@ export async function applySeed(
     organizations: seed.organizations.length,
     keys,
     members,
-    inserted,
-    differences,
+    inserted: run.inserted,
+    differences: run.differences,
   });
+}
+
+/** One application of a seed file: where it writes, whom it tells of secrets, and what it has found so far. */
+interface SeedRun {
+  admin: SeedTarget;
+  onKey: (id: string, key: string) => void;
+  onMember: (id: string, secret: SeedMemberSecret) => void;
+  inserted: SeedSummary['inserted'];
+  differences: SeedDifference[];
+}
+
+const refuse = (field: string, message: string) =>
+  err({ field: `seed:${field}`, message: `seed file: ${field}: ${message}` });
+
+/** Records each field of `wanted` whose stored value differs. */
+function compare(run: SeedRun, at: string, stored: Record<string, unknown>, wanted: Record<string, unknown>): void {
+  for (const [field, value] of Object.entries(wanted)) {
+    if (JSON.stringify(stored[field]) !== JSON.stringify(value))
+      run.differences.push({ field: `${at}.${field}`, stored: stored[field], seed: value });
+  }
+}
+
+/** Plan versions not stored yet are inserted; a stored one is compared. */
+async function applyPlans(run: SeedRun, plans: SeedPlan[]): Promise<Result<void, ConfigError>> {
+  const stored = await run.admin.listPlans(OPERATOR);
+  if (stored.isErr()) return refuse('plans', stored.error.message);
+  const storedPlans = new Map(stored.value.map((p) => [`${p.code}@${p.version}`, p]));
+  for (const [i, plan] of plans.entries()) {
+    const existing = storedPlans.get(`${plan.code}@${plan.version}`);
+    if (existing) {
+      compare(
+        run,
+        `plans[${i}]`,
+        { name: existing.name, ...limitsOf(existing) },
+        { name: plan.name, ...limitsOf(entitlementsOf(plan)) },
+      );
+      continue;
+    }
+    const put = await run.admin.seed.upsertPlanVersion({
+      code: plan.code,
+      version: plan.version,
+      name: plan.name,
+      ...entitlementsOf(plan),
+    });
+    if (put.isErr()) return refuse(`plans[${i}]`, put.error.message);
+    run.inserted.plans++;
+  }
+  return ok(undefined);
+}
+
+/** The organization (inserted or compared), then its keys, then its members. */
+async function applyOrganization(
+  run: SeedRun,
+  org: SeedOrganization,
+  at: string,
+): Promise<Result<{ keys: number }, ConfigError>> {
+  const id = org.id.toLowerCase();
+  const placed = await placeOrganization(run, org, at);
+  if (placed.isErr()) return err(placed.error);
+  const keys = await applyKeys(run, org, at);
+  if (keys.isErr()) return err(keys.error);
+  const members = await applyMembers(run.admin, { at, organizationId: id, members: org.members ?? [] }, run.onMember);
+  if (members.isErr()) return refuse(members.error.field, members.error.message);
+  run.inserted.members += members.value.inserted;
+  run.differences.push(...members.value.differences);
+  return ok({ keys: org.api_keys.length });
+}
+
+/** Inserts the organization when it is confirmed absent, else compares the stored one. */
+async function placeOrganization(run: SeedRun, org: SeedOrganization, at: string): Promise<Result<void, ConfigError>> {
+  const id = org.id.toLowerCase();
+  const existing = await run.admin.getOrganization(OPERATOR, id);
+  // Only a confirmed absence inserts: any other failure could overwrite a stored organization.
+  if (existing.isErr() && existing.error.code !== 'not_found') {
+    return refuse(
+      at,
+      `cannot read organization ${id} (${org.name}), so it is not written: ${existing.error.code}: ${existing.error.message}`,
+    );
+  }
+  if (existing.isOk()) {
+    const stored = existing.value.organization;
+    const assignment = (a: EntitlementAssignment) =>
+      a.kind === 'plan'
+        ? { plan: { code: a.code, version: a.version }, custom_entitlements: null }
+        : { plan: null, custom_entitlements: limitsOf(a.entitlements) };
+    compare(
+      run,
+      at,
+      { name: stored.name, status: stored.status, ...assignment(stored.assignment) },
+      {
+        name: org.name,
+        status: org.status,
+        plan: org.plan,
+        custom_entitlements: org.custom_entitlements && limitsOf(entitlementsOf(org.custom_entitlements)),
+      },
+    );
+    return ok(undefined);
+  }
+  const put = await run.admin.seed.upsertOrganization({
+    id,
+    name: org.name,
+    status: org.status,
+    assignment: org.plan
+      ? { plan: org.plan.code, version: org.plan.version }
+      : { entitlements: entitlementsOf(org.custom_entitlements!) },
+  });
+  if (put.isErr()) return refuse(at, put.error.message);
+  run.inserted.organizations++;
+  return ok(undefined);
+}
+
+/**
+ * The organization's keys: imported (a repeat of a stored key is a no-op that returns it; a key of
+ * another organization is refused), revoked when the seed says so, never reopened.
+ */
+async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promise<Result<void, ConfigError>> {
+  const id = org.id.toLowerCase();
+  const before = await run.admin.listApiKeys(OPERATOR, id);
+  if (before.isErr()) return refuse(at, before.error.message);
+  const known = new Set(before.value.map((k) => k.id));
+  for (const [k, key] of org.api_keys.entries()) {
+    const keyAt = `${at}.api_keys[${k}]`;
+    const imported = await run.admin.seed.importApiKey({
+      organizationId: id,
+      key: key.key,
+      label: key.label,
+      ...(key.id ? { id: key.id.toLowerCase() } : {}),
+    });
+    if (imported.isErr()) return refuse(keyAt, imported.error.message);
+    const stored = imported.value;
+    run.onKey(stored.id, key.key);
+    if (known.has(stored.id)) compare(run, keyAt, { label: stored.label }, { label: key.label });
+    else run.inserted.keys++;
+    if (key.revoked && stored.revokedAt === null) {
+      const revoked = await run.admin.revokeApiKey(OPERATOR, id, stored.id);
+      if (revoked.isErr()) return refuse(keyAt, revoked.error.message);
+    } else if (!key.revoked && stored.revokedAt !== null) {
+      run.differences.push({ field: `${keyAt}.revoked`, stored: true, seed: false });
+    }
+  }
+  return ok(undefined);
 }
 
 /**

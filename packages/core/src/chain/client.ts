@@ -167,19 +167,18 @@ export class TronNodeClient {
     );
   }
 
-  /** A constant (read-only) call of a no-argument method, e.g. `decimals()`. */
+  /** A constant (read-only) call of a no-argument method (`selector`, e.g. `decimals()`) of contract `contractHex41`. */
   triggerConstantContract(
     node: TronNode,
-    contractHex41: string,
-    functionSelector: string,
+    method: { contractHex41: string; selector: string },
     signal: AbortSignal,
     deadline?: number,
   ) {
     // Any valid owner works for a constant call: the contract itself always exists as an address.
     const body = {
-      owner_address: contractHex41,
-      contract_address: contractHex41,
-      function_selector: functionSelector,
+      owner_address: method.contractHex41,
+      contract_address: method.contractHex41,
+      function_selector: method.selector,
       visible: false,
     };
     const spec = { node, endpoint: 'triggerconstantcontract', body, codec: NodeConstantCall, emptyIsNotFound: false };

@@ -213,7 +213,7 @@ export class TokenMetadataReader {
     const call = <T>(selector: string, decode: (hex: string) => T | null) =>
       this.fromEitherNode<T>(nodes, deadline, (node, until) =>
         this.client
-          .triggerConstantContract(node, contractHex, selector, this.closing.signal, until)
+          .triggerConstantContract(node, { contractHex41: contractHex, selector }, this.closing.signal, until)
           .andThen((answer): Result<T, NodeCallError> => {
             const code = answer?.result?.code;
             // Only "no such contract" is an answer about the token; other codes (e.g. a CPU timeout) are not.

@@ -284,63 +284,9 @@ function queryParameters(codec: t.Mixed, defaults: Record<string, unknown>, regi
 /** The OpenAPI 3.1 document of the v1 API, generated from the contract codecs. */
 export function buildOpenApiDocument(): JsonSchema {
   const registry = new SchemaRegistry();
-  const requestId = {
-    name: 'X-Request-ID',
-    in: 'header',
-    required: false,
-    description:
-      'Correlation identifier: a value of 1–128 characters of `[A-Za-z0-9._:-]` becomes `request_id`, otherwise the service makes one',
-    schema: { type: 'string' },
-  };
   const paths = {
-    '/v1/transaction/check': {
-      post: {
-        operationId: 'checkTransaction',
-        summary: 'Check one TRON transaction before recording a payment as received',
-        description:
-          'A 200 does not mean a payment is safe or confirmed: read `transaction_state`, `overall_state`, ' +
-          '`coverage`, the match flags, `freshness` and `reasons` together. Only a response with ' +
-          '`coverage` = `complete` consumes one unit of monthly quota.',
-        parameters: [
-          {
-            name: 'Idempotency-Key',
-            in: 'header',
-            required: false,
-            description: 'Scoped to the organization; the same key and body replay the stored response',
-            schema: registry.schemaOf(IdempotencyKey),
-          },
-          requestId,
-        ],
-        requestBody: {
-          required: true,
-          description: 'At most 4 KiB; unknown fields are rejected',
-          content: json(registry.schemaOf(TransactionCheckRequest)),
-        },
-        responses: {
-          '200': {
-            description: 'The check result (also for LIMITED_DATA)',
-            headers: headerRefs(CHECK_HEADERS),
-            content: json(registry.schemaOf(TransactionCheckResponse)),
-          },
-          ...errorResponses('check', CHECK_HEADERS, registry),
-        },
-      },
-    },
-    '/v1/usage': {
-      get: {
-        operationId: 'getUsage',
-        summary: "The organization's quota for the current UTC month and a usage summary of recent days",
-        parameters: [...queryParameters(UsageQuery, { days: DEFAULT_USAGE_DAYS }, registry), requestId],
-        responses: {
-          '200': {
-            description: 'Quota and recent usage',
-            headers: headerRefs(USAGE_HEADERS),
-            content: json(registry.schemaOf(UsageResponse)),
-          },
-          ...errorResponses('usage', COMMON_HEADERS, registry),
-        },
-      },
-    },
+    '/v1/transaction/check': { post: checkOperation(registry) },
+    '/v1/usage': { get: usageOperation(registry) },
   };
   return {
     openapi: '3.1.0',
@@ -357,6 +303,67 @@ export function buildOpenApiDocument(): JsonSchema {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       headers: HEADERS,
       schemas: Object.fromEntries(Object.entries(registry.schemas).sort(([a], [b]) => (a < b ? -1 : 1))),
+    },
+  };
+}
+
+const REQUEST_ID_PARAMETER = {
+  name: 'X-Request-ID',
+  in: 'header',
+  required: false,
+  description:
+    'Correlation identifier: a value of 1–128 characters of `[A-Za-z0-9._:-]` becomes `request_id`, otherwise the service makes one',
+  schema: { type: 'string' },
+};
+
+/** `POST /v1/transaction/check`. */
+function checkOperation(registry: SchemaRegistry): JsonSchema {
+  return {
+    operationId: 'checkTransaction',
+    summary: 'Check one TRON transaction before recording a payment as received',
+    description:
+      'A 200 does not mean a payment is safe or confirmed: read `transaction_state`, `overall_state`, ' +
+      '`coverage`, the match flags, `freshness` and `reasons` together. Only a response with ' +
+      '`coverage` = `complete` consumes one unit of monthly quota.',
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Scoped to the organization; the same key and body replay the stored response',
+        schema: registry.schemaOf(IdempotencyKey),
+      },
+      REQUEST_ID_PARAMETER,
+    ],
+    requestBody: {
+      required: true,
+      description: 'At most 4 KiB; unknown fields are rejected',
+      content: json(registry.schemaOf(TransactionCheckRequest)),
+    },
+    responses: {
+      '200': {
+        description: 'The check result (also for LIMITED_DATA)',
+        headers: headerRefs(CHECK_HEADERS),
+        content: json(registry.schemaOf(TransactionCheckResponse)),
+      },
+      ...errorResponses('check', CHECK_HEADERS, registry),
+    },
+  };
+}
+
+/** `GET /v1/usage`. */
+function usageOperation(registry: SchemaRegistry): JsonSchema {
+  return {
+    operationId: 'getUsage',
+    summary: "The organization's quota for the current UTC month and a usage summary of recent days",
+    parameters: [...queryParameters(UsageQuery, { days: DEFAULT_USAGE_DAYS }, registry), REQUEST_ID_PARAMETER],
+    responses: {
+      '200': {
+        description: 'Quota and recent usage',
+        headers: headerRefs(USAGE_HEADERS),
+        content: json(registry.schemaOf(UsageResponse)),
+      },
+      ...errorResponses('usage', COMMON_HEADERS, registry),
     },
   };
 }

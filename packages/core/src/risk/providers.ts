@@ -112,8 +112,35 @@ export function createRiskProviders(
   config: RiskConfig = {},
   hooks: RiskHooks = {},
 ): Result<RiskProviders, RiskConfigError> {
-  const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
-    result.mapErr((message) => configError(option, message));
+  const settings = checkedSettings(config);
+  if (settings.isErr()) return err(settings.error);
+  const files = sanctionsListFiles(config);
+  if (files.isErr()) return err(files.error);
+  const { ttlMs, timeoutMs, deadlineMarginMs } = settings.value;
+  const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
+  const sanctions = sanctionsScreen(config, settings.value, files.value, vendorCalls);
+  const registry = tokenRegistryOf(config);
+  if (registry.isErr()) return err(registry.error);
+
+  const aml = config.chainalysisApiKey
+    ? createChainalysisAmlProvider({
+        baseUrl: settings.value.entityUrl,
+        apiKey: config.chainalysisApiKey,
+        ...vendorCalls,
+        supportedAssets: config.amlSupportedAssets ?? amlCoveredAssets(registry.value),
+      })
+    : createNotConfiguredAmlProvider();
+
+  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+}
+
+const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
+  result.mapErr((message) => configError(option, message));
+
+type RiskSettings = ReturnType<typeof checkedSettings> extends Result<infer S, unknown> ? S : never;
+
+/** The numbers and URLs of the configuration, defaulted and checked. */
+function checkedSettings(config: RiskConfig) {
   const settings = Result.combine([
     checked('cacheTtlMs', nonnegativeInteger(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
     checked('timeoutMs', positiveInteger(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
@@ -137,7 +164,19 @@ export function createRiskProviders(
     httpUrl(config.chainalysisSanctionsUrl ?? DEFAULT_CHAINALYSIS_SANCTIONS_URL),
   );
   if (sanctionsUrl.isErr()) return err(sanctionsUrl.error);
+  return ok({
+    ttlMs,
+    timeoutMs,
+    deadlineMarginMs,
+    maxAddresses,
+    maxAgeDays: maxAgeDays.value,
+    entityUrl: entityUrl.value,
+    sanctionsUrl: sanctionsUrl.value,
+  });
+}
 
+/** The deployment's own sanctions list files, loaded and checked. */
+function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
   const files: SanctionsList[] = [];
   const loadedAt = new Date((config.now ?? Date.now)());
   for (const path of config.sanctionsListFiles ?? []) {
@@ -145,17 +184,27 @@ export function createRiskProviders(
     if (list.isErr()) return err(list.error);
     files.push(list.value);
   }
+  return ok(files);
+}
+
+/** The lists (OFAC's in use and the files), with Chainalysis' sanctions API beside them when it has a key. */
+function sanctionsScreen(
+  config: RiskConfig,
+  settings: RiskSettings,
+  files: SanctionsList[],
+  vendorCalls: { ttlMs: number; timeoutMs: number; deadlineMarginMs: number; onCall: RiskHooks['onCall'] },
+) {
+  const { maxAddresses } = settings;
   const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
-  const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
-  const sanctions = createSanctionsScreen(
+  return createSanctionsScreen(
     createListSanctionsProvider(() => [ofac.current(), ...files], {
-      maxAgeDays: maxAgeDays.value,
+      maxAgeDays: settings.maxAgeDays,
       ...(config.now ? { now: config.now } : {}),
     }),
     config.chainalysisSanctionsApiKey
       ? {
           provider: createChainalysisSanctionsProvider({
-            baseUrl: sanctionsUrl.value,
+            baseUrl: settings.sanctionsUrl,
             apiKey: config.chainalysisSanctionsApiKey,
             maxAddresses,
             ...vendorCalls,
@@ -164,23 +213,14 @@ export function createRiskProviders(
         }
       : null,
   );
+}
 
+/** The official tokens: the bundled ones, the configuration's and the registry file's. */
+function tokenRegistryOf(config: RiskConfig) {
   const file = config.tokenRegistryFile;
   const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
-  const registry = checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
-  if (registry.isErr()) return err(registry.error);
-
-  const aml = config.chainalysisApiKey
-    ? createChainalysisAmlProvider({
-        baseUrl: entityUrl.value,
-        apiKey: config.chainalysisApiKey,
-        ...vendorCalls,
-        supportedAssets: config.amlSupportedAssets ?? amlCoveredAssets(registry.value),
-      })
-    : createNotConfiguredAmlProvider();
-
-  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+  return checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
 }
 
 /**

@@ -132,6 +132,23 @@ function permit(actor: AdminActor, organizationId: string | null, permission: Pe
  * Expected refusals are `Result` errors; a rejected promise means a store failed.
  */
 export function createAdminApi(stores: SafetyStores, now: () => Date) {
+  const admin = adminContext(stores, now);
+  return {
+    ...planAdmin(admin),
+    ...organizationAdmin(admin),
+    ...apiKeyAdmin(admin),
+    ...usageAdmin(admin),
+    /** Members, their invitations and roles, and the portal's password check. */
+    members: createMembersApi(stores, now),
+    /** For hosts loading a seed file: idempotent upserts, no actor (the host is the operator). */
+    seed: seedAdmin(admin),
+  };
+}
+
+/** What every part of the admin API works with: the stores, the clock and the shared lookups. */
+type AdminContext = ReturnType<typeof adminContext>;
+
+function adminContext(stores: SafetyStores, now: () => Date) {
   const { organizations, apiKeys } = stores;
 
   async function resolveAssignment(input: AssignmentInput): Promise<Result<EntitlementAssignment, AdminError>> {
@@ -175,26 +192,44 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
     label: string,
     id: string = randomUUID(),
   ): Promise<Result<ApiKeyRecord, AdminError>> {
-    const record: ApiKeyRecord = {
-      id,
-      organizationId,
-      label,
-      hash: hashApiKey(key),
-      prefix: displayPrefix(key),
-      createdAt: now(),
-      revokedAt: null,
-      replacedBy: null,
-      lastUsedAt: null,
-    };
+    const record = newKeyRecord({ id, organizationId, key, label, at: now() });
     return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
   }
-
-  const labelOk = (label: string) => label.trim().length > 0 && label.length <= MAX_LABEL_LENGTH;
 
   async function organizationExists(id: string): Promise<boolean> {
     return (await organizations.getOrganization(id)) !== null;
   }
 
+  return { stores, organizations, apiKeys, now, resolveAssignment, view, update, insertKey, organizationExists };
+}
+
+const labelOk = (label: string) => label.trim().length > 0 && label.length <= MAX_LABEL_LENGTH;
+
+/** A new, unrevoked key's stored record: its hash and display prefix, never the key. */
+function newKeyRecord(k: { id: string; organizationId: string; key: string; label: string; at: Date }): ApiKeyRecord {
+  return {
+    id: k.id,
+    organizationId: k.organizationId,
+    label: k.label,
+    hash: hashApiKey(k.key),
+    prefix: displayPrefix(k.key),
+    createdAt: k.at,
+    revokedAt: null,
+    replacedBy: null,
+    lastUsedAt: null,
+  };
+}
+
+/** A decoded plan as stored: its own copy of the entitlements. */
+const storedPlan = (plan: Plan): Plan => ({
+  code: plan.code,
+  version: plan.version,
+  name: plan.name,
+  ...copyEntitlements(plan),
+});
+
+/** Plan versions: created and listed by the operator. */
+function planAdmin({ organizations }: AdminContext) {
   return {
     /** A new plan version (the next after the latest of `code` when `version` is omitted). */
     async createPlanVersion(
@@ -209,7 +244,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
         return fail('conflict', `plan ${input.code} version ${version} exists`);
       const plan = decodeInput(PlanCodec, { ...input, version }, 'plan');
       if (plan.isErr()) return err(plan.error);
-      const stored: Plan = { code: plan.value.code, version, name: plan.value.name, ...copyEntitlements(plan.value) };
+      const stored = storedPlan({ ...plan.value, version });
       await organizations.putPlan(stored);
       return ok(stored);
     },
@@ -218,7 +253,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       const allowed = permit(actor, null, 'operate');
       return allowed.isErr() ? err(allowed.error) : ok(await organizations.listPlans());
     },
+  };
+}
 
+/** Organizations: created, listed and moved between plans and statuses by the operator; read by members. */
+function organizationAdmin({ organizations, now, resolveAssignment, view, update }: AdminContext) {
+  return {
     async createOrganization(
       actor: AdminActor,
       input: { name: string; assignment: AssignmentInput; status?: OrganizationStatus },
@@ -280,7 +320,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       const assignment = await resolveAssignment({ entitlements });
       return assignment.isErr() ? err(assignment.error) : update(actor, id, { assignment: assignment.value });
     },
+  };
+}
 
+/** API keys: created, rotated and revoked by the operator and key-managing members; listed by members. */
+function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminContext) {
+  return {
     /** A new key, shown in full only in this answer. */
     async createApiKey(
       actor: AdminActor,
@@ -316,17 +361,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       if (!current) return fail('not_found', 'no such key');
       const key = generateApiKey();
       const at = now();
-      const replacement: ApiKeyRecord = {
-        id: randomUUID(),
-        organizationId,
-        label: label ?? current.label,
-        hash: hashApiKey(key),
-        prefix: displayPrefix(key),
-        createdAt: at,
-        revokedAt: null,
-        replacedBy: null,
-        lastUsedAt: null,
-      };
+      const replacement = newKeyRecord({ id: randomUUID(), organizationId, key, label: label ?? current.label, at });
       const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
       if (rotated.isErr())
         return fail(
@@ -346,7 +381,12 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       const revoked = await apiKeys.revokeKey(organizationId, keyId, now());
       return revoked ? ok(keyMetadata(revoked)) : fail('not_found', 'no such key');
     },
+  };
+}
 
+/** An organization's usage: the API's report and the portal's statistics. */
+function usageAdmin({ stores, organizations, now, organizationExists }: AdminContext) {
+  return {
     /** The usage report of `GET /v1/usage` for an organization (no rate limit counted). */
     async usage(actor: AdminActor, organizationId: string, days = 30): Promise<Result<UsageResponse, AdminError>> {
       const allowed = permit(actor, organizationId, 'read');
@@ -357,7 +397,7 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       if (!access) return fail('not_found', 'no such organization');
       const entitlements = entitlementsOf(access);
       if (!entitlements) return fail('not_found', 'the organization has no plan version');
-      return ok((await buildUsageReport(stores, access, entitlements, days, now())).report);
+      return ok((await buildUsageReport(stores, { access, entitlements, days, now: now() })).report);
     },
 
     /** The portal's statistics: the last 30 UTC days' buckets, and p50/p95 latency from 20 samples on. */
@@ -367,82 +407,88 @@ export function createAdminApi(stores: SafetyStores, now: () => Date) {
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
       return ok(await readUsageStatistics(stores.usage, organizationId, now()));
     },
+  };
+}
 
-    /** Members, their invitations and roles, and the portal's password check. */
-    members: createMembersApi(stores, now),
+/** Why a key cannot be imported, null when it can. */
+function importedKeyProblem(input: { key: string; label: string }): string | null {
+  if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || /\s/.test(input.key))
+    return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`;
+  return labelOk(input.label) ? null : 'label must be 1 to 200 characters';
+}
 
-    /** For hosts loading a seed file: idempotent upserts, no actor (the host is the operator). */
-    seed: {
-      /** Inserts or replaces plan version `(code, version)`. */
-      async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
-        const decoded = decodeInput(PlanCodec, plan, 'plan');
-        if (decoded.isErr()) return err(decoded.error);
-        const stored: Plan = {
-          code: decoded.value.code,
-          version: decoded.value.version,
-          name: decoded.value.name,
-          ...copyEntitlements(decoded.value),
-        };
-        await organizations.putPlan(stored);
-        return ok(stored);
-      },
+/** The key's metadata when it is already stored for this organization; a conflict for another; else null. */
+async function importedBefore(
+  apiKeys: SafetyStores['apiKeys'],
+  input: { organizationId: string; key: string },
+): Promise<Result<ApiKeyMetadata, AdminError> | null> {
+  const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
+  if (!existing) return null;
+  return existing.organizationId === input.organizationId
+    ? ok(keyMetadata(existing))
+    : fail('conflict', 'this key belongs to another organization');
+}
 
-      /** Inserts or replaces the organization `id` (a UUID), keeping its creation time. */
-      async upsertOrganization(input: {
-        id: string;
-        name: string;
-        status?: OrganizationStatus;
-        assignment: AssignmentInput;
-      }): Promise<Result<OrganizationView, AdminError>> {
-        if (!UUID.test(input.id)) return fail('invalid', 'organization id must be a lower-case UUID');
-        if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
-        const assignment = await resolveAssignment(input.assignment);
-        if (assignment.isErr()) return err(assignment.error);
-        const existing = await organizations.getOrganization(input.id);
-        const at = now();
-        await organizations.putOrganization({
-          id: input.id,
-          name: input.name,
-          status: input.status ?? 'active',
-          assignment: assignment.value,
-          createdAt: existing?.organization.createdAt ?? at,
-          updatedAt: at,
-        });
-        return view(input.id);
-      },
+/** Seed-file loading: idempotent upserts of plans, organizations and known keys. */
+function seedAdmin({
+  organizations,
+  apiKeys,
+  now,
+  resolveAssignment,
+  view,
+  insertKey,
+  organizationExists,
+}: AdminContext) {
+  return {
+    /** Inserts or replaces plan version `(code, version)`. */
+    async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
+      const decoded = decodeInput(PlanCodec, plan, 'plan');
+      if (decoded.isErr()) return err(decoded.error);
+      const stored = storedPlan(decoded.value);
+      await organizations.putPlan(stored);
+      return ok(stored);
+    },
 
-      /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
-      async importApiKey(input: {
-        organizationId: string;
-        key: string;
-        label: string;
-        id?: string;
-      }): Promise<Result<ApiKeyMetadata, AdminError>> {
-        if (
-          input.key.length < MIN_IMPORTED_KEY_LENGTH ||
-          input.key.length > MAX_API_KEY_LENGTH ||
-          /\s/.test(input.key)
-        ) {
-          return fail(
-            'invalid',
-            `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`,
-          );
-        }
-        if (!labelOk(input.label)) return fail('invalid', 'label must be 1 to 200 characters');
-        if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
-        const known = async (): Promise<Result<ApiKeyMetadata, AdminError> | null> => {
-          const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
-          if (!existing) return null;
-          return existing.organizationId === input.organizationId
-            ? ok(keyMetadata(existing))
-            : fail('conflict', 'this key belongs to another organization');
-        };
-        const before = await known();
-        if (before) return before;
-        const inserted = await insertKey(input.organizationId, input.key, input.label, input.id);
-        // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
-        return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
-      },
+    /** Inserts or replaces the organization `id` (a UUID), keeping its creation time. */
+    async upsertOrganization(input: {
+      id: string;
+      name: string;
+      status?: OrganizationStatus;
+      assignment: AssignmentInput;
+    }): Promise<Result<OrganizationView, AdminError>> {
+      if (!UUID.test(input.id)) return fail('invalid', 'organization id must be a lower-case UUID');
+      if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
+      const assignment = await resolveAssignment(input.assignment);
+      if (assignment.isErr()) return err(assignment.error);
+      const existing = await organizations.getOrganization(input.id);
+      const at = now();
+      await organizations.putOrganization({
+        id: input.id,
+        name: input.name,
+        status: input.status ?? 'active',
+        assignment: assignment.value,
+        createdAt: existing?.organization.createdAt ?? at,
+        updatedAt: at,
+      });
+      return view(input.id);
+    },
+
+    /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
+    async importApiKey(input: {
+      organizationId: string;
+      key: string;
+      label: string;
+      id?: string;
+    }): Promise<Result<ApiKeyMetadata, AdminError>> {
+      const problem = importedKeyProblem(input);
+      if (problem) return fail('invalid', problem);
+      if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
+      const known = () => importedBefore(apiKeys, input);
+      const before = await known();
+      if (before) return before;
+      const inserted = await insertKey(input.organizationId, input.key, input.label, input.id);
+      // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
+      return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
     },
   };
 }

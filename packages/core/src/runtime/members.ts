@@ -81,6 +81,19 @@ function permitMembers(
  * portal signs in with. Expected refusals are `Result` errors; a rejected promise means a store failed.
  */
 export function createMembersApi(stores: SafetyStores, now: () => Date) {
+  const context = membersContext(stores, now);
+  return {
+    ...memberManagement(context),
+    ...memberSignIn(context),
+    /** For hosts loading a seed file: no actor (the host is the operator). */
+    seed: memberSeed(context),
+  };
+}
+
+/** What every part of the members API works with: the stores, the clock and the shared steps. */
+type MembersContext = ReturnType<typeof membersContext>;
+
+function membersContext(stores: SafetyStores, now: () => Date) {
   const { members, organizations } = stores;
 
   async function newMember(input: {
@@ -123,6 +136,11 @@ export function createMembersApi(stores: SafetyStores, now: () => Date) {
     return ownerInvolved.isErr() ? err(ownerInvolved.error) : ok(member);
   }
 
+  return { stores, members, now, newMember, changeable };
+}
+
+/** Invitations, roles and removal, by the operator and an organization's owners and admins. */
+function memberManagement({ stores, members, now, newMember, changeable }: MembersContext) {
   return {
     /** A member without a password and the one-time link token that lets it set one. */
     async inviteMember(
@@ -181,7 +199,12 @@ export function createMembersApi(stores: SafetyStores, now: () => Date) {
       await stores.sessions.deleteMemberSessions(memberId);
       return ok(memberView(removed.value));
     },
+  };
+}
 
+/** What the portal's sign-in pages need: invitation links and the password check. */
+function memberSignIn({ members, now }: MembersContext) {
+  return {
     /** The pending invitation of a link token (for the set-password page). */
     async invitation(token: string): Promise<Result<MemberView, AdminError>> {
       const member = await members.findInvitation(tokenHash(token), now());
@@ -213,39 +236,40 @@ export function createMembersApi(stores: SafetyStores, now: () => Date) {
       const matches = await verifyPassword(password, stored);
       return member && member.passwordHash !== null && matches ? memberView(member) : null;
     },
+  };
+}
 
-    /** For hosts loading a seed file: no actor (the host is the operator). */
-    seed: {
-      /**
-       * Inserts the member when its email is new (hashing a given password); a member of the
-       * same organization already stored is returned as it is, one of another organization is a conflict.
-       */
-      async importMember(input: {
-        organizationId: string;
-        email: string;
-        role: string;
-        password?: string;
-        invitation?: Invitation;
-      }): Promise<Result<MemberView, AdminError>> {
-        const email = normalizeEmail(input.email);
-        const existing = email ? await members.findMemberByEmail(email) : null;
-        if (existing)
-          return existing.organizationId === input.organizationId
-            ? ok(memberView(existing))
-            : fail('conflict', 'this email is a member of another organization');
-        if (input.password !== undefined) {
-          const problem = passwordProblem(input.password);
-          if (problem) return fail('invalid', problem);
-        } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
-        const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-        const created = await newMember({ ...input, passwordHash, invitation: input.invitation ?? null });
-        // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
-        if (created.isErr() && created.error.code === 'conflict' && email) {
-          const winner = await members.findMemberByEmail(email);
-          if (winner?.organizationId === input.organizationId) return ok(memberView(winner));
-        }
-        return created.map(memberView);
-      },
+function memberSeed({ members, newMember }: MembersContext) {
+  return {
+    /**
+     * Inserts the member when its email is new (hashing a given password); a member of the
+     * same organization already stored is returned as it is, one of another organization is a conflict.
+     */
+    async importMember(input: {
+      organizationId: string;
+      email: string;
+      role: string;
+      password?: string;
+      invitation?: Invitation;
+    }): Promise<Result<MemberView, AdminError>> {
+      const email = normalizeEmail(input.email);
+      const existing = email ? await members.findMemberByEmail(email) : null;
+      if (existing)
+        return existing.organizationId === input.organizationId
+          ? ok(memberView(existing))
+          : fail('conflict', 'this email is a member of another organization');
+      if (input.password !== undefined) {
+        const problem = passwordProblem(input.password);
+        if (problem) return fail('invalid', problem);
+      } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
+      const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+      const created = await newMember({ ...input, passwordHash, invitation: input.invitation ?? null });
+      // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
+      if (created.isErr() && created.error.code === 'conflict' && email) {
+        const winner = await members.findMemberByEmail(email);
+        if (winner?.organizationId === input.organizationId) return ok(memberView(winner));
+      }
+      return created.map(memberView);
     },
   };
 }

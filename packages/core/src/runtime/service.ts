@@ -126,86 +126,100 @@ export function createSafetyService(
 ): SafetyService {
   const resolved = resolveOptions(options);
   const ctx: RuntimeContext = { stores, providers, options: resolved };
-  let apiDisabled = options.apiDisabled ?? false;
-  let closing = false;
-  const inFlight = new Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>();
-
-  /** Answers `req` by its path's route, or by `direct` (an entry point that is not routed). */
-  async function serve(req: CoreHttpRequest, direct?: Route): Promise<CoreHttpResponse> {
-    let requestId = '';
-    try {
-      requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
-      const route = direct ?? ROUTES[req.path];
-      if (!route) return errorBody(requestId, { kind: 'not_found' });
-      if (req.method.toUpperCase() !== route.method)
-        return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
-      if (closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
-      if (apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
-      const scope = new RequestScope(ctx, requestId);
-      const entry = { scope, done: answerByHardStop(scope, route.run(scope, req)) };
-      inFlight.add(entry);
-      try {
-        return await entry.done;
-      } finally {
-        // Past the hard stop the timer has nothing left to arm: what still runs settles on its own.
-        scope.dispose();
-        inFlight.delete(entry);
-      }
-    } catch (error) {
-      try {
-        resolved.onError(error, { requestId, step: 'handle' });
-      } catch {
-        // The answer below stands whatever the hook does.
-      }
-      return errorBody(requestId || resolved.generateRequestId(), { kind: 'internal_error' });
-    }
-  }
-
-  // Every answer leaves through here (`respond` gave it the headers no API answer goes without).
-  const handle = (req: CoreHttpRequest) => serve(req);
-
-  async function call<T>(req: CoreHttpRequest, direct?: Route): Promise<ServiceResult<T>> {
-    const response = await serve(req, direct);
-    const body = JSON.parse(response.body) as T | ErrorResponse;
-    const replayed = response.headers['Idempotent-Replayed'] === 'true';
-    return response.status === 200
-      ? { ok: true, status: response.status, headers: response.headers, body: body as T, replayed }
-      : { ok: false, status: response.status, headers: response.headers, body: body as ErrorResponse, replayed };
-  }
+  const state: ServiceState = { apiDisabled: options.apiDisabled ?? false, closing: false, inFlight: new Set() };
+  const call = async <T>(req: CoreHttpRequest, direct?: Route) =>
+    serviceResult<T>(await serve(ctx, state, req, direct));
 
   return {
-    handle,
+    // Every answer leaves through here (`respond` gave it the headers no API answer goes without).
+    handle: (req: CoreHttpRequest) => serve(ctx, state, req),
     check: (checkCall) => call(checkRequest(checkCall, checkCall.apiKey)),
     checkAsOrganization({ organizationId, ...checkCall }) {
       const credential = { organizationId };
       return call(checkRequest(checkCall), { method: 'POST', run: (scope, req) => checkAs(scope, credential, req) });
     },
-    usage({ apiKey, days, requestId }) {
-      return call({
-        method: 'GET',
-        path: USAGE_PATH,
-        query: days === undefined ? {} : { days: String(days) },
-        headers: headersOf({ 'x-api-key': apiKey, 'x-request-id': requestId }),
-        body: new Uint8Array(),
-      });
-    },
+    usage: (usageCall) => call(usageRequest(usageCall)),
     admin: createAdminApi(stores, resolved.now),
     setApiDisabled(disabled: boolean) {
-      apiDisabled = disabled;
+      state.apiDisabled = disabled;
     },
     get apiDisabled() {
-      return apiDisabled || closing;
+      return state.apiDisabled || state.closing;
     },
     get inFlight() {
-      return inFlight.size;
+      return state.inFlight.size;
     },
     async close({ timeoutMs = resolved.deadlineMs + 1000 } = {}) {
-      closing = true;
-      const all = () => Promise.allSettled([...inFlight].map((e) => e.done));
+      state.closing = true;
+      const all = () => Promise.allSettled([...state.inFlight].map((e) => e.done));
       if ((await withinMs(all(), timeoutMs)) === TIMED_OUT) {
-        for (const entry of inFlight) entry.scope.abort('shutdown');
+        for (const entry of state.inFlight) entry.scope.abort('shutdown');
         await all();
       }
     },
+  };
+}
+
+/** Whether the service takes work, and the requests it is answering (what `close` waits for). */
+interface ServiceState {
+  apiDisabled: boolean;
+  closing: boolean;
+  inFlight: Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>;
+}
+
+/** Answers `req` by its path's route, or by `direct` (an entry point that is not routed). */
+async function serve(
+  ctx: RuntimeContext,
+  state: ServiceState,
+  req: CoreHttpRequest,
+  direct?: Route,
+): Promise<CoreHttpResponse> {
+  const resolved = ctx.options;
+  let requestId = '';
+  try {
+    requestId = requestIdFrom(req.headers['x-request-id'], resolved.generateRequestId);
+    const route = direct ?? ROUTES[req.path];
+    if (!route) return errorBody(requestId, { kind: 'not_found' });
+    if (req.method.toUpperCase() !== route.method)
+      return errorBody(requestId, { kind: 'method_not_allowed', allow: route.method });
+    if (state.closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
+    if (state.apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
+    const scope = new RequestScope(ctx, requestId);
+    const entry = { scope, done: answerByHardStop(scope, route.run(scope, req)) };
+    state.inFlight.add(entry);
+    try {
+      return await entry.done;
+    } finally {
+      // Past the hard stop the timer has nothing left to arm: what still runs settles on its own.
+      scope.dispose();
+      state.inFlight.delete(entry);
+    }
+  } catch (error) {
+    try {
+      resolved.onError(error, { requestId, step: 'handle' });
+    } catch {
+      // The answer below stands whatever the hook does.
+    }
+    return errorBody(requestId || resolved.generateRequestId(), { kind: 'internal_error' });
+  }
+}
+
+/** A typed entry point's answer: the parsed body, an error envelope unless 200. */
+function serviceResult<T>(response: CoreHttpResponse): ServiceResult<T> {
+  const body = JSON.parse(response.body) as T | ErrorResponse;
+  const replayed = response.headers['Idempotent-Replayed'] === 'true';
+  return response.status === 200
+    ? { ok: true, status: response.status, headers: response.headers, body: body as T, replayed }
+    : { ok: false, status: response.status, headers: response.headers, body: body as ErrorResponse, replayed };
+}
+
+/** The HTTP shape of a usage call. */
+function usageRequest({ apiKey, days, requestId }: UsageCall): CoreHttpRequest {
+  return {
+    method: 'GET',
+    path: USAGE_PATH,
+    query: days === undefined ? {} : { days: String(days) },
+    headers: headersOf({ 'x-api-key': apiKey, 'x-request-id': requestId }),
+    body: new Uint8Array(),
   };
 }

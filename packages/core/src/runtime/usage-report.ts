@@ -22,10 +22,12 @@ export function reportedDays(days: number, now: Date): { firstDay: string; lastD
 /** The spec's UsageResponse for the organization at `now`, over the last `days` UTC days (`reportedDays`). */
 export async function buildUsageReport(
   stores: SafetyStores,
-  access: OrganizationAccess,
-  entitlements: Entitlements,
-  days: number,
-  now: Date,
+  {
+    access,
+    entitlements,
+    days,
+    now,
+  }: { access: OrganizationAccess; entitlements: Entitlements; days: number; now: Date },
 ): Promise<{ report: UsageResponse; quota: QuotaUsage }> {
   const { organization, plan } = access;
   const month = monthOf(now);
@@ -88,7 +90,7 @@ export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Pr
   if (query.isErr()) return scope.fail({ kind: 'invalid_request', ...query.error }, limits);
   let built;
   try {
-    built = await buildUsageReport(stores, access, entitlements, query.value.days, now);
+    built = await buildUsageReport(stores, { access, entitlements, days: query.value.days, now });
   } catch (error) {
     scope.report(error, 'usage report');
     return scope.fail({ kind: 'internal_error' }, limits);

@@ -1,4 +1,4 @@
-import type { BeginOutcome, StoredResponse } from './idempotency.js';
+import type { StoredResponse } from './idempotency.js';
 import type { SlotOutcome, RateWindowOutcome } from './limits.js';
 import type { Entitlements, OrganizationAccess } from './organizations.js';
 import type { QuotaUsage } from './quota.js';

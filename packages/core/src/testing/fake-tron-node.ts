@@ -318,7 +318,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     if (!match) return send(res, 404, '<html><body><h2>HTTP ERROR 404 Not Found</h2></body></html>', 'text/html');
     const node: FakeTronNodeName = match[1] === 'wallet' ? 'full' : 'solidity';
     const path = match[2]!;
-    let body: JsonObject = {};
+    let body: JsonObject;
     try {
       body = text ? (JSON.parse(text) as JsonObject) : {};
     } catch {

@@ -69,6 +69,7 @@ export function bytesToText(bytes: Uint8Array): string | null {
     return null;
   }
   // Control characters have no business in a symbol or name and would corrupt logs and responses.
+  // eslint-disable-next-line no-control-regex -- matching control characters is this check's purpose
   return /[\u0000-\u001f\u007f]/.test(value) ? null : value;
 }
 
