@@ -1,4 +1,4 @@
-import type * as t from 'io-ts';
+import * as t from 'io-ts';
 import type { ErrorCode } from './enums.js';
 import {
   DEFAULT_USAGE_DAYS,
@@ -11,24 +11,11 @@ import {
 } from './models.js';
 import { annotationOf, toleratedEnumOf, type JsonSchema } from './schema.js';
 
-/** The io-ts codec kinds the contract uses; anything else must carry an annotation (schema.ts). */
-type Walkable =
-  | t.StringType
-  | t.NumberType
-  | t.BooleanType
-  | t.NullType
-  | t.LiteralType<string | number | boolean>
-  | t.KeyofType<Record<string, unknown>>
-  | t.ArrayType<t.Mixed>
-  | t.DictionaryType<t.Mixed, t.Mixed>
-  | t.InterfaceType<t.Props>
-  | t.PartialType<t.Props>
-  | t.ExactType<t.Mixed>
-  | t.IntersectionType<t.Mixed[]>
-  | t.UnionType<t.Mixed[]>;
-
 const MODEL_NAME = /^[A-Z][A-Za-z]*$/;
-const NAMED_KINDS = new Set(['InterfaceType', 'ExactType', 'KeyofType']);
+
+/** Objects and enums with a model name are `components.schemas` entries. */
+const isNamedKind = (codec: t.Mixed) =>
+  codec instanceof t.InterfaceType || codec instanceof t.ExactType || codec instanceof t.KeyofType;
 
 /**
  * JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of io-ts codecs. Objects and enums with a
@@ -40,7 +27,7 @@ class SchemaRegistry {
 
   schemaOf(codec: t.Mixed): JsonSchema {
     const { name } = codec;
-    if (!MODEL_NAME.test(name) || !NAMED_KINDS.has((codec as unknown as Walkable)._tag)) return this.inline(codec);
+    if (!MODEL_NAME.test(name) || !isNamedKind(codec)) return this.inline(codec);
     const known = this.named.get(name);
     if (known !== undefined && known !== codec) throw new Error(`two different codecs are named ${name}`);
     if (known === undefined) {
@@ -60,43 +47,28 @@ class SchemaRegistry {
       };
       return { anyOf: [this.schemaOf(known), future] };
     }
-    const structure = this.structure(codec as unknown as Walkable);
+    const structure = this.structure(codec);
     const annotation = annotationOf(codec);
     if (!structure && !annotation) throw new Error(`no JSON Schema for codec ${codec.name}`);
     return { ...structure, ...annotation };
   }
 
-  private structure(c: Walkable): JsonSchema | undefined {
-    switch (c._tag) {
-      case 'StringType':
-        return { type: 'string' };
-      case 'NumberType':
-        return { type: 'number' };
-      case 'BooleanType':
-        return { type: 'boolean' };
-      case 'NullType':
-        return { type: 'null' };
-      case 'LiteralType':
-        return { const: c.value };
-      case 'KeyofType':
-        return { type: 'string', enum: Object.keys(c.keys) };
-      case 'ArrayType':
-        return { type: 'array', items: this.schemaOf(c.type) };
-      case 'DictionaryType':
-        return { type: 'object', additionalProperties: this.schemaOf(c.codomain) };
-      case 'InterfaceType':
-        return this.object(c.props, true);
-      case 'PartialType':
-        return this.object(c.props, false);
-      case 'ExactType':
-        return { ...this.inline(c.type), additionalProperties: false };
-      case 'IntersectionType':
-        return mergeObjects(c.types.map((member) => this.inline(member)));
-      case 'UnionType':
-        return union(c.types.map((member) => this.schemaOf(member)));
-      default:
-        return undefined; // a custom codec: its annotation is its schema
-    }
+  /** The schema of the io-ts codec kinds the contract uses; undefined for a custom codec (its annotation is its schema). */
+  private structure(c: t.Mixed): JsonSchema | undefined {
+    if (c instanceof t.StringType) return { type: 'string' };
+    if (c instanceof t.NumberType) return { type: 'number' };
+    if (c instanceof t.BooleanType) return { type: 'boolean' };
+    if (c instanceof t.NullType) return { type: 'null' };
+    if (c instanceof t.LiteralType) return { const: c.value };
+    if (c instanceof t.KeyofType) return { type: 'string', enum: Object.keys(c.keys) };
+    if (c instanceof t.ArrayType) return { type: 'array', items: this.schemaOf(c.type) };
+    if (c instanceof t.DictionaryType) return { type: 'object', additionalProperties: this.schemaOf(c.codomain) };
+    if (c instanceof t.InterfaceType) return this.object(c.props, true);
+    if (c instanceof t.PartialType) return this.object(c.props, false);
+    if (c instanceof t.ExactType) return { ...this.inline(c.type), additionalProperties: false };
+    if (c instanceof t.IntersectionType) return mergeObjects(c.types.map((member: t.Mixed) => this.inline(member)));
+    if (c instanceof t.UnionType) return union(c.types.map((member: t.Mixed) => this.schemaOf(member)));
+    return undefined;
   }
 
   private object(props: t.Props, required: boolean): JsonSchema {
