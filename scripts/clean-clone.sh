@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-contained, proven: clones this repository's HEAD alone into a scratch folder (nothing beside
-# it, so no ../shared), then as a new user would: `npm ci`, `npm run demo` until it serves (the first
-# run builds, saying so), Ctrl-C; then the tests that use the recorded data (the core's, the demo's,
+# it, no reference data next to it), then as a new user would: `npm ci`, `npm run demo` until it
+# serves (the first run builds, saying so), Ctrl-C; then the tests that use the recorded data (the core's, the demo's,
 # the host start's, the CLI's). `.ci/run` runs it after the suite; it also runs alone:
 #   bash scripts/clean-clone.sh
 set -euo pipefail
@@ -17,7 +17,7 @@ trap cleanup EXIT
 git clone -q "$repo" "$scratch/repo"
 git -C "$scratch/repo" checkout -q "$(git -C "$repo" rev-parse HEAD)"
 cd "$scratch/repo"
-[ ! -e ../shared ] || { echo "clean-clone: $scratch has something beside the clone" >&2; exit 1; }
+[ "$(ls -A "$scratch")" = repo ] || { echo "clean-clone: $scratch has something beside the clone" >&2; exit 1; }
 echo "clone of $(git rev-parse --short HEAD) alone in $scratch"
 
 npm ci --no-audit --no-fund
