@@ -1,42 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
-import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
-import { createRiskProviders } from '../src/risk/providers.js';
-import type { RiskProviders } from '../src/risk/signals.js';
 import { createSafetyService } from '../src/runtime/service.js';
-import { currentOfacList } from '../src/testing/fake-ofac.js';
-import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
-import { startFakeTronNode, type FakeTronNode } from '../src/testing/fake-tron-node.js';
 import { TRON_FIXTURE_TX } from '../src/testing/fake-tron-fixtures.js';
 import { checkBody, seedTenant } from '../src/testing/service-harness.js';
+import { serviceEnvironment } from './runtime-support.js';
 
 // What a check holds (its concurrency slot, its quota reservation) is given back when its answer is
 // decided, also when the store fails once on the way: the fake java-tron node and fake Chainalysis over
 // HTTP, the real providers, store-memory with a finish that fails when told to.
 
-let node: FakeTronNode;
-let vendors: FakeChainalysis;
-let chain: TronChainFactsProvider;
-let risk: RiskProviders;
-
-before(async () => {
-  node = await startFakeTronNode();
-  vendors = await startFakeChainalysis();
-  chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 } });
-  risk = createRiskProviders({
-    chainalysisApiUrl: vendors.entityUrl,
-    chainalysisApiKey: 'vendor-key',
-    ofacList: { current: () => currentOfacList() },
-    cacheTtlMs: 0,
-  })._unsafeUnwrap();
-});
-
-after(async () => {
-  await chain.close();
-  await node.close();
-  await vendors.close();
-});
+const env = serviceEnvironment();
 
 /**
  * A service whose store fails the next `failures` finish calls: before doing anything, or with
@@ -50,7 +24,7 @@ async function failingFinish(failures: number, { afterCommit = false } = {}) {
   stores.checks.finish = (params) => (left-- <= 0 ? finish(params) : afterCommit ? finish(params).then(lost) : lost());
   const reports: string[] = [];
   const onError = (error: unknown) => reports.push(String(error));
-  const service = createSafetyService(stores, { chain, risk }, { onError });
+  const service = createSafetyService(stores, { chain: env.chain, risk: env.risk }, { onError });
   const tenant = await seedTenant(service, { maxConcurrentRequests: 1, monthlyQuota: 1 });
   const check = async (txHash: string) => {
     const r = await service.handle({
