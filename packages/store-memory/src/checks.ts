@@ -12,21 +12,13 @@ import type {
   UsageRecord,
 } from '@tron-safety/core';
 import { entitlementsOf } from '@tron-safety/core/internal';
-import type { MemoryApiKeyStore } from './api-keys.js';
-import type { MemoryIdempotencyStore } from './idempotency.js';
-import type { MemoryLimitStore } from './limits.js';
-import type { MemoryOrganizationStore } from './organizations.js';
-import type { MemoryQuotaStore } from './quota.js';
-import type { MemoryUsageStore } from './usage.js';
+import type { MemoryStores } from './index.js';
 
-export interface MemoryStoreParts {
-  organizations: MemoryOrganizationStore;
-  apiKeys: MemoryApiKeyStore;
-  idempotency: MemoryIdempotencyStore;
-  quota: MemoryQuotaStore;
-  limits: MemoryLimitStore;
-  usage: MemoryUsageStore;
-}
+/** The stores a check goes through, without promises (begin and finish are one synchronous step each). */
+export type MemoryStoreParts = Pick<
+  MemoryStores,
+  'organizations' | 'apiKeys' | 'idempotency' | 'quota' | 'limits' | 'usage'
+>;
 
 /**
  * Begin and finish over the other memory stores' steps, run without yielding in between: each
