@@ -4,6 +4,7 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import { Pool } from 'undici';
 import { TronNodeClient } from '../src/chain/client.js';
 import { isProgrammerError } from '../src/chain/programmer-error.js';
+import { TokenMetadataReader } from '../src/chain/token-metadata.js';
 import { createTronChainFactsProvider } from '../src/chain/provider.js';
 import { getVendorJson } from '../src/risk/vendor-http.js';
 import { createSafetyService } from '../src/runtime/service.js';
@@ -57,6 +58,22 @@ describe('Errors: a bug is a programmer error, never a provider failure', () => 
     const failed = await client.getNowBlock('full', AbortSignal.timeout(5000));
     assert.equal(failed._unsafeUnwrapErr().kind, 'network');
     assert.equal(request.mock.callCount(), 1 + 3, 'three attempts');
+    await client.close();
+  });
+
+  test("a TypeError inside a token's metadata read rejects its callers, and the next read asks again", async (t) => {
+    const client = new TronNodeClient({ fullNodeUrl: NOWHERE, retry: { attempts: 1 } });
+    const reader = new TokenMetadataReader(client, { known: [] });
+    const request = t.mock.method(Pool.prototype, 'request', () => {
+      throw bug();
+    });
+    const token = { kind: 'trc20', contractHex: '41'.padEnd(42, '7') } as const;
+    const asking = () =>
+      reader.read(token, { signal: AbortSignal.timeout(5000), deadline: performance.now() + 5000, nodes: ['full'] });
+    await assert.rejects(asking(), TypeError, 'not unknown metadata at the deadline');
+    const calls = request.mock.callCount();
+    await assert.rejects(asking(), TypeError);
+    assert.ok(request.mock.callCount() > calls, 'the failed read is not kept in flight');
     await client.close();
   });
 

@@ -77,22 +77,31 @@ const unknownMetadata = (): TokenMetadata => ({
   complete: false,
 });
 
-/** The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its deadline passes. */
+/**
+ * The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its
+ * deadline passes. A read that rejects (a bug: node failures are answers) rejects the caller too.
+ */
 const forCaller = (
   promise: Promise<TokenMetadata>,
   { signal, deadline }: MetadataRequest,
 ): Promise<TokenMetadata | 'aborted'> =>
-  new Promise((resolve) => {
+  new Promise((resolve, reject) => {
     if (signal.aborted) return resolve('aborted');
-    const finish = (value: TokenMetadata | 'aborted') => {
+    const stop = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+    };
+    const finish = (value: TokenMetadata | 'aborted') => {
+      stop();
       resolve(value);
     };
     const onAbort = () => finish('aborted');
     const timer = setTimeout(() => finish(unknownMetadata()), Math.max(0, deadline - performance.now()));
     signal.addEventListener('abort', onAbort, { once: true });
-    void promise.then(finish);
+    promise.then(finish, (error: unknown) => {
+      stop();
+      reject(error);
+    });
   });
 
 /**
@@ -158,11 +167,12 @@ export class TokenMetadataReader {
         token.kind === 'trc20'
           ? this.readTrc20(token.contractHex, request.nodes, deadline)
           : this.readTrc10(token.id, request.nodes, deadline);
-      shared = read.then((metadata) => {
-        this.remember(key, metadata);
-        this.inflight.delete(key);
-        return metadata;
-      });
+      shared = read
+        .then((metadata) => {
+          this.remember(key, metadata);
+          return metadata;
+        })
+        .finally(() => this.inflight.delete(key));
       this.inflight.set(key, shared);
     }
     return forCaller(shared, request);
