@@ -10,9 +10,18 @@ import { DEFAULT_OFAC_SDN_URL, OfacRefresher } from '@tron-safety/core/sanctions
 export function keepOfacListCurrent(store: SanctionsListStore, url = DEFAULT_OFAC_SDN_URL, everyMs = 3_600_000) {
   const list = new OfacRefresher({ store, url });
   const stopped = new AbortController();
+  let running = false;
   const refresh = async () => {
-    const result = await list.refresh(stopped.signal);
-    if (result.isErr()) console.warn(`OFAC list kept (${result.error.kind}): ${result.error.reason}`);
+    if (running) return; // a slow download is not overlapped by the next interval
+    running = true;
+    try {
+      const result = await list.refresh(stopped.signal);
+      if (result.isErr()) console.warn(`OFAC list kept (${result.error.kind}): ${result.error.reason}`);
+    } catch (error) {
+      console.error('OFAC refresh failed (a bug, the list in use is kept):', error);
+    } finally {
+      running = false;
+    }
   };
   const timer = setInterval(refresh, everyMs);
   timer.unref(); // never keeps the process alive

@@ -430,3 +430,23 @@ describe('A refresh never makes things worse: the same publication day', () => {
     }
   });
 });
+
+describe('Errors: a bug in storing a list is not the store failing', () => {
+  test('a TypeError from the store rejects apply; a store that fails is a counted store failure, the list kept', async () => {
+    const store = createMemoryStores().sanctionsLists;
+    const refresher = new OfacRefresher({ store, url: null });
+    const parsed = (await parseOfacXml([renderSdnXml(published())], { maxAddresses: 1000 }))._unsafeUnwrap();
+    const loaded = { ...parsed, source: '/var/lib/ofac/sdn.xml', confirmedAt: new Date(), validators: null };
+    const replaceList = store.replaceList.bind(store);
+    store.replaceList = async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'id')");
+    };
+    await assert.rejects(refresher.apply(loaded), TypeError);
+    store.replaceList = async () => {
+      throw Object.assign(new Error('connection terminated'), { code: '57P01' });
+    };
+    assert.equal((await refresher.apply(loaded))._unsafeUnwrapErr().kind, 'store');
+    assert.equal(refresher.status().format, 'bundled', 'the list in use is kept');
+    store.replaceList = replaceList;
+  });
+});

@@ -10,6 +10,7 @@ import type {
 import type { SanctionsList } from '../sanctions-list.js';
 import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from './download.js';
 import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
+import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 
 /** A list read from a download or a file, before it is judged against the list in use. */
 export interface CandidateList {
@@ -195,6 +196,7 @@ export class OfacRefresher {
       this.#inUse = listInUseOf(stored);
       return this.#count(ok({ kind: 'replaced', addresses: stored.addressCount, previous }));
     } catch (cause) {
+      rethrowProgrammerError(cause); // a bug is not the store failing
       return this.#fail({ kind: 'store', reason: `sanctions list store failed: ${(cause as Error).message}` });
     }
   }
@@ -253,6 +255,7 @@ export class OfacRefresher {
         return this.#count(ok({ kind: 'superseded' }));
       }
     } catch (cause) {
+      rethrowProgrammerError(cause); // a bug is not the store failing
       return this.#fail({ kind: 'store', reason: `sanctions list store failed: ${(cause as Error).message}` });
     }
     if (at.getTime() > this.#inUse.confirmedAt.getTime()) this.#setConfirmed(at, validators);
