@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
-import type { ProviderContext } from '../src/chain/facts.js';
+import { errAsync, ResultAsync } from 'neverthrow';
+import type { ChainFactsProvider, ProviderContext } from '../src/chain/facts.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { instantChain, instantRisk } from '../src/testing/service-harness.js';
 import { serviceEnvironment, COMPLETE_TX, check, assertError, period, waitingChain } from './runtime-support.js';
@@ -59,6 +60,25 @@ describe('the deadline bounds the whole request', () => {
       deadlineAt >= sent + 300 && deadlineAt <= answered,
       `providers stop 100 ms before the 400 ms deadline (${deadlineAt - sent} ms)`,
     );
+  });
+
+  test('Limits: a provider that reads the signal only after the providers were stopped finds it aborted, with the reason', async () => {
+    const read: Array<{ aborted: boolean; reason: unknown }> = [];
+    let done: () => void = () => {};
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    // Made on first read (an instant answer never pays for it): this one is first read at 200 ms.
+    const lateReader: ChainFactsProvider = {
+      getTransactionFacts: (_txHash, ctx) =>
+        ResultAsync.fromSafePromise(new Promise((resolve) => setTimeout(resolve, 200))).andThen(() => {
+          read.push({ aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+          done();
+          return errAsync({ kind: 'aborted' as const });
+        }),
+    };
+    const s = await setup({}, { deadlineMs: 150, settleGraceMs: 50 }, { chain: lateReader });
+    assertError(await check(s, COMPLETE_TX), 504, 'request_timeout', true);
+    await finished;
+    assert.deepEqual(read, [{ aborted: true, reason: 'deadline' }]);
   });
 
   // `finish` bills, stores the result and records usage in one call.

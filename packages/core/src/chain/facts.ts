@@ -99,8 +99,11 @@ export interface ChainFacts {
 }
 
 export interface ProviderContext {
-  /** Aborted at the request deadline: every call made for the check must honor it. */
-  signal: AbortSignal;
+  /**
+   * Aborted at the request deadline: every call made for the check must honor it. The runtime makes
+   * it on first read, so a provider that answers without I/O (a cache hit) should not read it.
+   */
+  readonly signal: AbortSignal;
   /**
    * When the request's deadline falls (epoch ms, the `Date.now()` clock), if the caller knows it:
    * a provider with several rounds budgets them from the time left instead of its own default.

@@ -199,17 +199,17 @@ async function execute(
   request: NormalizedCheckRequest,
 ): Promise<CheckOutcome> {
   const { network } = request;
-  if (scope.signal.aborted) return failure(scope, scope.abortError(), network);
-  const ctx = { signal: scope.signal, deadlineAt: scope.deadlineAt };
+  if (scope.aborted) return failure(scope, scope.abortError(), network);
   // The one race of a check: a provider that ignores its signal must not keep the check's holdings.
+  // The scope is the providers' context: its signal is made only if one of them reads it.
   const evidence = await scope.untilProvidersStop(
-    gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx }),
+    gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx: scope }),
   );
   if (evidence === STOPPED) return failure(scope, scope.abortError(), network);
   if (evidence.isErr()) {
     return failure(scope, evidence.error.kind === 'aborted' ? scope.abortError() : evidence.error, network);
   }
-  if (scope.signal.aborted) return failure(scope, scope.abortError(), network);
+  if (scope.aborted) return failure(scope, scope.abortError(), network);
   const { facts, signals } = evidence.value;
   const assessed = assess({
     requestId: scope.requestId,

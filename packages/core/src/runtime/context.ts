@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
-import type { ChainFactsProvider } from '../chain/facts.js';
+import type { ChainFactsProvider, ProviderContext } from '../chain/facts.js';
 import type { RiskProviders } from '../risk/signals.js';
 import type { SafetyStores } from '../stores/index.js';
 import { errorReply, type RuntimeError } from './errors.js';
@@ -78,10 +78,8 @@ export interface RuntimeContext {
   options: ResolvedOptions;
 }
 
-/** The error an aborted request answers with: 503 while shutting down, else its deadline's 504. */
-export function abortErrorOf(signal: AbortSignal): RuntimeError {
-  return signal.reason === 'shutdown' ? { kind: 'api_disabled', shuttingDown: true } : { kind: 'request_timeout' };
-}
+/** Why a request's providers were stopped: its deadline, or a shutdown that ran out of time. */
+type StopReason = 'deadline' | 'shutdown';
 
 /** What `race` answers when the deadline reached its instant before the work was done. */
 export const STOPPED = Symbol('stopped by the deadline');
@@ -101,11 +99,16 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 /**
  * One request's id, clock and deadline. The deadline is one timer, armed at the start and moved
  * from instant to instant (providers stop → settling given up → hard stop) only while the
- * request is still running; the steps between check `signal.aborted` instead of racing the
- * timer. `shutdown` aborts the signal early when a drain runs out of time.
+ * request is still running; the steps between check `aborted` instead of racing the timer.
+ * `shutdown` stops the providers early when a drain runs out of time.
+ *
+ * The providers' `AbortSignal` is made on first read (Node 20's costs about as much as the rest of
+ * the scope): an answer that needs no I/O (an instant in-process provider, a cache hit) never reads
+ * it. Read after the providers were stopped, it is made already aborted, with the same reason.
  */
-export class RequestScope {
-  readonly controller = new AbortController();
+export class RequestScope implements ProviderContext {
+  #controller: AbortController | null = null;
+  #stopped: StopReason | null = null;
   readonly startedAt = performance.now();
   /** When providers must be done, in epoch ms (real time, like the timer), for providers that budget rounds. */
   readonly deadlineAt: number;
@@ -128,7 +131,7 @@ export class RequestScope {
   #advance(): void {
     const { settleGraceMs } = this.ctx.options;
     this.#phase = (this.#phase + 1) as Phase;
-    if (this.#phase === Phase.Settling) this.controller.abort('deadline');
+    if (this.#phase === Phase.Settling) this.#stop('deadline');
     if (this.#phase < Phase.HardStop) this.#timer = setTimeout(() => this.#advance(), settleGraceMs / 2);
     this.#stopUpTo(this.#phase);
   }
@@ -154,13 +157,20 @@ export class RequestScope {
 
   /** `work`'s outcome, or `STOPPED` when providers must stop (the deadline's first instant, or `abort`). */
   untilProvidersStop<T>(work: Promise<T>): Promise<T | typeof STOPPED> {
-    return this.signal.aborted ? this.#race(work, Phase.Working) : this.#race(work, Phase.Settling);
+    return this.aborted ? this.#race(work, Phase.Working) : this.#race(work, Phase.Settling);
   }
 
   /** Stops the providers now (a shutdown that ran out of time): the request gives back what it holds. */
   abort(reason: 'shutdown'): void {
-    this.controller.abort(reason);
+    this.#stop(reason);
     this.#stopUpTo(Phase.Settling);
+  }
+
+  /** The first reason stands, as an `AbortSignal`'s does. */
+  #stop(reason: StopReason): void {
+    if (this.#stopped !== null) return;
+    this.#stopped = reason;
+    this.#controller?.abort(reason);
   }
 
   /** `work`'s outcome, or `STOPPED` at the hard deadline: the caller is answered then, whatever is still running. */
@@ -168,8 +178,18 @@ export class RequestScope {
     return this.#race(work, Phase.HardStop);
   }
 
+  /** Aborted when the providers must stop (`reason` 'deadline' or 'shutdown'): every provider call honors it. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#stopped !== null) this.#controller.abort(this.#stopped);
+    }
+    return this.#controller.signal;
+  }
+
+  /** The providers were stopped (what `signal.aborted` says, without making the signal). */
+  get aborted(): boolean {
+    return this.#stopped !== null;
   }
 
   now(): Date {
@@ -180,9 +200,9 @@ export class RequestScope {
     return Math.round(performance.now() - this.startedAt);
   }
 
-  /** The error an aborted request answers with. */
+  /** The error an aborted request answers with: 503 while shutting down, else its deadline's 504. */
   abortError(): RuntimeError {
-    return abortErrorOf(this.signal);
+    return this.#stopped === 'shutdown' ? { kind: 'api_disabled', shuttingDown: true } : { kind: 'request_timeout' };
   }
 
   /**

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from 'neverthrow';
 import type { Expectations, TransferSelection } from '../assessment/input.js';
 import { selectTransfer } from '../assessment/matching.js';
-import type { ChainFacts, ChainFactsProvider, ProviderContext, Transfer } from '../chain/facts.js';
+import type { ChainFacts, ChainFactsContext, ChainFactsProvider, ProviderContext, Transfer } from '../chain/facts.js';
 import { gatherToken, screenParties } from '../risk/gather.js';
 import type { RiskProviders, RiskSignals } from '../risk/signals.js';
 
@@ -39,6 +39,22 @@ function startScreening(facts: ChainFacts, focus: Transfer | null, input: Eviden
   return { focus: focus?.index ?? null, result };
 }
 
+/** The check's context with who hears early that the parties are known; its signal is read only if the provider reads it. */
+class ChainReadContext implements ChainFactsContext {
+  constructor(
+    private readonly ctx: ProviderContext,
+    readonly onPartiesKnown: (facts: ChainFacts) => void,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  get deadlineAt(): number | undefined {
+    return this.ctx.deadlineAt;
+  }
+}
+
 /**
  * The chain facts, the selected transfer and the risk signals of one check, in two provider levels:
  * the nodes' first round (transaction, tx info, heads), then token metadata, sanctions and AML
@@ -55,11 +71,7 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const onPartiesKnown = (facts: ChainFacts) => {
     early.screening = startScreening(facts, selectTransfer(facts, request.expectations).transfer, input);
   };
-  const read = await chain.getTransactionFacts(request.txHash, {
-    signal: ctx.signal,
-    deadlineAt: ctx.deadlineAt,
-    onPartiesKnown,
-  });
+  const read = await chain.getTransactionFacts(request.txHash, new ChainReadContext(ctx, onPartiesKnown));
   if (read.isErr()) {
     return err(read.error.kind === 'aborted' && ctx.signal.aborted ? read.error : { kind: 'provider_unavailable' });
   }

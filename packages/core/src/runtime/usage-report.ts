@@ -95,7 +95,7 @@ export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Pr
     scope.report(error, 'usage report');
     return scope.fail({ kind: 'internal_error' }, limits);
   }
-  if (scope.signal.aborted) return scope.fail(scope.abortError(), limits);
+  if (scope.aborted) return scope.fail(scope.abortError(), limits);
   const quota = { limit: entitlements.monthlyQuota, usage: built.quota, periodEnd: monthOf(now).end };
   return scope.respond({ status: 200, body: JSON.stringify(built.report) }, { ...limits, quota });
 }
