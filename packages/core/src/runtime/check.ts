@@ -79,13 +79,13 @@ type Begun =
   | { hold: CheckHold; outcome: CheckOutcome; run?: undefined }
   | { hold: CheckHold; run: { chain: ChainFactsProvider; request: NormalizedCheckRequest } };
 
-/** The one `begin` call, and what its answer means: an answer now, an outcome to close, or a check to run. */
+/** The one `begin` call, and what its answer means (`decided`). */
 async function begin(
   scope: RequestScope,
   credential: CheckCredential,
   input: Result<CheckInput, RuntimeError>,
 ): Promise<Begun> {
-  const { stores, providers } = scope.ctx;
+  const { stores } = scope.ctx;
   const now = scope.now();
   const month = monthOf(now);
   const params = beginParams(scope, credential, input, { now, period: month.key });
@@ -99,46 +99,73 @@ async function begin(
   }
   const admission = admitted(scope, answer, now);
   if (admission.isErr()) return { response: scope.fail(admission.error.error, admission.error.limits) };
-  const a = admission.value;
+  return decided(scope, admission.value, { input, params, now, periodEnd: month.end });
+}
+
+/** What an admitted `begin` answer means: an answer now, a refusal to close, or the check to run. */
+function decided(
+  scope: RequestScope,
+  a: Admission & { limits: LimitState },
+  {
+    input,
+    params,
+    now,
+    periodEnd,
+  }: { input: Result<CheckInput, RuntimeError>; params: BeginCheckParams; now: Date; periodEnd: Date },
+): Begun {
   const organizationId = a.access.organization.id;
-  const claim = params.work?.idempotency
-    ? { key: params.work.idempotency.key, owner: params.work.idempotency.owner }
-    : null;
+  const slotId = params.slot?.slotId ?? null;
+  const idempotency = params.work?.idempotency;
+  const claim = idempotency ? { key: idempotency.key, owner: idempotency.owner } : null;
   const none: Held = { organizationId, slotId: null, reservationId: null, claim: null };
-  const slot: Held = { ...none, slotId: params.slot?.slotId ?? null };
+  const slot: Held = { organizationId, slotId, reservationId: null, claim: null };
   const network = input.isOk() ? input.value.request.network : null;
-  const close = (held: Held, error: RuntimeError, limits = a.limits, at = network) => ({
-    hold: new CheckHold(scope, held, limits),
-    outcome: failure(scope, error, at),
-  });
+  const { limits } = a;
   switch (a.stage) {
     case 'rate_limited': // answered by `admitted`
     case 'admitted':
-      return close(none, { kind: 'api_not_configured' }, a.limits, null);
-    case 'slot_busy':
-      return close(none, { kind: 'concurrency_limit_exceeded', retryAfterSeconds: 1 }, a.limits, null);
-    case 'invalid':
-      return close(slot, input.isErr() ? input.error : { kind: 'internal_error' }, a.limits, null);
-    case 'network_not_enabled':
+      return refused(scope, { held: none, error: { kind: 'api_not_configured' }, limits, network: null });
+    case 'slot_busy': {
+      const error: RuntimeError = { kind: 'concurrency_limit_exceeded', retryAfterSeconds: 1 };
+      return refused(scope, { held: none, error, limits, network: null });
+    }
+    case 'invalid': {
+      const error: RuntimeError = input.isErr() ? input.error : { kind: 'internal_error' };
+      return refused(scope, { held: slot, error, limits, network: null });
+    }
+    case 'network_not_enabled': {
       // An access control like the key and status: checked before any replay (Errors rule 3), never stored.
-      return close(slot, { kind: 'network_not_enabled', network: network ?? '' });
+      const error: RuntimeError = { kind: 'network_not_enabled', network: network ?? '' };
+      return refused(scope, { held: slot, error, limits, network });
+    }
     case 'conflict':
-      return close(slot, { kind: 'idempotency_conflict' });
+      return refused(scope, { held: slot, error: { kind: 'idempotency_conflict' }, limits, network });
     case 'in_progress':
       return { response: scope.fail({ kind: 'idempotency_in_progress', retryAfterSeconds: 1 }, a.limits) };
     case 'completed':
-      return { response: replay(scope, a, { ...a.limits, quota: quotaState(a, month.end) }) };
+      return { response: replay(scope, a, { rate: limits.rate, quota: quotaState(a, periodEnd) }) };
     case 'quota_exceeded': {
-      const limits = { ...a.limits, quota: quotaState(a, month.end) };
-      const retryAfterSeconds = secondsUntil(month.end, now);
-      return close({ ...slot, claim }, { kind: 'quota_exceeded', retryAfterSeconds }, limits);
+      const error: RuntimeError = { kind: 'quota_exceeded', retryAfterSeconds: secondsUntil(periodEnd, now) };
+      const withQuota = { rate: limits.rate, quota: quotaState(a, periodEnd) };
+      return refused(scope, { held: { ...slot, claim }, error, limits: withQuota, network });
     }
     case 'started': {
-      const held = { ...slot, claim, reservationId: params.work!.quota.reservationId };
-      const hold = new CheckHold(scope, held, { ...a.limits, quota: quotaState(a, month.end) });
-      return { hold, run: { chain: providers.chain!, request: (input as { value: CheckInput }).value.request } };
+      const held = { organizationId, slotId, claim, reservationId: params.work!.quota.reservationId };
+      const hold = new CheckHold(scope, held, { rate: limits.rate, quota: quotaState(a, periodEnd) });
+      return {
+        hold,
+        run: { chain: scope.ctx.providers.chain!, request: (input as { value: CheckInput }).value.request },
+      };
     }
   }
+}
+
+/** A check `begin` admitted but refused: what it holds, to be given back with the refusal's answer. */
+function refused(
+  scope: RequestScope,
+  { held, error, limits, network }: { held: Held; error: RuntimeError; limits: LimitState; network: string | null },
+): Begun {
+  return { hold: new CheckHold(scope, held, limits), outcome: failure(scope, error, network) };
 }
 
 /** What `begin` is asked to take: a slot only when a TRON provider is configured, the work only for a valid request. */

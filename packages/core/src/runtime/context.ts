@@ -115,7 +115,7 @@ export class RequestScope implements ProviderContext {
   #phase: Phase = Phase.Working;
   #timer: NodeJS.Timeout;
   /** Races waiting for an instant: each is answered `STOPPED` when the deadline reaches it. */
-  #waiting: Array<{ phase: Phase; stop: () => void }> = [];
+  #waiting: Array<{ phase: Phase; resolve: (stopped: typeof STOPPED) => void }> = [];
 
   constructor(
     readonly ctx: RuntimeContext,
@@ -139,7 +139,7 @@ export class RequestScope implements ProviderContext {
   #stopUpTo(phase: Phase): void {
     const due = this.#waiting.filter((w) => w.phase <= phase);
     this.#waiting = this.#waiting.filter((w) => w.phase > phase);
-    for (const waiter of due) waiter.stop();
+    for (const waiter of due) waiter.resolve(STOPPED);
   }
 
   /**
@@ -150,7 +150,7 @@ export class RequestScope implements ProviderContext {
     // Already past: the work still wins if it has its answer now.
     if (this.#phase >= phase) return Promise.race([work, Promise.resolve().then((): typeof STOPPED => STOPPED)]);
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ phase, stop: () => resolve(STOPPED) });
+      this.#waiting.push({ phase, resolve });
       work.then(resolve, reject);
     });
   }

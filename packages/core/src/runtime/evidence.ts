@@ -68,10 +68,12 @@ class ChainReadContext implements ChainFactsContext {
 export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evidence, EvidenceError>> {
   const { request, chain, risk, ctx } = input;
   const early: { screening: Screening | null } = { screening: null };
-  const onPartiesKnown = (facts: ChainFacts) => {
-    early.screening = startScreening(facts, selectTransfer(facts, request.expectations).transfer, input);
-  };
-  const read = await chain.getTransactionFacts(request.txHash, new ChainReadContext(ctx, onPartiesKnown));
+  const read = await chain.getTransactionFacts(
+    request.txHash,
+    new ChainReadContext(ctx, (parties) => {
+      early.screening = startScreening(parties, selectTransfer(parties, request.expectations).transfer, input);
+    }),
+  );
   if (read.isErr()) {
     return err(read.error.kind === 'aborted' && ctx.signal.aborted ? read.error : { kind: 'provider_unavailable' });
   }
