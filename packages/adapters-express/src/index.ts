@@ -40,7 +40,8 @@ export function safetyRouter(service: SafetyHandler, options: SafetyRouterOption
       parsed: { raw: req.rawBody, body: req.body },
     });
     res.status(response.status);
-    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    const { headers } = response;
+    for (const name in headers) res.setHeader(name, headers[name]!);
     if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
     if (closeConnection) res.setHeader('connection', 'close');
     res.end(response.body);

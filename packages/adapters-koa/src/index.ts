@@ -29,9 +29,15 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
     });
     ctx.status = response.status;
     // Headers before the body: Koa guesses a content type (text/plain) only for a body without one.
-    ctx.set(response.headers);
-    if (!ctx.response.get('content-type')) ctx.set('content-type', 'application/json; charset=utf-8');
-    if (closeConnection) ctx.set('connection', 'close');
+    // Set on Node's response, where Koa keeps them (`ctx.response.headers` and `ctx.response.get` read them there):
+    // `ctx.set` would copy the dozen into two arrays first, and `ctx.response.get` copies them all.
+    if (!ctx.headerSent) {
+      const { res } = ctx;
+      const { headers } = response;
+      for (const name in headers) res.setHeader(name, headers[name]!);
+      if (!res.hasHeader('content-type')) res.setHeader('content-type', 'application/json; charset=utf-8');
+      if (closeConnection) res.setHeader('connection', 'close');
+    }
     ctx.body = response.body;
   };
 }

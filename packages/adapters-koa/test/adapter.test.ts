@@ -39,6 +39,31 @@ describe('koa adapter', () => {
   });
   after(() => afterParser.close());
 
+  test('a middleware around it sees the answer in ctx.status, ctx.body and the headers, and can still change them', async () => {
+    const answer = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-2', 'x-quota-limit': '5' };
+    const app = new Koa();
+    let seen: unknown;
+    app.use(async (ctx, next) => {
+      await next();
+      const { 'content-length': _length, ...headers } = ctx.response.headers;
+      seen = { status: ctx.status, body: ctx.body, headers, requestId: ctx.response.get('x-request-id') };
+      ctx.set('x-outer', 'yes');
+    });
+    app.use(safetyMiddleware(echoHandler(201, answer)));
+    const around = await listen(app);
+    try {
+      const raw = '{"a":1}';
+      const res = await request(`${around.url}/v1/transaction/check`, { method: 'POST', body: raw });
+      const body = await res.body.text();
+      assert.equal(res.statusCode, 201);
+      assert.equal(res.headers['x-outer'], 'yes');
+      assert.equal(res.headers['x-quota-limit'], '5');
+      assert.deepEqual(seen, { status: 201, body, headers: answer, requestId: 'r-2' });
+    } finally {
+      await around.close();
+    }
+  });
+
   test('behind a body parser it uses the raw body the parser kept (ctx.request.rawBody)', async () => {
     const raw = '{ "b" : 2 }';
     const res = await request(`${afterParser.url}/v1/transaction/check`, { method: 'POST', body: raw });
