@@ -229,20 +229,34 @@ export function matchExpectations(
 
   const wanted = supplied(expectations);
   const open = undecidedFields(facts, expectations, compare);
-  const mismatchProven = transferListComplete(facts) && open.size === 0;
   const compared = selected === null ? null : compare(selected);
-  const field = (name: keyof TransferComparison): Comparison => {
-    if (!wanted[name]) return null;
-    // No transfer at all: a complete list proves nothing matches.
-    const value = compared === null ? false : compared[name];
-    // The payment may be a hidden or undecided transfer: `false` is then not proven.
-    return value === false && !mismatchProven ? null : value;
-  };
   // A full match beside an undecided twin: whether the payment is ambiguous cannot be known, so the
   // comparisons the twin leaves open could not be completed (null, EXPECTED_DATA_UNAVAILABLE).
-  const twinOpen = !selection.ambiguous && compared !== null && satisfiesAll(compared, expectations) ? open : new Set();
-  const final = (name: keyof TransferComparison) => (twinOpen.has(name) ? null : field(name));
-  const match = { recipient: final('recipient'), token: final('token'), amount: final('amount') };
-  const dataUnavailable = FIELDS.some((name) => wanted[name] && match[name] === null);
-  return ok({ selection, recipient: match.recipient, token: match.token, amount: match.amount, dataUnavailable });
+  const twinOpen = !selection.ambiguous && compared !== null && satisfiesAll(compared, expectations) ? open : NONE;
+  const decided = { wanted, compared, mismatchProven: transferListComplete(facts) && open.size === 0, twinOpen };
+  const recipient = comparisonOf('recipient', decided);
+  const token = comparisonOf('token', decided);
+  const amount = comparisonOf('amount', decided);
+  const dataUnavailable =
+    (wanted.recipient && recipient === null) || (wanted.token && token === null) || (wanted.amount && amount === null);
+  return ok({ selection, recipient, token, amount, dataUnavailable });
+}
+
+const NONE: ReadonlySet<keyof TransferComparison> = new Set();
+
+/** One field's comparison: null when not asked, or when a transfer the facts leave open may be the payment. */
+function comparisonOf(
+  name: keyof TransferComparison,
+  decided: {
+    wanted: Record<keyof TransferComparison, boolean>;
+    compared: TransferComparison | null;
+    mismatchProven: boolean;
+    twinOpen: ReadonlySet<keyof TransferComparison>;
+  },
+): Comparison {
+  if (!decided.wanted[name] || decided.twinOpen.has(name)) return null;
+  // No transfer at all: a complete list proves nothing matches.
+  const value = decided.compared === null ? false : decided.compared[name];
+  // The payment may be a hidden or undecided transfer: `false` is then not proven.
+  return value === false && !decided.mismatchProven ? null : value;
 }

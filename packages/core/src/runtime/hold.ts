@@ -160,9 +160,11 @@ export class CheckHold {
 
   /** The reply with the limit headers, the quota as `finish` left it when it moved. */
   #answer(reply: Reply, finished: FinishCheckOutcome | null): CoreHttpResponse {
-    const { quota } = this.limits;
+    const { rate, quota } = this.limits;
     const limits =
-      finished?.quota && quota ? { ...this.limits, quota: { ...quota, usage: finished.quota } } : this.limits;
+      finished?.quota && quota
+        ? { rate, quota: { limit: quota.limit, usage: finished.quota, periodEnd: quota.periodEnd } }
+        : this.limits;
     return this.scope.respond({ status: reply.status, body: reply.body, headers: reply.headers }, limits);
   }
 }
