@@ -36,7 +36,8 @@ export function safetyRouter(service: SafetyHandler, options: SafetyRouterOption
       req,
       method: req.method,
       path: req.path,
-      query: req.query as CoreHttpRequest['query'],
+      // A check has no query string: not parsed for nothing (Express parses `req.query` on every read).
+      query: req.url.includes('?') ? (req.query as CoreHttpRequest['query']) : {},
       parsed: { raw: req.rawBody, body: req.body },
     });
     res.status(response.status);

@@ -24,7 +24,8 @@ export function safetyMiddleware(service: SafetyHandler, options: SafetyMiddlewa
       req: ctx.req,
       method: ctx.method,
       path: ctx.path,
-      query: ctx.query,
+      // A check has no query string: not parsed for nothing.
+      query: ctx.querystring ? ctx.query : {},
       parsed: { raw: request.rawBody, body: request.body },
     });
     ctx.status = response.status;
