@@ -77,26 +77,41 @@ export function readNodeBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Prom
     req.resume();
     return Promise.resolve(tooLarge(limit));
   }
-  // Listeners, not `for await`: leaving an async iterator early destroys the socket.
+  // Listeners, not `for await`: leaving an async iterator early destroys the socket. Module
+  // functions reading their state from the request: no closures made per request.
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    (req as BodyRequest)[READING] = { chunks: [], size: 0, limit, resolve };
     // The other listeners stay: a late 'error' after we stopped reading must still have a handler.
-    const finish = (result: ReadBody) => {
-      req.off('data', onData);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        finish(tooLarge(limit));
-        req.resume();
-      }
-    };
-    const onEnd = () => finish({ body: new Uint8Array(Buffer.concat(chunks)), bodyTooLarge: false });
-    req.on('data', onData).on('end', onEnd).on('error', onEnd).on('aborted', onEnd);
+    req.on('data', onBodyData).on('end', onBodyEnd).on('error', onBodyEnd).on('aborted', onBodyEnd);
   });
+}
+
+/** What `readNodeBody` keeps on the request while it reads. */
+const READING = Symbol('reading the body');
+type BodyRequest = IncomingMessage & {
+  [READING]?: { chunks: Buffer[]; size: number; limit: number; resolve: (body: ReadBody) => void };
+};
+
+function onBodyData(this: BodyRequest, chunk: Buffer): void {
+  const reading = this[READING]!;
+  reading.size += chunk.length;
+  if (reading.size <= reading.limit) reading.chunks.push(chunk);
+  else {
+    finishBody(this, tooLarge(reading.limit));
+    this.resume();
+  }
+}
+
+function onBodyEnd(this: BodyRequest): void {
+  const reading = this[READING];
+  if (reading) finishBody(this, { body: new Uint8Array(Buffer.concat(reading.chunks)), bodyTooLarge: false });
+}
+
+function finishBody(req: BodyRequest, result: ReadBody): void {
+  const reading = req[READING]!;
+  req[READING] = undefined;
+  req.off('data', onBodyData);
+  reading.resolve(result);
 }
 
 /**
