@@ -72,14 +72,24 @@ BEGIN
       stage := 'no_entitlements'; EXIT steps;
     END IF;
 
-    -- Rate (rate_hit's statements).
-    INSERT INTO rate_windows AS w (organization_id, window_start, count)
-    SELECT v_org, p_window_start, 1 WHERE v_rate >= 1
-    ON CONFLICT (organization_id) DO UPDATE SET
-      window_start = GREATEST(w.window_start, EXCLUDED.window_start),
-      count = CASE WHEN EXCLUDED.window_start > w.window_start THEN 1 ELSE w.count + 1 END
-    WHERE EXCLUDED.window_start > w.window_start OR w.count < v_rate
+    -- Rate: rate_hit's conditional upsert, tried as a plain update first (the window's row exists for
+    -- all but an organization's first check after a quiet minute; an upsert checks the unique index
+    -- for a conflict first). The update takes the same row lock and re-checks its condition on the
+    -- latest version as the upsert does; a missing row or a refusal goes on to the upsert.
+    UPDATE rate_windows AS w SET
+      window_start = GREATEST(w.window_start, p_window_start),
+      count = CASE WHEN p_window_start > w.window_start THEN 1 ELSE w.count + 1 END
+    WHERE w.organization_id = v_org AND v_rate >= 1 AND (p_window_start > w.window_start OR w.count < v_rate)
     RETURNING w.count INTO rate_count;
+    IF NOT FOUND THEN
+      INSERT INTO rate_windows AS w (organization_id, window_start, count)
+      SELECT v_org, p_window_start, 1 WHERE v_rate >= 1
+      ON CONFLICT (organization_id) DO UPDATE SET
+        window_start = GREATEST(w.window_start, EXCLUDED.window_start),
+        count = CASE WHEN EXCLUDED.window_start > w.window_start THEN 1 ELSE w.count + 1 END
+      WHERE EXCLUDED.window_start > w.window_start OR w.count < v_rate
+      RETURNING w.count INTO rate_count;
+    END IF;
     IF NOT FOUND THEN
       rate_count := COALESCE((SELECT w.count FROM rate_windows w
         WHERE w.organization_id = v_org AND w.window_start >= p_window_start), 0);
@@ -136,10 +146,15 @@ BEGIN
       PERFORM quota_reclaim(v_org, p_period, p_now, 2147483647);
     END IF;
     IF NOT EXISTS (SELECT 1 FROM quota_reservations r WHERE r.id = p_reservation_id) THEN
-      INSERT INTO quota_counters AS q (organization_id, period, used, reserved)
-      SELECT v_org, p_period, 0, 1 WHERE v_quota >= 1
-      ON CONFLICT (organization_id, period) DO UPDATE SET reserved = q.reserved + 1
-      WHERE q.used + q.reserved < v_quota;
+      -- The counter's conditional upsert, a plain update first as for the rate window.
+      UPDATE quota_counters AS q SET reserved = q.reserved + 1
+       WHERE q.organization_id = v_org AND q.period = p_period AND q.used + q.reserved < v_quota;
+      IF NOT FOUND THEN
+        INSERT INTO quota_counters AS q (organization_id, period, used, reserved)
+        SELECT v_org, p_period, 0, 1 WHERE v_quota >= 1
+        ON CONFLICT (organization_id, period) DO UPDATE SET reserved = q.reserved + 1
+        WHERE q.used + q.reserved < v_quota;
+      END IF;
       IF FOUND THEN
         INSERT INTO quota_reservations (id, organization_id, period, expires_at)
         VALUES (p_reservation_id, v_org, p_period, p_reservation_expires_at);
