@@ -60,6 +60,8 @@ const FINISH =
   'SELECT row_to_json(finish_check_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)) AS r';
 /** The one column's value: the function's record as an object, timestamps as ISO text. */
 const recordOf = (rows: Array<{ r: unknown }>) => (rows.length ? [rows[0]!.r] : []);
+/** A timestamptz parameter as ISO text: node-postgres formats a Date field by field, in local time. */
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /**
  * Begin and finish as one call each of the functions of migrations 004 and 010 (a prepared statement
@@ -76,18 +78,18 @@ export class PostgresCheckStore implements CheckStore {
       values: [
         'apiKeyHash' in credential ? credential.apiKeyHash : null,
         'organizationId' in credential ? credential.organizationId : null,
-        params.now,
-        params.rateWindowStart,
+        iso(params.now),
+        iso(params.rateWindowStart),
         params.slot?.slotId ?? null,
-        params.slot?.expiresAt ?? null,
+        iso(params.slot?.expiresAt),
         work?.network ?? null,
         work?.idempotency?.key ?? null,
         work?.idempotency?.fingerprint ?? null,
         work?.idempotency?.owner ?? null,
-        work?.idempotency?.leaseExpiresAt ?? null,
+        iso(work?.idempotency?.leaseExpiresAt),
         work?.quota.period ?? null,
         work?.quota.reservationId ?? null,
-        work?.quota.expiresAt ?? null,
+        iso(work?.quota.expiresAt),
       ],
     });
     const record = recordOf(rows);
@@ -110,14 +112,14 @@ export class PostgresCheckStore implements CheckStore {
       text: FINISH,
       values: [
         params.organizationId,
-        params.now,
+        iso(params.now),
         params.slotId,
         reservation?.reservationId ?? null,
         reservation?.commit ?? false,
         idempotency?.key ?? null,
         idempotency?.owner ?? null,
         response !== null,
-        idempotency?.retainUntil ?? null,
+        iso(idempotency?.retainUntil),
         response?.status ?? null,
         response ? JSON.stringify(response.headers) : null,
         response?.body ?? null,

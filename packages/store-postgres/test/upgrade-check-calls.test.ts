@@ -107,7 +107,7 @@ describe('store-postgres: migration 010 on a database of 009 with checks in flig
   let database: TestDatabase;
   let pool: pg.Pool;
   let stores: PostgresStores;
-  let inFlight: Begun;
+  let inFlight: Begun & { row: Record<string, unknown> };
 
   before(async () => {
     database = await server.createDatabase();
