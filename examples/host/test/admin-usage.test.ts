@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  startFakeChainalysis,
+  startFakeTronNode,
+  TRON_FIXTURE_TX,
+  type FakeChainalysis,
+  type FakeTronNode,
+} from '@tron-safety/core/testing';
+import { request } from 'undici';
+import { runAdmin } from '../src/admin-cli.js';
+import { startTestHost, TEST_KEY, TEST_ORG, writeSeedFile, type TestHost } from './support.js';
+
+// `tron-safety-admin usage` in memory mode: usage lives in the running host, so the CLI asks it
+// over HTTP with one of the organization's keys from the seed file and decodes the answer.
+
+async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = t.mock.method(console, 'log', (...a: unknown[]) => out.push(a.join(' ')));
+  const error = t.mock.method(console, 'error', (...a: unknown[]) => err.push(a.join(' ')));
+  try {
+    return { code: await runAdmin(args), out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mock.restore();
+    error.mock.restore();
+  }
+}
+
+/** A host on 127.0.0.1 that answers every request with this status and body. */
+async function answering(status: number, body: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('admin CLI usage (memory mode): asks the running host', () => {
+  let node: FakeTronNode;
+  let vendors: FakeChainalysis;
+  let t: TestHost;
+  const seed = writeSeedFile();
+  before(async () => {
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis();
+    t = await startTestHost({
+      SAFETY_SEED_FILE: seed,
+      TRON_FULLNODE_URL: node.url,
+      CHAINALYSIS_API_URL: vendors.entityUrl,
+      CHAINALYSIS_API_KEY: 'k',
+      CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
+      CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+    });
+  });
+  after(async () => {
+    await t?.host.stop('test end');
+    await Promise.all([node?.close(), vendors?.close()]);
+  });
+
+  test("usage prints the host's own count of the organization's checks, as JSON and as text", async (tc) => {
+    const res = await request(`${t.host.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' }),
+    });
+    assert.equal(res.statusCode, 200);
+    await res.body.dump();
+
+    const json = await admin(tc, '--seed-file', seed, '--json', 'usage', TEST_ORG, '--url', t.host.url, '--days', '7');
+    assert.equal(json.code, 0, json.err);
+    const usage = JSON.parse(json.out);
+    assert.equal(usage.recent.days, 7);
+    assert.equal(usage.recent.requests, 1);
+    assert.equal(usage.period.used + usage.period.remaining, usage.period.limit);
+
+    const text = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', `${t.host.url}/`);
+    assert.equal(text.code, 0, text.err);
+    assert.match(
+      text.out,
+      /^period \S+ \.\. \S+: used \d+, reserved 0, limit 1000, remaining \d+\nlast 30 days: 1 checks, /,
+    );
+  });
+
+  test('a host that cannot be reached is exit 2, naming the URL', async (tc) => {
+    const gone = await answering(200, '{}');
+    await new Promise((done) => gone.server.close(done));
+    const r = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', gone.url);
+    assert.equal(r.code, 2);
+    assert.match(r.err, new RegExp(`cannot reach the host at ${gone.url}`));
+  });
+
+  test("an answer that is not the spec's usage is exit 1 naming what is wrong, never printed as usage", async (tc) => {
+    const odd = await answering(200, JSON.stringify({ period: { used: 'many' } }));
+    try {
+      const r = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', odd.url);
+      assert.equal(r.code, 1);
+      assert.match(r.err, /the host's usage answer is unreadable \(.+\)/);
+      assert.equal(r.out, '');
+    } finally {
+      await new Promise((done) => odd.server.close(done));
+    }
+  });
+
+  test("the host's refusal is exit 1 with its code and message; a refusal without the spec's envelope gives the status", async (tc) => {
+    // The real host's refusal of a key it does not know, served as the answer to the CLI's key.
+    const refused = await request(`${t.host.url}/v1/usage`, { headers: { 'x-api-key': 'tsk_live_unknown' } });
+    assert.equal(refused.statusCode, 401);
+    const refusal = (await refused.body.json()) as { error: { code: string; message: string } };
+    for (const [body, expected] of [
+      [JSON.stringify(refusal), `error: ${refusal.error.code}: ${refusal.error.message}`],
+      ['<html>bad gateway</html>', 'error: 502: usage request failed'],
+    ] as const) {
+      const host = await answering(body.startsWith('<') ? 502 : 401, body);
+      try {
+        const r = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', host.url);
+        assert.equal(r.code, 1);
+        assert.equal(r.err, expected);
+      } finally {
+        await new Promise((done) => host.server.close(done));
+      }
+    }
+  });
+});
