@@ -124,43 +124,40 @@ BEGIN
         IF c.state = 'in_progress' THEN
           stage := 'in_progress';
           lease_expires_at := c.expires_at;
-        ELSE
-          stage := 'completed';
-          response_status := c.response_status; response_headers := c.response_headers;
-          response_body := c.response_body;
-          -- quota_usage's statement.
-          SELECT q.used, q.reserved - (SELECT count(*) FROM quota_reservations r
-                   WHERE r.organization_id = q.organization_id AND r.period = q.period AND r.expires_at <= p_now)::integer
-            INTO quota_used, quota_reserved
-            FROM quota_counters q WHERE q.organization_id = v_org AND q.period = p_period;
-          IF NOT FOUND THEN quota_used := 0; quota_reserved := 0; END IF;
+          EXIT steps;
         END IF;
-        EXIT steps;
+        -- A stored result: replayed with the period's usage (read below), nothing reserved.
+        stage := 'completed';
+        response_status := c.response_status; response_headers := c.response_headers;
+        response_body := c.response_body;
       END IF;
     END IF;
 
     -- Quota (quota_reserve's statements).
-    stage := 'quota_exceeded';
-    IF EXISTS (SELECT 1 FROM quota_reservations r WHERE r.organization_id = v_org AND r.period = p_period
-                  AND r.expires_at <= p_now) THEN
-      PERFORM quota_reclaim(v_org, p_period, p_now, 2147483647);
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM quota_reservations r WHERE r.id = p_reservation_id) THEN
-      -- The counter's conditional upsert, a plain update first as for the rate window.
-      UPDATE quota_counters AS q SET reserved = q.reserved + 1
-       WHERE q.organization_id = v_org AND q.period = p_period AND q.used + q.reserved < v_quota;
-      IF NOT FOUND THEN
-        INSERT INTO quota_counters AS q (organization_id, period, used, reserved)
-        SELECT v_org, p_period, 0, 1 WHERE v_quota >= 1
-        ON CONFLICT (organization_id, period) DO UPDATE SET reserved = q.reserved + 1
-        WHERE q.used + q.reserved < v_quota;
+    IF stage IS NULL THEN
+      stage := 'quota_exceeded';
+      IF EXISTS (SELECT 1 FROM quota_reservations r WHERE r.organization_id = v_org AND r.period = p_period
+                    AND r.expires_at <= p_now) THEN
+        PERFORM quota_reclaim(v_org, p_period, p_now, 2147483647);
       END IF;
-      IF FOUND THEN
-        INSERT INTO quota_reservations (id, organization_id, period, expires_at)
-        VALUES (p_reservation_id, v_org, p_period, p_reservation_expires_at);
-        stage := 'started';
+      IF NOT EXISTS (SELECT 1 FROM quota_reservations r WHERE r.id = p_reservation_id) THEN
+        -- The counter's conditional upsert, a plain update first as for the rate window.
+        UPDATE quota_counters AS q SET reserved = q.reserved + 1
+         WHERE q.organization_id = v_org AND q.period = p_period AND q.used + q.reserved < v_quota;
+        IF NOT FOUND THEN
+          INSERT INTO quota_counters AS q (organization_id, period, used, reserved)
+          SELECT v_org, p_period, 0, 1 WHERE v_quota >= 1
+          ON CONFLICT (organization_id, period) DO UPDATE SET reserved = q.reserved + 1
+          WHERE q.used + q.reserved < v_quota;
+        END IF;
+        IF FOUND THEN
+          INSERT INTO quota_reservations (id, organization_id, period, expires_at)
+          VALUES (p_reservation_id, v_org, p_period, p_reservation_expires_at);
+          stage := 'started';
+        END IF;
       END IF;
     END IF;
+    -- The period's usage (quota_usage's statement).
     SELECT q.used, q.reserved - (SELECT count(*) FROM quota_reservations r
              WHERE r.organization_id = q.organization_id AND r.period = q.period AND r.expires_at <= p_now)::integer
       INTO quota_used, quota_reserved
