@@ -8,9 +8,12 @@
  *   4. `GET /v1/usage?days=90` latency at 0, 100k and 1M recorded checks, on both stores;
  *   5. service CPU per check (store-memory, instant providers, one at a time).
  * Rounds are interleaved and every ratio is the median of per-round ratios (the machine is shared).
+ * Beside 2., CPU µs per check from /proc: this process (host and load generator) on each store,
+ * and the PostgreSQL processes.
  *
  *   node --conditions=source --import tsx bench/scale/index.ts [seconds per run, default 2] [rounds, default 3]
  *
+ * SCALE_SECTIONS=throughput,tenant (any of roundtrips, throughput, tenant, usage, cpu) runs only those.
  * Uses TEST_DATABASE_URL when set, else a throwaway cluster (see store-postgres/src/testing.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -26,6 +29,7 @@ import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 import express from 'express';
 import { Pool } from 'undici';
 import { cpuPerCheck } from '../check-cpu/index.js';
+import { ownCpuUs, serverCpu } from './process-cpu.js';
 import { startCountingProxy } from './round-trips.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);
@@ -37,6 +41,8 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 const range = (values: number[]) => `${Math.min(...values).toFixed(2)}..${Math.max(...values).toFixed(2)}`;
+const SECTIONS = new Set((process.env.SCALE_SECTIONS ?? 'roundtrips,throughput,tenant,usage,cpu').split(','));
+const APPLICATION_NAME = 'tron-safety-bench';
 const tx = () => randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
 
 const server = await startTestPostgres();
@@ -52,7 +58,7 @@ const tenant = (s: SafetyService) =>
   seedTenant(s, LIMITS, `6f1c2a4e-0000-4000-8000-${String(++tenants).padStart(12, '0')}`);
 
 // ---- 1. round trips --------------------------------------------------------------------------
-{
+if (SECTIONS.has('roundtrips')) {
   const proxy = await startCountingProxy(new URL(database.url));
   const stores = createPostgresStores({ connectionString: proxy.url, max: 2 });
   const s = service(stores);
@@ -93,10 +99,19 @@ async function host(stores: SafetyStores, organizations: number) {
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, keys, close: () => http.close() };
 }
 
-async function load(url: string, keys: string[], clients: number, seconds: number): Promise<number> {
+interface Run {
+  /** Checks per second. */
+  rate: number;
+  /** CPU µs per check: this process (host and load generator), and PostgreSQL's processes. */
+  host: number;
+  server: number;
+}
+
+async function load(url: string, keys: string[], clients: number, seconds: number): Promise<Run> {
   const pool = new Pool(url, { connections: clients, pipelining: 1 });
   let done = 0;
   const end = performance.now() + seconds * 1000;
+  const [host, server] = [ownCpuUs(), await pgCpu?.sample()];
   const began = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
@@ -114,48 +129,70 @@ async function load(url: string, keys: string[], clients: number, seconds: numbe
       }
     }),
   );
+  const elapsed = (performance.now() - began) / 1000;
+  const [hostAfter, serverAfter] = [ownCpuUs(), await pgCpu?.sample()];
   await pool.close();
-  return done / ((performance.now() - began) / 1000);
+  const perCheck = (a: number | undefined, b: number | undefined) => (a === undefined ? NaN : (b! - a) / done);
+  return { rate: done / elapsed, host: perCheck(host, hostAfter), server: perCheck(server, serverAfter) };
 }
 
-const pgStores = createPostgresStores({ connectionString: database.url, max: 32 });
+const pgStores = createPostgresStores({ connectionString: database.url, max: 32, applicationName: APPLICATION_NAME });
+const pgCpu = await serverCpu(pgStores.pool, {
+  ownCluster: !process.env.TEST_DATABASE_URL,
+  applicationName: APPLICATION_NAME,
+});
 const pgHost = await host(pgStores, 32);
 const memHost = await host(createMemoryStores(), 1);
-console.log(
-  `\nKeyed checks per second through the host (Express, HTTP, instant providers), ${ROUNDS} rounds of ${SECONDS} s`,
-);
-for (const clients of [1, 8, 32]) {
-  const ratios: number[] = [];
-  const pg: number[] = [];
-  const mem: number[] = [];
-  await load(pgHost.url, pgHost.keys.slice(0, 1), clients, 0.5);
-  await load(memHost.url, memHost.keys, clients, 0.5);
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 ? [0, 1] : [1, 0];
-    const rates = [0, 0];
-    for (const which of order) {
-      rates[which] = await load(
-        which ? memHost.url : pgHost.url,
-        which ? memHost.keys : pgHost.keys.slice(0, 1),
-        clients,
-        SECONDS,
-      );
-    }
-    pg.push(rates[0]!);
-    mem.push(rates[1]!);
-    ratios.push(rates[0]! / rates[1]!);
-  }
+const µs = (values: number[]) =>
+  `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}..${Math.max(...values).toFixed(0)})`;
+if (SECTIONS.has('throughput')) {
   console.log(
-    `  ${String(clients).padStart(2)} clients: postgres ${median(pg).toFixed(0).padStart(5)}/s  memory ${median(mem).toFixed(0).padStart(5)}/s  postgres ÷ memory ${median(ratios).toFixed(2)} (${range(ratios)})`,
+    `\nKeyed checks per second through the host (Express, HTTP, instant providers), ${ROUNDS} rounds of ${SECONDS} s`,
   );
+  const cpu: string[] = [];
+  for (const clients of [1, 8, 32]) {
+    const ratios: number[] = [];
+    const pg: Run[] = [];
+    const mem: Run[] = [];
+    await load(pgHost.url, pgHost.keys.slice(0, 1), clients, 0.5);
+    await load(memHost.url, memHost.keys, clients, 0.5);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 ? [0, 1] : [1, 0];
+      const runs: Run[] = [];
+      for (const which of order) {
+        runs[which] = await load(
+          which ? memHost.url : pgHost.url,
+          which ? memHost.keys : pgHost.keys.slice(0, 1),
+          clients,
+          SECONDS,
+        );
+      }
+      pg.push(runs[0]!);
+      mem.push(runs[1]!);
+      ratios.push(runs[0]!.rate / runs[1]!.rate);
+    }
+    console.log(
+      `  ${String(clients).padStart(2)} clients: postgres ${median(pg.map((r) => r.rate))
+        .toFixed(0)
+        .padStart(5)}/s  memory ${median(mem.map((r) => r.rate))
+        .toFixed(0)
+        .padStart(5)}/s  postgres ÷ memory ${median(ratios).toFixed(2)} (${range(ratios)})`,
+    );
+    cpu.push(
+      `  ${String(clients).padStart(2)} clients: host on memory ${µs(mem.map((r) => r.host))}, host on postgres ${µs(pg.map((r) => r.host))}, postgres server ${µs(pg.map((r) => r.server))}`,
+    );
+  }
+  console.log(`CPU µs per check, median (range) of the rounds; the host process includes the load generator;`);
+  console.log(`the server is ${pgCpu?.scope ?? 'not measured (no /proc for its processes)'}`);
+  for (const line of cpu) console.log(line);
 }
-{
+if (SECTIONS.has('tenant')) {
   const ratios: number[] = [];
   const one: number[] = [];
   const many: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const a = await load(pgHost.url, pgHost.keys.slice(0, 1), 32, SECONDS);
-    const b = await load(pgHost.url, pgHost.keys, 32, SECONDS);
+    const a = (await load(pgHost.url, pgHost.keys.slice(0, 1), 32, SECONDS)).rate;
+    const b = (await load(pgHost.url, pgHost.keys, 32, SECONDS)).rate;
     one.push(a);
     many.push(b);
     ratios.push(a / b);
@@ -225,11 +262,13 @@ async function recordChecks(stores: SafetyStores, organizationId: string, n: num
   }
 }
 
-console.log('\nGET /v1/usage?days=90, median of 200 calls (in process)');
-for (const [name, stores] of [
-  ['postgres', pgStores],
-  ['memory', createMemoryStores()],
-] as const) {
+if (SECTIONS.has('usage')) console.log('\nGET /v1/usage?days=90, median of 200 calls (in process)');
+for (const [name, stores] of !SECTIONS.has('usage')
+  ? []
+  : ([
+      ['postgres', pgStores],
+      ['memory', createMemoryStores()],
+    ] as const)) {
   const s = service(stores);
   const { apiKey, organizationId } = await tenant(s);
   const figures: string[] = [];
@@ -243,7 +282,7 @@ for (const [name, stores] of [
 }
 
 // ---- 5. CPU per check ------------------------------------------------------------------------------------
-{
+if (SECTIONS.has('cpu')) {
   const { median: perCheck, all } = await cpuPerCheck(20_000, ROUNDS);
   console.log(
     `\nService CPU per check (store-memory, instant providers, keyed, one at a time): ${perCheck.toFixed(1)} µs (${range(all)})`,

@@ -50,19 +50,22 @@ const FinishRow = t.type({
 });
 
 /**
- * begin_check, and in the same statement the key's last use (migration 007): set to `now` when it
- * is at least a minute old, for an active key only. A data-modifying WITH always runs to completion.
+ * begin_check_record and finish_check_record (migration 010), each read as one json column: node-
+ * postgres then describes and parses one field instead of 24, and the row decodes as the same
+ * object. begin_check_record also sets the API key's last use when it is due (p_touch_key).
  */
-const BEGIN = `WITH used AS (
-  UPDATE api_keys SET last_used_at = $3::timestamptz
-   WHERE hash = $1 AND revoked_at IS NULL
-     AND (last_used_at IS NULL OR last_used_at <= $3::timestamptz - interval '1 minute'))
-SELECT * FROM begin_check($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
-const FINISH = 'SELECT * FROM finish_check($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)';
+const BEGIN =
+  'SELECT row_to_json(begin_check_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, true)) AS r';
+const FINISH =
+  'SELECT row_to_json(finish_check_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)) AS r';
+/** The one column's value: the function's record as an object, timestamps as ISO text. */
+const recordOf = (rows: Array<{ r: unknown }>) => (rows.length ? [rows[0]!.r] : []);
+/** A timestamptz parameter as ISO text: node-postgres formats a Date field by field, in local time. */
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /**
- * Begin and finish as one call each of the functions of migration 004 (a prepared statement per
- * connection): one round trip, one transaction, the same steps as the per-step stores.
+ * Begin and finish as one call each of the functions of migrations 004 and 010 (a prepared statement
+ * per connection): one round trip, one transaction, the same steps as the per-step stores.
  */
 export class PostgresCheckStore implements CheckStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -70,29 +73,30 @@ export class PostgresCheckStore implements CheckStore {
   async begin(params: BeginCheckParams): Promise<BeginCheckOutcome> {
     const { credential, work } = params;
     const { rows } = await this.pool.query({
-      name: 'begin_check',
+      name: 'begin_check_record',
       text: BEGIN,
       values: [
         'apiKeyHash' in credential ? credential.apiKeyHash : null,
         'organizationId' in credential ? credential.organizationId : null,
-        params.now,
-        params.rateWindowStart,
+        iso(params.now),
+        iso(params.rateWindowStart),
         params.slot?.slotId ?? null,
-        params.slot?.expiresAt ?? null,
+        iso(params.slot?.expiresAt),
         work?.network ?? null,
         work?.idempotency?.key ?? null,
         work?.idempotency?.fingerprint ?? null,
         work?.idempotency?.owner ?? null,
-        work?.idempotency?.leaseExpiresAt ?? null,
+        iso(work?.idempotency?.leaseExpiresAt),
         work?.quota.period ?? null,
         work?.quota.reservationId ?? null,
-        work?.quota.expiresAt ?? null,
+        iso(work?.quota.expiresAt),
       ],
     });
-    const row = decodeRow(BeginRow, rows, 'begin_check');
-    if (!row) throw new Error('begin_check returned no row');
+    const record = recordOf(rows);
+    const row = decodeRow(BeginRow, record, 'begin_check_record');
+    if (!row) throw new Error('begin_check_record returned no row');
     if (row.stage === 'unauthenticated') return { kind: 'unauthenticated' };
-    const access = accessOf(decodeRow(OrganizationAccessRow, rows, 'organizations')!);
+    const access = accessOf(decodeRow(OrganizationAccessRow, record, 'organizations')!);
     if (row.stage === 'suspended') return { kind: 'suspended', organizationId: access.organization.id };
     const entitlements = entitlementsOf(access);
     if (row.stage === 'no_entitlements' || !entitlements) return { kind: 'no_entitlements', access };
@@ -104,18 +108,18 @@ export class PostgresCheckStore implements CheckStore {
     const { idempotency, reservation, usage } = params;
     const response = idempotency?.response ?? null;
     const { rows } = await this.pool.query({
-      name: 'finish_check',
+      name: 'finish_check_record',
       text: FINISH,
       values: [
         params.organizationId,
-        params.now,
+        iso(params.now),
         params.slotId,
         reservation?.reservationId ?? null,
         reservation?.commit ?? false,
         idempotency?.key ?? null,
         idempotency?.owner ?? null,
         response !== null,
-        idempotency?.retainUntil ?? null,
+        iso(idempotency?.retainUntil),
         response?.status ?? null,
         response ? JSON.stringify(response.headers) : null,
         response?.body ?? null,
@@ -126,8 +130,8 @@ export class PostgresCheckStore implements CheckStore {
         usage ? Math.round(usage.latencyMs) : null,
       ],
     });
-    const row = decodeRow(FinishRow, rows, 'finish_check');
-    if (!row) throw new Error('finish_check returned no row');
+    const row = decodeRow(FinishRow, recordOf(rows), 'finish_check_record');
+    if (!row) throw new Error('finish_check_record returned no row');
     const quota =
       row.quota_live && row.quota_used !== null && row.quota_reserved !== null
         ? { used: row.quota_used, reserved: row.quota_reserved }

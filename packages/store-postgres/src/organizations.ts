@@ -39,19 +39,20 @@ const OrganizationRow = t.type({
   updated_at: PgDate,
 });
 
-/** The organization row with its plan's columns from a LEFT JOIN (null when there is none). */
-export const OrganizationAccessRow = t.intersection([
-  OrganizationRow,
-  t.type({
-    p_code: t.union([t.string, t.null]),
-    p_version: t.union([t.number, t.null]),
-    p_name: t.union([t.string, t.null]),
-    p_rate_limit_per_minute: t.union([t.number, t.null]),
-    p_max_concurrent_requests: t.union([t.number, t.null]),
-    p_monthly_quota: t.union([t.number, t.null]),
-    p_enabled_networks: t.union([t.array(t.string), t.null]),
-  }),
-]);
+/**
+ * The organization row with its plan's columns from a LEFT JOIN (null when there is none). One flat
+ * type rather than an intersection: it is decoded on every check (begin_check_record).
+ */
+export const OrganizationAccessRow = t.type({
+  ...OrganizationRow.props,
+  p_code: t.union([t.string, t.null]),
+  p_version: t.union([t.number, t.null]),
+  p_name: t.union([t.string, t.null]),
+  p_rate_limit_per_minute: t.union([t.number, t.null]),
+  p_max_concurrent_requests: t.union([t.number, t.null]),
+  p_monthly_quota: t.union([t.number, t.null]),
+  p_enabled_networks: t.union([t.array(t.string), t.null]),
+});
 
 const PLAN_COLUMNS =
   'code, version, name, rate_limit_per_minute, max_concurrent_requests, monthly_quota, enabled_networks';

@@ -1,11 +1,19 @@
 import { decode, formatDecodeError } from '@tron-safety/core';
 import * as t from 'io-ts';
 
-/** A timestamptz column: node-postgres hands it over as a Date. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A timestamptz column: node-postgres hands it over as a Date; inside a json column it is PostgreSQL's
+ * ISO 8601 text with its offset (`2026-01-02T03:04:05.678+00:00`).
+ */
 export const PgDate = new t.Type<Date, Date, unknown>(
   'PgDate',
   (u): u is Date => u instanceof Date,
-  (u, c) => (u instanceof Date && !Number.isNaN(u.getTime()) ? t.success(u) : t.failure(u, c)),
+  (u, c) => {
+    const date = u instanceof Date ? u : typeof u === 'string' && ISO_TIMESTAMP.test(u) ? new Date(u) : null;
+    return date && !Number.isNaN(date.getTime()) ? t.success(date) : t.failure(u, c);
+  },
   (d) => d,
 );
 
