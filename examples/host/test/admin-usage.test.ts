@@ -11,7 +11,7 @@ import {
 } from '@tron-safety/core/testing';
 import { request } from 'undici';
 import { runAdmin } from '../src/admin-cli.js';
-import { startTestHost, TEST_KEY, TEST_ORG, writeSeedFile, type TestHost } from './support.js';
+import { fakeProvidersEnv, startTestHost, TEST_KEY, TEST_ORG, writeSeedFile, type TestHost } from './support.js';
 
 // `tron-safety-admin usage` in memory mode: usage lives in the running host, so the CLI asks it
 // over HTTP with one of the organization's keys from the seed file and decodes the answer.
@@ -46,11 +46,7 @@ describe('admin CLI usage (memory mode): asks the running host', () => {
     vendors = await startFakeChainalysis();
     t = await startTestHost({
       SAFETY_SEED_FILE: seed,
-      TRON_FULLNODE_URL: node.url,
-      CHAINALYSIS_API_URL: vendors.entityUrl,
-      CHAINALYSIS_API_KEY: 'k',
-      CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
-      CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+      ...fakeProvidersEnv(node, vendors),
     });
   });
   after(async () => {

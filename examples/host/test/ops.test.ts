@@ -11,7 +11,7 @@ import { startThrowawayPostgres } from '@tron-safety/store-postgres/testing';
 import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { startupWarnings } from '../src/startup-warnings.js';
-import { startTestHost, TEST_KEY, TEST_ORG, type TestHost } from './support.js';
+import { fakeProvidersEnv, startTestHost, TEST_KEY, TEST_ORG, type TestHost } from './support.js';
 
 // The operations listener (OPS_PORT): /metrics moving with checks, /healthz, /readyz naming what is
 // not ready; and what the request log says about each request.
@@ -50,11 +50,7 @@ describe('Operations: metrics, health and readiness', () => {
     vendors = await startFakeChainalysis();
     t = await startTestHost({
       OPS_PORT: '0',
-      TRON_FULLNODE_URL: node.url,
-      CHAINALYSIS_API_URL: vendors.entityUrl,
-      CHAINALYSIS_API_KEY: 'k',
-      CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
-      CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+      ...fakeProvidersEnv(node, vendors),
     });
   });
   after(async () => {

@@ -17,6 +17,7 @@ import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-s
 import { runAdmin } from '../src/admin-cli.js';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
+import { fakeProvidersEnv } from './support.js';
 import { createLogger } from '../src/log.js';
 
 const postgres: TestPostgres = await startTestPostgres();
@@ -69,11 +70,7 @@ describe('the host on PostgreSQL (DATABASE_URL)', { skip: postgres.skip }, () =>
     const config = parseConfig({
       PORT: '0',
       DATABASE_URL: db.url,
-      TRON_FULLNODE_URL: node.url,
-      CHAINALYSIS_API_URL: vendors.entityUrl,
-      CHAINALYSIS_API_KEY: 'k',
-      CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
-      CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+      ...fakeProvidersEnv(node, vendors),
       HOST_FRAMEWORK: framework,
       OFAC_SDN_URL: 'off',
       ...env,

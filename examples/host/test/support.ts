@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type { FakeChainalysis, FakeTronNode } from '@tron-safety/core/testing';
 import type { HostConfig } from '../src/config.js';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
@@ -33,6 +34,17 @@ export function writeSeedFile(): string {
     }),
   );
   return path;
+}
+
+/** The host's variables that point its chain and vendor providers at the fake node and fake vendors. */
+export function fakeProvidersEnv(node: FakeTronNode, vendors: FakeChainalysis): Record<string, string> {
+  return {
+    TRON_FULLNODE_URL: node.url,
+    CHAINALYSIS_API_URL: vendors.entityUrl,
+    CHAINALYSIS_API_KEY: 'k',
+    CHAINALYSIS_SANCTIONS_URL: vendors.sanctionsUrl,
+    CHAINALYSIS_SANCTIONS_API_KEY: 'k',
+  };
 }
 
 export interface TestHost {
