@@ -3,6 +3,8 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
+  type KnownToken,
+  type RiskConfig,
   type RiskProviders,
   type SafetyService,
 } from '@tron-safety/core';
@@ -18,6 +20,7 @@ import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { openStores, type HostStores } from './stores.js';
+import { hostTokens } from './token-registry-file.js';
 
 /** How often expired leases and windows are swept from PostgreSQL. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -59,14 +62,16 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const sanctions = createHostSanctions(config.ofac, logger);
   // The sanctions list age gauge reads the list in use: when it was last confirmed current.
   const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
-  const risk = hostRiskProviders(config, sanctions, observability);
+  const tokens = hostTokens(config.risk);
+  if (tokens.isErr()) return err(tokens.error);
+  const risk = hostRiskProviders(tokens.value.risk, sanctions, observability);
   if (risk.isErr()) return err(risk.error);
   const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);
   if (seed.isErr()) return err(seed.error);
 
   const stores = await openStores(config.databaseUrl);
   if (stores.isErr()) return err(stores.error);
-  const chain = hostChainProvider(config, observability, logger);
+  const chain = hostChainProvider(config, tokens.value.knownTokens, observability, logger);
   // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
   // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
@@ -106,21 +111,24 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
 
 /** The risk providers of the configuration, reading the host's OFAC list; a wrong option names its variable. */
 function hostRiskProviders(
-  config: HostConfig,
+  config: RiskConfig,
   sanctions: HostSanctions,
   observability: Observability,
 ): Result<RiskProviders, ConfigError> {
-  const risk = createRiskProviders(
-    { ...config.risk, ofacList: sanctions.list },
-    { onCall: observability.onProviderCall },
-  );
+  const risk = createRiskProviders({ ...config, ofacList: sanctions.list }, { onCall: observability.onProviderCall });
   if (risk.isOk()) return ok(risk.value);
   const field = risk.error.variable ?? risk.error.option;
   return err({ field, message: `${field}: ${risk.error.message}` });
 }
 
-function hostChainProvider(config: HostConfig, observability: Observability, logger: Logger) {
+function hostChainProvider(
+  config: HostConfig,
+  knownTokens: readonly KnownToken[],
+  observability: Observability,
+  logger: Logger,
+) {
   return createTronChainFactsProvider({
+    knownTokens,
     fullNodeUrl: config.tronFullNodeUrl,
     solidityNodeUrl: config.tronSolidityUrl,
     ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),

@@ -3,13 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Writable } from 'node:stream';
 import { startFakeTronNode, TRON_FIXTURE_TX, USDT_CONTRACT, type FakeTronNode } from '@tron-safety/core/testing';
 import { request } from 'undici';
+import { hexToBase58Address } from '@tron-safety/core/tron';
 import { parseConfig } from '../src/config.js';
 import { startHost } from '../src/host.js';
 import { createLogger, originOf } from '../src/log.js';
 import { withHostRoutes } from '../src/routes.js';
+import { startTestHost } from './support.js';
 
 // The host built in-process (startHost), for what a child process would only make slower to see.
 
@@ -119,15 +120,7 @@ describe('the host in-process', () => {
   test('Known tokens: a registry token the chain contradicts at start is logged as a warning naming it', async () => {
     const lying = await startFakeTronNode();
     lying.setToken(USDT_CONTRACT, { decimals: 18, symbol: 'USDT', name: 'Tether USD' });
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', TRON_FULLNODE_URL: lying.url })._unsafeUnwrap();
-    const host = (await startHost(config, createLogger('info', sink)))._unsafeUnwrap();
+    const { host, lines } = await startTestHost({ TRON_FULLNODE_URL: lying.url });
     try {
       const warned = () => lines.find((l) => l.event === 'known_token_disagrees');
       for (let i = 0; i < 200 && !warned(); i++) await new Promise((r) => setTimeout(r, 25));
@@ -136,6 +129,29 @@ describe('the host in-process', () => {
         [USDT_CONTRACT, { symbol: 'USDT', decimals: 6 }, { symbol: 'USDT', decimals: 18 }],
       );
       assert.equal(lines.filter((l) => l.event === 'known_token_disagrees').length, 1, 'only USDT');
+    } finally {
+      await host.stop('test');
+      await lying.close();
+    }
+  });
+
+  test("Known tokens: TOKEN_REGISTRY_FILE's tokens are seeded and confirmed by the chain like the bundled ones: one the chain contradicts is logged naming it", async () => {
+    const own = hexToBase58Address(`41${'ab'.repeat(20)}`)!;
+    const lying = await startFakeTronNode();
+    lying.setToken(own, { decimals: 8, symbol: 'OWN', name: 'Own Dollar' });
+    const file = join(mkdtempSync(join(tmpdir(), 'tron-safety-tokens-')), 'tokens.json');
+    writeFileSync(file, JSON.stringify([{ contract: own, symbol: 'OWN', decimals: 6, name: 'Own Dollar' }]));
+    const { host, lines } = await startTestHost({ TRON_FULLNODE_URL: lying.url, TOKEN_REGISTRY_FILE: file });
+    try {
+      const warned = () => lines.find((l) => l.event === 'known_token_disagrees' && l.contract === own);
+      for (let i = 0; i < 200 && !warned(); i++) await new Promise((r) => setTimeout(r, 25));
+      assert.deepEqual(
+        [warned()?.registry, warned()?.chain],
+        [
+          { symbol: 'OWN', decimals: 6 },
+          { symbol: 'OWN', decimals: 8 },
+        ],
+      );
     } finally {
       await host.stop('test');
       await lying.close();

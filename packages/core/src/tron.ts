@@ -13,3 +13,4 @@ export {
 } from './chain/client.js';
 export { CONTRACT_TYPES, categoryOf, contractTypeNumber, type ContractTypeName } from './chain/categories.js';
 export { REQUIRED_CONFIRMATIONS } from './chain/facts.js';
+export { REGISTRY_KNOWN_TOKENS, knownTokensOf } from './chain/known-tokens.js';

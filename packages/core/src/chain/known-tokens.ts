@@ -1,4 +1,4 @@
-import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS } from '../risk/data/official-tokens.js';
+import { OFFICIAL_TOKENS_AS_OF, OFFICIAL_TRON_TOKENS, type OfficialTokenData } from '../risk/data/official-tokens.js';
 import type { KnownToken } from './seeded-tokens.js';
 
 /**
@@ -7,16 +7,28 @@ import type { KnownToken } from './seeded-tokens.js';
  * registry's date until the chain confirms them (`SeededTokens`); a token the chain contradicts is read
  * from the nodes again, and the risk side holds that reading against the registry's decimals.
  */
-export const REGISTRY_KNOWN_TOKENS: readonly KnownToken[] = OFFICIAL_TRON_TOKENS.flatMap((token) =>
-  token.contract === undefined
-    ? []
-    : [
-        {
-          contract: token.contract,
-          symbol: token.chainSymbol ?? token.symbol,
-          name: token.name,
-          decimals: token.decimals,
-          asOf: new Date(OFFICIAL_TOKENS_AS_OF),
-        },
-      ],
+export const REGISTRY_KNOWN_TOKENS: readonly KnownToken[] = knownTokensOf(
+  OFFICIAL_TRON_TOKENS,
+  new Date(OFFICIAL_TOKENS_AS_OF),
 );
+
+/**
+ * A registry's TRC20 tokens (a deployment's own, e.g. `loadTokenRegistryFile`'s) as seeded metadata,
+ * established as of `asOf`: for `knownTokens`, beside `REGISTRY_KNOWN_TOKENS`. Entries without a
+ * contract (TRX, TRC10) are left out.
+ */
+export function knownTokensOf(tokens: readonly OfficialTokenData[], asOf: Date): KnownToken[] {
+  return tokens.flatMap((token) =>
+    token.contract === undefined
+      ? []
+      : [
+          {
+            contract: token.contract,
+            symbol: token.chainSymbol ?? token.symbol,
+            name: token.name,
+            decimals: token.decimals,
+            asOf,
+          },
+        ],
+  );
+}

@@ -68,7 +68,8 @@ export interface TronChainFactsProviderOptions {
    * TRC20 tokens whose metadata is seeded, so a check reads none for them; default the official
    * registry's (`REGISTRY_KNOWN_TOKENS`). `warmUp()` has the chain confirm them in the background, then
    * every `tokenCacheMs`; one the chain contradicts is read from the nodes like any other token. `[]`:
-   * every token is read from the nodes.
+   * every token is read from the nodes. A deployment's own registry joins them with
+   * `[...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens, asOf)]` (both from `@tron-safety/core/tron`).
    */
   knownTokens?: readonly KnownToken[];
   /** Hears a known token whose chain reading contradicts it (decimals or symbol): an operator's warning. */
