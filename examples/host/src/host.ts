@@ -139,6 +139,11 @@ function hostChainProvider(
         { event: 'known_token_disagrees', contract, registry: known, chain: read },
         'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
       ),
+    onConfirmationError: (error) =>
+      logger.error(
+        { event: 'known_token_confirmation_failed', err: error },
+        'a bug in confirming a registry token against the chain: it keeps its seed and registry date',
+      ),
   });
 }
 

@@ -74,6 +74,11 @@ export interface TronChainFactsProviderOptions {
   knownTokens?: readonly KnownToken[];
   /** Hears a known token whose chain reading contradicts it (decimals or symbol): an operator's warning. */
   onKnownTokenDisagrees?: (disagreement: KnownTokenDisagreement) => void;
+  /**
+   * Hears a bug in the known tokens' background confirmation (a read that rejected; the nodes' failures
+   * are answers): log it as an error. The token keeps its seed and date; without it, a process warning.
+   */
+  onConfirmationError?: (error: unknown) => void;
   /** Sees every node call and how it ended (metrics, logs); see `ProviderCallObserver`. */
   onCall?: ProviderCallObserver;
 }
@@ -155,6 +160,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.tokenCacheClock !== undefined ? { now: options.tokenCacheClock } : {}),
     known: options.knownTokens ?? REGISTRY_KNOWN_TOKENS,
     ...(options.onKnownTokenDisagrees ? { onKnownTokenDisagrees: options.onKnownTokenDisagrees } : {}),
+    ...(options.onConfirmationError ? { onConfirmationError: options.onConfirmationError } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
   const parts: Parts = {

@@ -30,6 +30,11 @@ export interface SeededTokensOptions {
   /** How long a confirmation stands before the next round (the token cache's TTL); at least a second. */
   confirmEveryMs: number;
   onDisagreement?: (disagreement: KnownTokenDisagreement) => void;
+  /**
+   * Hears a read that rejected (a bug: the nodes' failures are answers). The round counts that token as
+   * not asked, so its seed keeps its date and the next round is soon; without it, a process warning.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** Reads one token's metadata from the nodes, within its own budget. */
@@ -95,13 +100,19 @@ export class SeededTokens {
     let complete = true;
     const worker = async () => {
       for (let seed = queue.shift(); seed !== undefined && !this.stopped; seed = queue.shift()) {
-        const reading = await read(seed).catch(() => null);
+        const reading = await read(seed).catch((error: unknown) => this.reportBug(error));
         if (reading?.complete) this.judge(seed, reading);
         else complete = false;
       }
     };
     await Promise.all(Array.from({ length: CONCURRENT_READS }, worker));
     return complete;
+  }
+
+  private reportBug(error: unknown): null {
+    if (this.options.onError) this.options.onError(error);
+    else process.emitWarning(error instanceof Error ? error : String(error), 'KnownTokenConfirmationError');
+    return null;
   }
 
   private judge(seed: SeedState, reading: TokenMetadata): void {

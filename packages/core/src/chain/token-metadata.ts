@@ -53,6 +53,8 @@ export interface TokenMetadataOptions {
   known?: readonly KnownToken[];
   /** Hears a known token the chain contradicts (it is then read from the chain like any other). */
   onKnownTokenDisagrees?: (disagreement: KnownTokenDisagreement) => void;
+  /** Hears a bug in the known tokens' confirmation (see `SeededTokensOptions.onError`). */
+  onConfirmationError?: (error: unknown) => void;
 }
 
 /** What one check's read may spend: its signal, a `performance.now()` deadline, and the nodes in the order to ask them. */
@@ -138,6 +140,7 @@ export class TokenMetadataReader {
     this.seeds = new SeededTokens((options.known ?? []).map(seedOf), {
       confirmEveryMs: this.cacheMs,
       ...(options.onKnownTokenDisagrees ? { onDisagreement: options.onKnownTokenDisagrees } : {}),
+      ...(options.onConfirmationError ? { onError: options.onConfirmationError } : {}),
     });
   }
 
