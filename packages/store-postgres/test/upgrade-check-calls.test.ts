@@ -8,6 +8,7 @@ import type { FinishCheckParams } from '@tron-safety/core';
 import type pg from 'pg';
 import { createPostgresStores, loadMigrations, migrate, type PostgresStores } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
+import { insertOrganizationWithKey } from './support/previous-schema.js';
 
 const server = await startTestPostgres();
 after(() => server.stop());
@@ -114,22 +115,10 @@ describe('store-postgres: migration 010 on a database of 009 with checks in flig
     pool = database.pool(4);
     const all = await loadMigrations();
     await migrate(pool, { migrations: all.filter((m) => m.version <= 9) });
-    await pool.query(
-      `INSERT INTO organizations (id, name, status, custom_entitlements, created_at, updated_at)
-       VALUES ($1, 'In flight', 'active', $2, now(), now())`,
-      [
-        ORG,
-        JSON.stringify({
-          rateLimitPerMinute: 100,
-          maxConcurrentRequests: 5,
-          monthlyQuota: 10,
-          enabledNetworks: ['tron'],
-        }),
-      ],
-    );
-    await pool.query(
-      `INSERT INTO api_keys (id, organization_id, label, hash, prefix, created_at) VALUES ($1, $2, 'k', $3, 'tsk_live_cccc', now())`,
-      [randomUUID(), ORG, KEY_HASH],
+    await insertOrganizationWithKey(
+      pool,
+      { id: ORG, name: 'In flight' },
+      { hash: KEY_HASH, label: 'k', prefix: 'tsk_live_cccc' },
     );
     const done = await previousBegin(pool, 'done-before');
     assert.equal(done.row.stage, 'started');

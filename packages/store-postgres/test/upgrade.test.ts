@@ -18,6 +18,7 @@ import { checkBody, instantChain, instantRisk } from '@tron-safety/core/testing'
 import type pg from 'pg';
 import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
+import { insertOrganizationWithKey } from './support/previous-schema.js';
 
 const server = await startTestPostgres();
 after(() => server.stop());
@@ -43,22 +44,10 @@ const records: UsageRecord[] = Array.from({ length: 240 }, (_, i) => ({
 }));
 
 async function populatePreviousSchema(pool: pg.Pool): Promise<void> {
-  await pool.query(
-    `INSERT INTO organizations (id, name, status, custom_entitlements, created_at, updated_at)
-     VALUES ($1, 'Upgraded', 'active', $2, now(), now())`,
-    [
-      ORG,
-      JSON.stringify({
-        rateLimitPerMinute: 100,
-        maxConcurrentRequests: 5,
-        monthlyQuota: 10,
-        enabledNetworks: ['tron'],
-      }),
-    ],
-  );
-  await pool.query(
-    `INSERT INTO api_keys (id, organization_id, label, hash, prefix, created_at) VALUES ($1, $2, 'old', $3, 'tsk_live_uuuu', now())`,
-    [randomUUID(), ORG, hashApiKey(KEY)],
+  await insertOrganizationWithKey(
+    pool,
+    { id: ORG, name: 'Upgraded' },
+    { hash: hashApiKey(KEY), label: 'old', prefix: 'tsk_live_uuuu' },
   );
   // A completed result stored with the previous headers (Content-Type included), and 7 billed units.
   await pool.query(
