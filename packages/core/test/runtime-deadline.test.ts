@@ -81,6 +81,43 @@ describe('the deadline bounds the whole request', () => {
     assert.deepEqual(read, [{ aborted: true, reason: 'deadline' }]);
   });
 
+  test('Limits: a provider that spreads its context into one of its own keeps the signal, aborted at the deadline', async () => {
+    let seen: unknown = null;
+    const spreading: ChainFactsProvider = {
+      getTransactionFacts: (_txHash, ctx) => {
+        const own = { ...ctx, deadlineAt: (ctx.deadlineAt ?? 0) - 10 };
+        return ResultAsync.fromSafePromise(
+          new Promise<void>((resolve) => own.signal.addEventListener('abort', () => resolve(), { once: true })),
+        ).andThen(() => {
+          seen = own.signal.reason;
+          return errAsync({ kind: 'aborted' as const });
+        });
+      },
+    };
+    const s = await setup({}, { deadlineMs: 150, settleGraceMs: 50 }, { chain: spreading });
+    assertError(await check(s, COMPLETE_TX), 504, 'request_timeout', true);
+    assert.equal(seen, 'deadline');
+  });
+
+  test('Errors: a provider that reads the signal only after a shutdown ran out of time finds it aborted, and the check answers 503 releasing what it held', async () => {
+    const read: Array<{ aborted: boolean; reason: unknown }> = [];
+    const lateReader: ChainFactsProvider = {
+      getTransactionFacts: (_txHash, ctx) =>
+        ResultAsync.fromSafePromise(new Promise((resolve) => setTimeout(resolve, 300))).andThen(() => {
+          read.push({ aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+          return errAsync({ kind: 'aborted' as const });
+        }),
+    };
+    const s = await setup({}, { deadlineMs: 5000 }, { chain: lateReader });
+    const inFlight = check(s, COMPLETE_TX, { 'idempotency-key': 'late-reader' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await s.service.close({ timeoutMs: 100 });
+    assertError(await inFlight, 503, 'api_disabled', true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(read, [{ aborted: true, reason: 'shutdown' }]);
+    assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
+  });
+
   // `finish` bills, stores the result and records usage in one call.
   for (const [what, key, failingChain, status] of [
     ['bills a complete check', null, false, 504],

@@ -10,7 +10,7 @@ import {
   type NormalizedCheckRequest,
 } from '../validation/index.js';
 import { admitted, apiKeyCredential, rateWindowOf, type Admission } from './access.js';
-import { STOPPED, type RequestScope } from './context.js';
+import { providerContextOf, STOPPED, type RequestScope } from './context.js';
 import type { RuntimeError } from './errors.js';
 import { gatherEvidence } from './evidence.js';
 import { CheckHold, failure, type CheckOutcome, type Held } from './hold.js';
@@ -230,7 +230,7 @@ async function execute(
   // The one race of a check: a provider that ignores its signal must not keep the check's holdings.
   // The scope is the providers' context: its signal is made only if one of them reads it.
   const evidence = await scope.untilProvidersStop(
-    gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx: scope }),
+    gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx: providerContextOf(scope) }),
   );
   if (evidence === STOPPED) return failure(scope, scope.abortError(), network);
   if (evidence.isErr()) {

@@ -39,22 +39,6 @@ function startScreening(facts: ChainFacts, focus: Transfer | null, input: Eviden
   return { focus: focus?.index ?? null, result };
 }
 
-/** The check's context with who hears early that the parties are known; its signal is read only if the provider reads it. */
-class ChainReadContext implements ChainFactsContext {
-  constructor(
-    private readonly ctx: ProviderContext,
-    readonly onPartiesKnown: (facts: ChainFacts) => void,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  get deadlineAt(): number | undefined {
-    return this.ctx.deadlineAt;
-  }
-}
-
 /**
  * The chain facts, the selected transfer and the risk signals of one check, in two provider levels:
  * the nodes' first round (transaction, tx info, heads), then token metadata, sanctions and AML
@@ -70,7 +54,7 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const early: { screening: Screening | null } = { screening: null };
   const read = await chain.getTransactionFacts(
     request.txHash,
-    new ChainReadContext(ctx, (parties) => {
+    chainReadContext(ctx, (parties) => {
       early.screening = startScreening(parties, selectTransfer(parties, request.expectations).transfer, input);
     }),
   );
@@ -86,4 +70,18 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
   const token = focus === null || facts.state === 'not_found' ? null : gatherToken(focus, risk, ctx);
   const screened = await screening.result;
   return ok({ facts, selection, signals: { sanctions: screened.sanctions, aml: screened.aml, token: await token } });
+}
+
+/**
+ * The check's context with who hears early that the parties are known: a plain object whose signal is
+ * an own getter (read only if the provider reads it; kept when a provider spreads the context).
+ */
+function chainReadContext(ctx: ProviderContext, onPartiesKnown: (facts: ChainFacts) => void): ChainFactsContext {
+  return {
+    get signal() {
+      return ctx.signal;
+    },
+    deadlineAt: ctx.deadlineAt,
+    onPartiesKnown,
+  };
 }
