@@ -165,11 +165,15 @@ BEGIN
     IF NOT FOUND THEN quota_used := 0; quota_reserved := 0; END IF;
   END steps;
   -- The key's last use (migration 007), last in the locking order as the host's statement had it:
-  -- set to p_now when at least a minute old. Read above, so most calls write nothing.
+  -- set to p_now when at least a minute old. Read above, so most calls write nothing. A key row locked
+  -- by a rotation or revocation is skipped, not waited for: this call holds the organization's rate
+  -- window (and after admission its slot, claim and counter), so waiting would stall its other checks.
   IF p_touch_key AND v_key_found AND (v_key_used IS NULL OR v_key_used <= p_now - interval '1 minute') THEN
     UPDATE api_keys SET last_used_at = p_now
-     WHERE hash = p_key_hash AND revoked_at IS NULL
-       AND (last_used_at IS NULL OR last_used_at <= p_now - interval '1 minute');
+     WHERE hash = (SELECT k.hash FROM api_keys k
+                    WHERE k.hash = p_key_hash AND k.revoked_at IS NULL
+                      AND (k.last_used_at IS NULL OR k.last_used_at <= p_now - interval '1 minute')
+                    FOR NO KEY UPDATE SKIP LOCKED);
   END IF;
 END;
 $$;
