@@ -142,7 +142,7 @@ function hostChainProvider(
     onConfirmationError: (error) =>
       logger.error(
         { event: 'known_token_confirmation_failed', err: error },
-        'a bug in confirming a registry token against the chain: it keeps its seed and registry date',
+        'a bug in confirming a registry token against the chain: it keeps its seed and the date of its last confirmation (the registry date until the first)',
       ),
   });
 }
