@@ -1,8 +1,8 @@
 // Checks per second through the Express and Koa adapters (store-memory, instant in-process
 // providers) against each framework's bare JSON endpoint (parse the same body, answer a response
 // of the same size) on the same machine. A third endpoint puts the adapter in front of a handler
-// that answers at once, separating the adapter's own cost from the service's. Prints figures and
-// the ratios.
+// that answers at once, separating the adapter's own cost from the service's. Prints figures, the
+// server thread's CPU per request, and the ratios.
 //
 //   node --conditions=source --import tsx bench/adapters/index.ts [seconds per run, default 2] [rounds, default 5]
 //
@@ -21,6 +21,7 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
 import Koa from 'koa';
 import { Worker } from 'node:worker_threads';
+import { mainThreadCpuUs } from '../scale/process-cpu.js';
 
 const SECONDS = Number(process.argv[2] ?? 2);
 const ROUNDS = Number(process.argv[3] ?? 5);
@@ -30,6 +31,8 @@ interface Run {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU µs of the server's thread per request (NaN without /proc). */
+  cpuUs: number;
 }
 
 function median(values: number[]): number {
@@ -53,10 +56,13 @@ const client = new Worker(new URL('./load-worker.mjs', import.meta.url));
 
 /** One run of `seconds` against `url` + `path`, generated on the client thread. */
 function load(url: string, path: string, { headers, body }: CheckPost, seconds: number): Promise<Run> {
+  const before = mainThreadCpuUs() ?? NaN;
   return new Promise((resolve, reject) => {
-    client.once('message', (answer: { run?: Run; error?: string }) =>
-      answer.run ? resolve(answer.run) : reject(new Error(answer.error)),
-    );
+    client.once('message', (answer: { run?: Omit<Run, 'cpuUs'>; error?: string }) => {
+      if (!answer.run) return reject(new Error(answer.error));
+      const requests = answer.run.perSecond * seconds;
+      resolve({ ...answer.run, cpuUs: ((mainThreadCpuUs() ?? NaN) - before) / requests });
+    });
     client.postMessage({ url, path, headers, body, seconds, connections: CONNECTIONS });
   });
 }
@@ -156,7 +162,9 @@ async function measure(urls: Record<Framework, string>, post: CheckPost): Promis
 
 /** The table of medians and spreads, then each framework's ratios to its bare endpoint. */
 function report(runs: Map<string, Run[]>): void {
-  console.log('framework  endpoint                  checks/s (median, min..max)   p50 ms   p99 ms');
+  console.log(
+    'framework  endpoint                  checks/s (median, min..max)   p50 ms   p99 ms  server thread µs/request',
+  );
   const ratios: string[] = [];
   for (const framework of FRAMEWORKS) {
     const of = (name: string) => runs.get(`${framework} ${name}`)!;
@@ -168,17 +176,25 @@ function report(runs: Map<string, Run[]>): void {
           .toFixed(2)
           .padStart(7);
       console.log(
-        `${framework.padEnd(9)}  ${name.padEnd(24)}  ${median(rates).toFixed(0).padStart(8)}  ${spread.padEnd(19)}  ${p('p50')}  ${p('p99')}`,
+        `${framework.padEnd(9)}  ${name.padEnd(24)}  ${median(rates).toFixed(0).padStart(8)}  ${spread.padEnd(19)}  ${p('p50')}  ${p('p99')}  ${median(
+          of(name).map((r) => r.cpuUs),
+        )
+          .toFixed(0)
+          .padStart(8)}`,
       );
     }
     const bare = of('bare JSON');
     // Per round (runs seconds apart), not a quotient of the medians above, which come from different rounds.
-    const ratio = (name: string) => {
-      const perRound = of(name).map((r, i) => r.perSecond / bare[i]!.perSecond);
+    const ratio = (name: string, of1: (run: Run, bareRun: Run) => number) => {
+      const perRound = of(name).map((r, i) => of1(r, bare[i]!));
       return `${median(perRound).toFixed(2)} (${Math.min(...perRound).toFixed(2)}..${Math.max(...perRound).toFixed(2)})`;
     };
+    const rate = (r: Run, b: Run) => r.perSecond / b.perSecond;
+    // The server thread's CPU per request, bare ÷ this endpoint: the ratio the rates would show if
+    // that thread alone set them (the client thread and other processes take the rest of the cores).
+    const cpu = (r: Run, b: Run) => b.cpuUs / r.cpuUs;
     ratios.push(
-      `${framework}: adapter / bare = ${ratio('adapter, instant handler')}, check / bare = ${ratio('/v1/transaction/check')} (median (min..max) of the ${ROUNDS} per-round ratios)`,
+      `${framework}: adapter / bare = ${ratio('adapter, instant handler', rate)}, check / bare = ${ratio('/v1/transaction/check', rate)} (median (min..max) of the ${ROUNDS} per-round ratios); by the server thread's CPU per request, check / bare = ${ratio('/v1/transaction/check', cpu)}`,
     );
   }
   console.log(ratios.join('\n'));

@@ -14,6 +14,7 @@
  *   node --conditions=source --import tsx bench/scale/index.ts [seconds per run, default 2] [rounds, default 3]
  *
  * SCALE_SECTIONS=throughput,tenant (any of roundtrips, throughput, tenant, usage, cpu) runs only those.
+ * SCALE_PIN=1 puts PostgreSQL on a core of its own and this process on another (see cores.ts).
  * Uses TEST_DATABASE_URL when set, else a throwaway cluster (see store-postgres/src/testing.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -29,6 +30,7 @@ import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 import express from 'express';
 import { Pool } from 'undici';
 import { cpuPerCheck } from '../check-cpu/index.js';
+import { pinApart } from './cores.js';
 import { ownCpuUs, serverCpu } from './process-cpu.js';
 import { startCountingProxy } from './round-trips.js';
 
@@ -141,6 +143,7 @@ const pgCpu = await serverCpu(pgStores.pool, {
   ownCluster: !process.env.TEST_DATABASE_URL,
   applicationName: APPLICATION_NAME,
 });
+if (process.env.SCALE_PIN) console.log(`\n${await pinApart(pgStores.pool, !process.env.TEST_DATABASE_URL)}`);
 const pgHost = await host(pgStores, 32);
 const memHost = await host(createMemoryStores(), 1);
 const µs = (values: number[]) =>

@@ -47,13 +47,22 @@ export function ownCpuUs(): number {
   return used.user + used.system;
 }
 
+/**
+ * On-CPU µs of this process's main thread alone (/proc/<pid>/task/<pid>/schedstat), without its
+ * worker threads; null where /proc is not there.
+ */
+export function mainThreadCpuUs(): number | null {
+  const ns = cpuNs(`${process.pid}/task/${process.pid}`);
+  return ns === null ? null : ns / 1000;
+}
+
 function sumUs(pids: number[]): number {
   let ns = 0;
   for (const pid of pids) ns += cpuNs(pid) ?? 0;
   return ns / 1000;
 }
 
-function cpuNs(pid: number): number | null {
+function cpuNs(pid: number | string): number | null {
   try {
     return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
   } catch {
@@ -62,12 +71,13 @@ function cpuNs(pid: number): number | null {
 }
 
 /** The parent pid: the fourth field of /proc/<pid>/stat, after the parenthesized command name. */
-function parentOf(pid: number): number {
+export function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-function childrenOf(parent: number): number[] {
+/** The process and its children (on Linux, from /proc). */
+export function childrenOf(parent: number): number[] {
   const children = [parent];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
