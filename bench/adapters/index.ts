@@ -58,10 +58,10 @@ const client = new Worker(new URL('./load-worker.mjs', import.meta.url));
 function load(url: string, path: string, { headers, body }: CheckPost, seconds: number): Promise<Run> {
   const before = mainThreadCpuUs() ?? NaN;
   return new Promise((resolve, reject) => {
-    client.once('message', (answer: { run?: Omit<Run, 'cpuUs'>; error?: string }) => {
+    client.once('message', (answer: { run?: Omit<Run, 'cpuUs'> & { requests: number }; error?: string }) => {
       if (!answer.run) return reject(new Error(answer.error));
-      const requests = answer.run.perSecond * seconds;
-      resolve({ ...answer.run, cpuUs: ((mainThreadCpuUs() ?? NaN) - before) / requests });
+      const { requests, ...run } = answer.run;
+      resolve({ ...run, cpuUs: ((mainThreadCpuUs() ?? NaN) - before) / requests });
     });
     client.postMessage({ url, path, headers, body, seconds, connections: CONNECTIONS });
   });
@@ -185,8 +185,8 @@ function report(runs: Map<string, Run[]>): void {
     }
     const bare = of('bare JSON');
     // Per round (runs seconds apart), not a quotient of the medians above, which come from different rounds.
-    const ratio = (name: string, of1: (run: Run, bareRun: Run) => number) => {
-      const perRound = of(name).map((r, i) => of1(r, bare[i]!));
+    const ratio = (name: string, quotient: (run: Run, bareRun: Run) => number) => {
+      const perRound = of(name).map((r, i) => quotient(r, bare[i]!));
       return `${median(perRound).toFixed(2)} (${Math.min(...perRound).toFixed(2)}..${Math.max(...perRound).toFixed(2)})`;
     };
     const rate = (r: Run, b: Run) => r.perSecond / b.perSecond;

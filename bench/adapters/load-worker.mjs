@@ -1,7 +1,7 @@
 // The load generator of bench/adapters, on a thread of its own: the client's work (undici writing
 // requests, parsing answers and their headers) runs beside the server's event loop, not in it, as an
 // external load generator would. Each message is one run ({ url, path, headers, body, seconds,
-// connections }); the answer is its figures ({ run: { perSecond, p50, p99 } } or { error }).
+// connections }); the answer is its figures ({ run: { perSecond, requests, p50, p99 } } or { error }).
 // Plain JavaScript: a worker thread does not get tsx's hooks on Node 20.
 import { parentPort } from 'node:worker_threads';
 import { Pool } from 'undici';
@@ -25,7 +25,7 @@ async function load({ url, path, headers, body, seconds, connections }) {
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  return { perSecond: latencies.length / elapsed, requests: latencies.length, p50: at(0.5), p99: at(0.99) };
 }
 
 parentPort.on('message', (request) => {
