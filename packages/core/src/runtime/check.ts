@@ -228,7 +228,7 @@ async function execute(
   const { network } = request;
   if (scope.aborted) return failure(scope, scope.abortError(), network);
   // The one race of a check: a provider that ignores its signal must not keep the check's holdings.
-  // The scope is the providers' context: its signal is made only if one of them reads it.
+  // Providers get a context whose signal is made only if one of them reads it (providerContextOf).
   const evidence = await scope.untilProvidersStop(
     gatherEvidence({ request, chain, risk: scope.ctx.providers.risk, ctx: providerContextOf(scope) }),
   );
