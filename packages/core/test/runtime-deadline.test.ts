@@ -171,6 +171,26 @@ describe('the deadline bounds the whole request', () => {
     assert.equal(replay.headers['Idempotent-Replayed'], 'true', 'stored on the second attempt');
     assert.equal((await period(s)).used, 1, 'billed once');
   });
+
+  test('Limits: a finish that committed but lost its answer: the billed, stored result is the answer, not a 500', async () => {
+    const stores = createMemoryStores();
+    const finish = stores.checks.finish.bind(stores.checks);
+    let calls = 0;
+    // The first try commits, then its answer is lost; the second fails; giving back finds nothing held.
+    stores.checks.finish = async (params) => {
+      calls++;
+      if (calls === 1) await finish(params);
+      if (calls <= 2) throw new Error('connection lost');
+      return finish(params);
+    };
+    const s = await setup({}, {}, {}, stores);
+    const first = await check(s, COMPLETE_TX, { 'idempotency-key': 'lost' });
+    assert.equal(first.status, 200);
+    assert.equal((await period(s)).used, 1, 'billed once');
+    const replay = await check(s, COMPLETE_TX, { 'idempotency-key': 'lost' });
+    assert.equal(replay.headers['Idempotent-Replayed'], 'true');
+    assert.equal(replay.body, first.body);
+  });
 });
 
 describe('shutdown', () => {

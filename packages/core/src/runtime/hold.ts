@@ -91,10 +91,12 @@ export class CheckHold {
       return this.#answer(outcome.reply, settled.value);
     }
     if (settled.error.kind === 'settle_timeout') return this.#settleLate(work);
-    // Nothing was billed or stored: give everything back. A result that cannot be billed fails
-    // closed (500); a finalized error stands, as nothing depended on storing it.
+    // Give everything back. A result that cannot be billed fails closed (500); a finalized error
+    // stands, as nothing depended on storing it. But when nothing was still held, a try committed
+    // and only its answer was lost: the result is billed and stored, so it is the answer.
     const fallback = outcome.bill ? failure(this.scope, { kind: 'internal_error' }, outcome.usage.network) : outcome;
-    return this.#answer(fallback.reply, await this.#giveBack(fallback));
+    const givenBack = await this.#giveBack(fallback);
+    return this.#answer(givenBack?.repeated ? outcome.reply : fallback.reply, givenBack);
   }
 
   /**
