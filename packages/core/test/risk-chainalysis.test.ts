@@ -190,7 +190,7 @@ describe('Chainalysis Entity API adapter', () => {
     }
   });
 
-  test('a sanctioned entity or direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
+  test('an address identified as sanctioned, a sanctioned entity or direct sanctions exposure is at least high, whatever the rating; indirect exposure keeps the rating', async () => {
     try {
       fake.setEntity(ADDR.clean, {
         risk: 'Low',
@@ -212,6 +212,15 @@ describe('Chainalysis Entity API adapter', () => {
         answered(await aml().assessAddress(ADDR.clean, ctx())).level,
         'high',
         'an address of a sanctioned entity',
+      );
+      fake.setEntity(ADDR.clean, {
+        risk: 'Low',
+        addressIdentifications: [{ name: 'SANCTIONS: OFAC SDN Example', category: 'sanctions', description: '' }],
+      });
+      assert.equal(
+        answered(await aml().assessAddress(ADDR.clean, ctx())).level,
+        'high',
+        'an address the vendor itself identifies as sanctioned',
       );
       fake.setEntity(ADDR.clean, { risk: 'Low', cluster: { name: 'Binance', category: 'exchange' } });
       assert.equal(answered(await aml().assessAddress(ADDR.clean, ctx())).level, 'low');

@@ -43,6 +43,8 @@ const EntityBody = t.intersection([
     riskReason: nullable(t.string),
     /** The entity the address belongs to, when the vendor knows it. */
     cluster: nullable(t.partial({ name: nullable(t.string), category: nullable(t.string) })),
+    /** The vendor's own labels for the address itself (e.g. category `sanctions`). */
+    addressIdentifications: nullable(t.array(t.partial({ name: nullable(t.string), category: nullable(t.string) }))),
     exposures: nullable(t.array(VendorExposure)),
     triggers: nullable(t.array(VendorTrigger)),
   }),
@@ -115,10 +117,12 @@ export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
     if (isHigherLevel(ruleLevel, level)) level = ruleLevel;
   }
   const exposures = exposuresOf(body);
-  // Belonging to, or dealing directly with, a sanctioned entity is never read as low or moderate,
-  // whatever rating the vendor account's rules give: a payment check must not call such a payer clean.
+  // Being identified as, belonging to, or dealing directly with a sanctioned entity is never read as
+  // low or moderate, whatever rating the vendor account's rules give: a payment check must not call such a payer clean.
   const namesSanctions = (category: string | null | undefined) => category != null && /sanction/i.test(category);
-  const sanctionedEntity = namesSanctions(body.cluster?.category);
+  const sanctionedEntity =
+    namesSanctions(body.cluster?.category) ||
+    (body.addressIdentifications ?? []).some((i) => namesSanctions(i.category) || namesSanctions(i.name));
   const directSanctions = exposures.some((e) => e.exposureType === 'direct' && namesSanctions(e.category));
   if ((sanctionedEntity || directSanctions) && isHigherLevel('high', level)) level = 'high';
   return { status: 'answered', level, exposures, asOf };
