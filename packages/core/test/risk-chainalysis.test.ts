@@ -376,6 +376,24 @@ describe('Chainalysis sanctions API adapter and the combiner', () => {
     assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, []);
   });
 
+  test('any non-empty identifications is a hit, even with entries we cannot read (named where they say a name)', async () => {
+    fake.setFault('sanctions', ADDR.clean, {
+      kind: 'body',
+      body: { identifications: [{ category: 'sanctions', name: null }, 'SDN', { name: 'SANCTIONS: OFAC SDN X' }] },
+    });
+    try {
+      assert.deepEqual(answered(await sanctionsApi().screen([ADDR.clean], ctx())).hits, [
+        {
+          address: ADDR.clean,
+          source: 'Chainalysis sanctions API',
+          name: 'unnamed identification; unnamed identification; SANCTIONS: OFAC SDN X',
+        },
+      ]);
+    } finally {
+      fake.setFault('sanctions', ADDR.clean, null);
+    }
+  });
+
   test('the recorded Chainalysis example (packages/core/fixtures/vendors) decodes as a hit with its name', async () => {
     const recorded = JSON.parse(
       readFileSync(fixturePath('vendors', 'chainalysis-sanctions-v1-address.json'), 'utf8'),

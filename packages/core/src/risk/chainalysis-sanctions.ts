@@ -1,7 +1,6 @@
 import * as t from 'io-ts';
 import type { ProviderCallObserver } from '../chain/call-observer.js';
 import type { ProviderContext } from '../chain/facts.js';
-import { nullable } from '../contract/schema.js';
 import { combineSanctionsAnswers } from './sanctions-combine.js';
 import { positiveInteger } from './settings.js';
 import { lookupOptions, sharedLookup, type SharedLookupOptions } from './shared-lookup.js';
@@ -10,12 +9,17 @@ import { getVendorJson } from './vendor-http.js';
 
 export const CHAINALYSIS_SANCTIONS_SOURCE = 'Chainalysis sanctions API';
 
-const Identification = t.intersection([
-  t.type({ name: t.string }),
-  t.partial({ category: nullable(t.string), description: nullable(t.string), url: nullable(t.string) }),
-]);
-/** `GET {base}/address/{address}`: a non-empty `identifications` means sanctioned. */
-const SanctionsBody = t.type({ identifications: t.array(Identification) });
+/**
+ * `GET {base}/address/{address}`: a non-empty `identifications` means sanctioned, whatever its entries
+ * hold, so an entry is not decoded as a whole: one we cannot read must not turn a hit into "unavailable".
+ */
+const SanctionsBody = t.type({ identifications: t.array(t.unknown) });
+/** What a hit reports of an entry: its name, where it has one. */
+const NamedIdentification = t.type({ name: t.string });
+
+function identificationName(entry: unknown): string {
+  return NamedIdentification.is(entry) ? entry.name : 'unnamed identification';
+}
 
 export interface ChainalysisSanctionsOptions extends Partial<SharedLookupOptions> {
   /** e.g. `https://public.chainalysis.com/api/v1` */
@@ -57,7 +61,7 @@ export function createChainalysisSanctionsProvider(options: ChainalysisSanctions
       hits:
         ids.length === 0
           ? []
-          : [{ address, source: CHAINALYSIS_SANCTIONS_SOURCE, name: ids.map((i) => i.name).join('; ') }],
+          : [{ address, source: CHAINALYSIS_SANCTIONS_SOURCE, name: ids.map(identificationName).join('; ') }],
       asOf: new Date(),
     };
   }, lookupOptions(options));
