@@ -227,6 +227,7 @@ describe('gatherSignals', () => {
     const clean = await gatherSignals(truncated, truncated.transfers[0]!, providers, ctx());
     assert.equal(clean.sanctions?.status, 'unavailable');
     assert.match((clean.sanctions as { reason: string }).reason, /truncated/);
+    assert.ok(clean.sanctions?.asOf, 'the screen still says when it was made');
     const nothingNamed = await gatherSignals(
       facts([], { owner: null, transfersTruncated: true }),
       null,
@@ -506,6 +507,7 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       (stale.sanctions as { reason: string }).reason,
       /^1 of 3 addresses beyond the sanctions API cap of 2 are screened by the lists only: sanctions list as of .* older than the 2-day limit$/,
     );
+    assert.deepEqual(stale.sanctions?.asOf, OFAC_TRON_LIST.asOf, "the stale lists' age shows");
     // An API failure without a hit still makes the answer unavailable, current lists or not.
     fake.setFault('sanctions', OWNER, { kind: 'status', status: 500 });
     try {
@@ -533,11 +535,9 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.equal(listed.sanctions?.status, 'answered', 'a list hit stands');
     fake.setFault('sanctions', '*', { kind: 'status', status: 503 });
     try {
-      assert.equal(
-        (await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions?.status,
-        'unavailable',
-        'stale lists and a failed API',
-      );
+      const failed = (await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions;
+      assert.equal(failed?.status, 'unavailable', 'stale lists and a failed API');
+      assert.ok(failed?.asOf && failed.asOf.getTime() < before, "the stale lists' age shows");
     } finally {
       fake.setFault('sanctions', '*', null);
     }

@@ -81,7 +81,9 @@ async function gatherSanctions(
   };
   if (addresses.length === 0) return facts.transfersTruncated ? truncated : null;
   const answer = await settle(() => providers.sanctions.screen(addresses, ctx));
-  if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) return truncated;
+  if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) {
+    return { ...truncated, asOf: answer.asOf };
+  }
   return answer;
 }
 

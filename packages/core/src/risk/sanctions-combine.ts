@@ -61,11 +61,15 @@ export function createSanctionsScreen(
         settle(() => api.provider.screen(sent, ctx)),
       ]);
       if (fromLists.status === 'answered') return combineSanctionsAnswers([fromLists, fromApi]);
-      if (sent.length === all.length) return fromApi;
+      // Stale lists: a clean API answer for every address stands alone; any other answer is unavailable
+      // and keeps the lists' age, so a stale screen shows it.
+      if (sent.length === all.length) {
+        return fromApi.status === 'answered' ? fromApi : combineSanctionsAnswers([fromApi, fromLists]);
+      }
       return combineSanctionsAnswers([
         fromApi,
         {
-          status: 'unavailable',
+          ...fromLists,
           reason: `${all.length - sent.length} of ${all.length} addresses beyond the sanctions API cap of ${api.maxAddresses} are screened by the lists only: ${fromLists.reason}`,
         },
       ]);
