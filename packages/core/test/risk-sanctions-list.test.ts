@@ -152,6 +152,17 @@ describe('extra list files', () => {
     });
     assert.match(loadSanctionsListFile(join(dir, 'missing.txt'))._unsafeUnwrapErr(), /cannot read sanctions list/);
   });
+
+  test('a # full-list file without # as-of is a load error: its modification time (a checkout, a copy) would date the screen', () => {
+    const path = join(dir, 'full-undated.txt');
+    writeFileSync(path, '# full-list\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv8\n');
+    assert.equal(
+      loadSanctionsListFile(path)._unsafeUnwrapErr(),
+      `${path}: a '# full-list' file needs a '# as-of: DATE' line`,
+    );
+    writeFileSync(path, '# full-list\n# as-of: 2026-11-20T00:00:00Z\nTJRabPrwbZy45sbavfcjinPJC18kjpRTv8\n');
+    assert.equal(loadSanctionsListFile(path)._unsafeUnwrap().asOf.toISOString(), '2026-11-20T00:00:00.000Z');
+  });
 });
 
 describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list dates the screen', () => {

@@ -62,9 +62,11 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
 }
 
 /**
- * Reads a list file at startup; undated lists are as of the file's modification time. A list is never
- * current beyond now: a date in the future (a typo in `# as-of`, a clock ahead) counts from the load, so the
- * age limit runs from there.
+ * Reads a list file at startup. A full list must say its date (`# as-of`): it dates the screen, and a
+ * file's modification time is when it was copied (a checkout, an unpacked artifact), not how current
+ * its list is. An undated supplement is as of its modification time. A list is never current beyond
+ * now: a date in the future (a typo in `# as-of`, a clock ahead) counts from the load, so the age limit
+ * runs from there.
  */
 export function loadSanctionsListFile(path: string, now: Date = new Date()): Result<SanctionsList, string> {
   let text: string;
@@ -75,7 +77,11 @@ export function loadSanctionsListFile(path: string, now: Date = new Date()): Res
   } catch (cause) {
     return err(`${path}: cannot read sanctions list (${(cause as Error).message})`);
   }
-  return parseSanctionsList(text, path, modified).map((list) => (list.asOf > now ? { ...list, asOf: now } : list));
+  return parseSanctionsList(text, path, new Date(Number.NaN)).andThen((list) => {
+    if (!Number.isNaN(list.asOf.getTime())) return ok(list.asOf > now ? { ...list, asOf: now } : list);
+    if (list.full) return err(`${path}: a '# full-list' file needs a '# as-of: DATE' line`);
+    return ok({ ...list, asOf: modified > now ? now : modified });
+  });
 }
 
 export interface ListSanctionsOptions {
