@@ -9,6 +9,9 @@ import { ADDR, check, codes, expecting, facts, input, signals, trc10, trx, usdt 
 
 const { alice, bob, carol, dave, usdt: USDT, fakeUsdt } = ADDR;
 
+/** WINkLink, an official registry token with TRX's 6 decimals. */
+const WIN = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+
 const matchFields = (r: ReturnType<typeof check>) => [r.recipient_match, r.token_match, r.amount_match];
 
 describe('matching rules', () => {
@@ -50,7 +53,7 @@ describe('matching rules', () => {
       },
       {
         name: 'a later full match beats an earlier partial one',
-        transfers: [usdt(0, alice, bob, 1_000_000n), usdt(1, alice, bob, 2_000_000n)],
+        transfers: [trx(0, alice, bob, 1_000_000n), trx(1, alice, bob, 2_000_000n)],
         primary: null,
         exp: expecting({ recipient: bob, amount: '2' }),
         selected: 1,
@@ -80,7 +83,7 @@ describe('matching rules', () => {
         name: 'unknown comparisons count as no match',
         transfers: [usdt(0, alice, bob, 5n, { decimals: null }), usdt(1, alice, carol, 5_000_000n)],
         primary: null,
-        exp: expecting({ amount: '5' }),
+        exp: expecting({ tokenContract: USDT, amount: '5' }),
         selected: 1,
       },
       {
@@ -106,11 +109,7 @@ describe('matching rules', () => {
       { name: 'only the recipient expected, both to bob', exp: expecting({ recipient: bob }), ambiguous: true },
       { name: 'the amount tells them apart', exp: expecting({ recipient: bob, amount: '2' }), ambiguous: false },
     ];
-    const transfers = [
-      usdt(0, alice, bob, 1_000_000n),
-      usdt(1, alice, bob, 1_000_000n),
-      usdt(2, alice, bob, 2_000_000n),
-    ];
+    const transfers = [trx(0, alice, bob, 1_000_000n), trx(1, alice, bob, 1_000_000n), trx(2, alice, bob, 2_000_000n)];
     for (const c of cases) {
       test(c.name, () => {
         const r = check({ facts: facts({ transfers, primaryTransfer: null }), expectations: c.exp });
@@ -121,11 +120,11 @@ describe('matching rules', () => {
     }
     test('a full match beside an undecided twin (unknown decimals): ambiguity unknown, never CLEAR', () => {
       // Transfer 1 may be 100 units to bob too: whether two transfers satisfy everything is unknown.
-      const twin = [
-        usdt(0, alice, bob, 100_000_000n),
-        usdt(1, alice, bob, 100_000_000n, { tokenContract: fakeUsdt, decimals: null }),
-      ];
-      for (const exp of [expecting({ recipient: bob, amount: '100' }), expecting({ amount: '100' })]) {
+      const twin = [usdt(0, alice, bob, 100_000_000n), usdt(1, alice, bob, 100_000_000n, { decimals: null })];
+      for (const exp of [
+        expecting({ recipient: bob, tokenContract: USDT, amount: '100' }),
+        expecting({ tokenContract: USDT, amount: '100' }),
+      ]) {
         const r = check({ facts: facts({ transfers: twin, primaryTransfer: null }), expectations: exp });
         assert.equal(r.recipient_match, exp.recipient === null ? null : true);
         assert.equal(r.amount_match, null, 'whether the twin pays the amount too is unknown: its match field is null');
@@ -134,10 +133,10 @@ describe('matching rules', () => {
         assert.ok(codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), codes(r).join());
       }
       // A twin the expectations rule out (another recipient) leaves the match decided.
-      const ruledOut = [twin[0]!, usdt(1, alice, carol, 100_000_000n, { tokenContract: fakeUsdt, decimals: null })];
+      const ruledOut = [twin[0]!, usdt(1, alice, carol, 100_000_000n, { decimals: null })];
       const r = check({
         facts: facts({ transfers: ruledOut, primaryTransfer: null }),
-        expectations: expecting({ recipient: bob, amount: '100' }),
+        expectations: expecting({ recipient: bob, tokenContract: USDT, amount: '100' }),
       });
       assert.equal(r.overall_state, 'CLEAR');
     });
@@ -179,12 +178,12 @@ describe('matching rules', () => {
         {
           name: 'unknown decimals never prove an amount mismatch',
           facts: { transfers: [usdt(0, alice, bob, 123n, { decimals: null })] },
-          exp: expecting({ recipient: bob, amount: '1' }),
-          fields: [true, null, null],
+          exp: expecting({ recipient: bob, tokenContract: USDT, amount: '1' }),
+          fields: [true, true, null],
         },
         {
           name: 'truncated list without a full match: the misses are not proven',
-          facts: { transfers: [usdt(0, alice, carol, 1_000_000n)], transfersTruncated: true },
+          facts: { transfers: [trx(0, alice, carol, 1_000_000n)], transfersTruncated: true },
           exp: expecting({ recipient: bob, amount: '1' }),
           fields: [null, null, true],
         },
@@ -203,8 +202,8 @@ describe('matching rules', () => {
             transfers: [usdt(0, alice, bob, 1_000_000n), usdt(1, carol, bob, 2n, { decimals: null })],
             primaryTransfer: null,
           },
-          exp: expecting({ recipient: bob, amount: '2' }),
-          fields: [true, null, null],
+          exp: expecting({ recipient: bob, tokenContract: USDT, amount: '2' }),
+          fields: [true, true, null],
         },
         {
           name: 'TRC20 transfer whose contract is unreadable',
@@ -283,6 +282,7 @@ describe('matching rules', () => {
   });
 
   describe('rule 8: amounts compare in raw units via the asset decimals, no tolerance; excess precision is 422', () => {
+    const IN_USDT = { tokenContract: USDT };
     const cases: {
       name: string;
       transfer: Transfer;
@@ -290,33 +290,59 @@ describe('matching rules', () => {
       exp?: Partial<Expectations>;
       result: boolean | null | 'rejected';
     }[] = [
-      { name: 'USDT exact', transfer: usdt(0, alice, bob, 41_677_389n), amount: '41.677389', result: true },
+      {
+        name: 'USDT exact',
+        transfer: usdt(0, alice, bob, 41_677_389n),
+        amount: '41.677389',
+        exp: IN_USDT,
+        result: true,
+      },
       {
         name: 'trailing zeros are fine',
         transfer: usdt(0, alice, bob, 41_677_389n),
         amount: '41.67738900',
+        exp: IN_USDT,
         result: true,
       },
-      { name: 'one raw unit short', transfer: usdt(0, alice, bob, 41_677_388n), amount: '41.677389', result: false },
+      {
+        name: 'one raw unit short',
+        transfer: usdt(0, alice, bob, 41_677_388n),
+        amount: '41.677389',
+        exp: IN_USDT,
+        result: false,
+      },
       {
         name: 'USDT 7th decimal',
         transfer: usdt(0, alice, bob, 41_677_389n),
         amount: '41.6773891',
+        exp: IN_USDT,
         result: 'rejected',
       },
       { name: 'TRX has 6 decimals', transfer: trx(0, alice, bob, 1_000_001n), amount: '1.000001', result: true },
       { name: 'TRX 7th decimal', transfer: trx(0, alice, bob, 1n), amount: '0.0000001', result: 'rejected' },
-      { name: 'TRC10 with precision 0', transfer: trc10(0, alice, bob, 15n, 0), amount: '15', result: true },
       {
-        name: 'TRC10 with precision 0, a fraction',
-        transfer: trc10(0, alice, bob, 15n, 0),
-        amount: '1.5',
+        name: 'without an expected contract the amount is TRX: the same figure of a token is a mismatch',
+        transfer: usdt(0, alice, bob, 41_677_389n),
+        amount: '41.677389',
+        result: false,
+      },
+      {
+        name: 'without an expected contract the amount is TRX: beyond 6 decimals is 422 whatever the transfer',
+        transfer: usdt(0, alice, bob, 1_000_000_000_000_000_001n, { decimals: 18 }),
+        amount: '1.000000000000000001',
         result: 'rejected',
+      },
+      {
+        name: 'TRC10 (no contract to expect) never matches an amount, which is TRX',
+        transfer: trc10(0, alice, bob, 15n, 0),
+        amount: '15',
+        result: false,
       },
       {
         name: '18 decimals',
         transfer: usdt(0, alice, bob, 1_000_000_000_000_000_001n, { decimals: 18 }),
         amount: '1.000000000000000001',
+        exp: IN_USDT,
         result: true,
       },
       {
@@ -330,6 +356,7 @@ describe('matching rules', () => {
         name: 'unknown decimals: no 422 and no verdict',
         transfer: usdt(0, alice, bob, 1n, { decimals: null }),
         amount: '0.0000000001',
+        exp: IN_USDT,
         result: null,
       },
     ];
@@ -415,64 +442,33 @@ describe('matching rules', () => {
       });
       assert.equal(trxPending.recipient_match, false);
     });
-    describe("without an expected token, a 422 needs certainty that the amount is in the selected transfer's asset", () => {
-      const cases: {
-        name: string;
-        transfers: Transfer[];
-        exp: Partial<Expectations>;
-        extra?: Parameters<typeof facts>[0];
-        amountMatch: boolean | null;
-      }[] = [
-        {
-          name: 'a best-effort pick (another recipient) is a mismatch, not a 422',
-          transfers: [trx(0, alice, bob, 1n), usdt(1, alice, carol, 1n, { decimals: 18 })],
-          exp: { recipient: dave, amount: '1.1234567' },
-          amountMatch: false,
-        },
-        {
-          name: 'a truncated list may hide the payment: unknown, not a 422',
-          transfers: [trx(0, alice, carol, 1n)],
-          extra: { transfersTruncated: true },
-          exp: { recipient: carol, amount: '1.1234567' },
-          amountMatch: null,
-        },
-        {
-          name: 'contradictory facts: unknown, not a 422',
-          transfers: [trx(0, alice, carol, 1n)],
-          extra: { disagreements: [{ code: 'nodes_disagree', detail: 'block differs' }] },
-          exp: { recipient: carol, amount: '1.1234567' },
-          amountMatch: null,
-        },
-        {
-          name: 'an undecided transfer to the same recipient may be the payment: unknown, not a 422',
-          transfers: [trx(0, alice, carol, 1n), usdt(1, alice, carol, 1n, { decimals: null })],
-          exp: { recipient: carol, amount: '1.1234567' },
-          amountMatch: null,
-        },
+    test('without an expected token the amount is TRX: beyond 6 decimals is 422 whatever the facts say', () => {
+      const cases: Parameters<typeof facts>[0][] = [
+        { transfers: [trx(0, alice, bob, 1n), usdt(1, alice, carol, 1n, { decimals: 18 })] },
+        { transfers: [trx(0, alice, carol, 1n)], transfersTruncated: true },
+        { transfers: [trx(0, alice, carol, 1n)], disagreements: [{ code: 'nodes_disagree', detail: 'block differs' }] },
+        { transfers: [usdt(0, alice, carol, 1n, { decimals: null })] },
+        { transfers: [] },
       ];
-      for (const c of cases) {
-        test(c.name, () => {
-          const result = assess(
-            input({
-              facts: facts({ transfers: c.transfers, primaryTransfer: null, ...c.extra }),
-              expectations: expecting(c.exp),
-            }),
-          );
-          assert.ok(result.isOk(), 'no 422');
-          assert.equal(result.value.amount_match, c.amountMatch);
-          assert.notEqual(result.value.overall_state, 'CLEAR');
-        });
-      }
-      test('the payment in every other respect, on a complete list: 422', () => {
-        const transfers = [trx(0, alice, carol, 1n), usdt(1, alice, bob, 1n, { decimals: 18 })];
+      for (const [i, c] of cases.entries()) {
         const result = assess(
           input({
-            facts: facts({ transfers, primaryTransfer: null }),
+            facts: facts({ primaryTransfer: null, ...c }),
             expectations: expecting({ recipient: carol, amount: '1.1234567' }),
           }),
         );
-        assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount');
+        assert.equal(result._unsafeUnwrapErr().code, 'invalid_expected_amount', `case ${i}`);
+      }
+    });
+    test('100 of an official token is not the 100 TRX expected without a contract: never CLEAR', () => {
+      const win = usdt(0, alice, bob, 100_000_000n, { tokenContract: WIN, tokenSymbol: 'WIN' });
+      const r = check({
+        facts: facts({ transfers: [win] }),
+        expectations: expecting({ recipient: bob, amount: '100' }),
       });
+      assert.deepEqual(matchFields(r), [true, null, false]);
+      assert.ok(codes(r).includes('EXPECTED_AMOUNT_MISMATCH'), codes(r).join());
+      assert.equal(r.overall_state, 'REVIEW');
     });
   });
 
@@ -516,10 +512,13 @@ describe('matching rules', () => {
         tokenContract: mask & 2 ? full.tokenContract : null,
         amount: mask & 4 ? full.amount : null,
       });
+      // An amount without a contract is one of TRX: against this USDT payment it is a mismatch.
+      const amountInTrx = (mask & 6) === 4;
       test(`subset ${mask.toString(2).padStart(3, '0')}`, () => {
         const r = check({ expectations: exp });
-        assert.deepEqual(matchFields(r), [mask & 1 ? true : null, mask & 2 ? true : null, mask & 4 ? true : null]);
-        assert.equal(r.overall_state, 'CLEAR');
+        const amount = mask & 4 ? !amountInTrx : null;
+        assert.deepEqual(matchFields(r), [mask & 1 ? true : null, mask & 2 ? true : null, amount]);
+        assert.equal(r.overall_state, amountInTrx ? 'REVIEW' : 'CLEAR');
       });
     }
   });

@@ -28,7 +28,7 @@ organization's quota and recent usage.
 Options:
   --recipient ADDRESS      expected recipient (base58 T… address)
   --token CONTRACT         expected TRC20 token contract (compared exactly, never by symbol)
-  --amount AMOUNT          expected amount in token units (decimal string)
+  --amount AMOUNT          expected amount (decimal string): of the --token, or of TRX without one
   --idempotency-key KEY    resend a check whose outcome was unknown, with the key it printed
   --days N                 usage period in days (1 to 90, default 30)
   --json                   print the API's JSON body exactly as received

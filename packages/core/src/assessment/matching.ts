@@ -1,6 +1,6 @@
 import { err, ok, type Result } from 'neverthrow';
 import type { ChainFacts, Transfer } from '../chain/facts.js';
-import { parseAmount } from '../tron/amount.js';
+import { parseAmount, TRX_DECIMALS } from '../tron/amount.js';
 import type { AssessmentRejection, Expectations, TransferSelection } from './input.js';
 
 /** `true` matches, `false` checked and differs, `null` not supplied or not enough data. */
@@ -53,8 +53,13 @@ function compareContract(transfer: Transfer, expected: string): Comparison {
   return transfer.assetType === 'trc20' ? null : false;
 }
 
-/** Raw units in the transfer's own decimals; an amount finer than those decimals cannot equal it. */
-function compareAmount(transfer: Transfer, expected: string): Comparison {
+/**
+ * Raw units in the transfer's own decimals; an amount finer than those decimals cannot equal it.
+ * Without an expected contract the amount is one of TRX, the network's own asset: 100 of any token
+ * is not the 100 TRX a merchant who cannot name TRX by contract asked for.
+ */
+function compareAmount(transfer: Transfer, expected: string, inToken: boolean): Comparison {
+  if (!inToken && transfer.assetType !== 'trx') return false;
   if (transfer.decimals === null) return null;
   return parseAmount(expected, transfer.decimals).match(
     (raw) => raw === transfer.rawAmount,
@@ -71,7 +76,7 @@ export function compareTransfer(transfer: Transfer, expectations: Expectations):
   return {
     recipient: recipient === null || transfer.recipient === null ? null : transfer.recipient === recipient,
     token: tokenContract === null ? null : compareContract(transfer, tokenContract),
-    amount: amount === null ? null : compareAmount(transfer, amount),
+    amount: amount === null ? null : compareAmount(transfer, amount, tokenContract !== null),
   };
 }
 
@@ -175,34 +180,18 @@ function undecidedFields(
   return open;
 }
 
-function undecidedCandidate(facts: ChainFacts, expectations: Expectations, compare: Comparer): boolean {
-  return undecidedFields(facts, expectations, compare).size > 0;
-}
-
 /**
- * Decimals the expected amount is written in, when they are certain: the expected token's (read from
- * any listed transfer of that exact contract) when a contract is expected. Otherwise the selected
- * transfer's, but only when it is the payment in every other supplied respect and no hidden or
- * undecided transfer could be the payment instead: a best-effort pick's asset is no ground for a 422.
+ * Decimals the expected amount is written in, when they are certain: TRX's without an expected
+ * contract; else the expected token's, read from any listed transfer of that exact contract.
  */
-function expectedAmountDecimals(
-  facts: ChainFacts,
-  expectations: Expectations,
-  { selected, compare }: { selected: Transfer | null; compare: Comparer },
-): number | null {
+function expectedAmountDecimals(facts: ChainFacts, expectations: Expectations): number | null {
+  if (expectations.tokenContract === null) return TRX_DECIMALS;
   // Contradictory sources (e.g. decimals that differ from the official token's): nothing is certain.
   if (facts.disagreements.length > 0) return null;
-  if (expectations.tokenContract !== null) {
-    const ofToken = inIndexOrder(facts.transfers).find(
-      (transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null,
-    );
-    return ofToken?.decimals ?? null;
-  }
-  if (selected === null || !transferListComplete(facts) || undecidedCandidate(facts, expectations, compare)) {
-    return null;
-  }
-  if (expectations.recipient !== null && selected.recipient !== expectations.recipient) return null;
-  return selected.decimals;
+  const ofToken = inIndexOrder(facts.transfers).find(
+    (transfer) => transfer.tokenContract === expectations.tokenContract && transfer.decimals !== null,
+  );
+  return ofToken?.decimals ?? null;
 }
 
 /**
@@ -218,7 +207,7 @@ export function matchExpectations(
   const selected = selection.transfer;
 
   if (expectations.amount !== null) {
-    const decimals = expectedAmountDecimals(facts, expectations, { selected, compare });
+    const decimals = expectedAmountDecimals(facts, expectations);
     if (decimals !== null && parseAmount(expectations.amount, decimals).isErr()) {
       return err({
         code: 'invalid_expected_amount',

@@ -3,8 +3,9 @@ import type { MetadataTable } from './collect.js';
 import type { DerivedFacts } from './derive.js';
 import { tokenKey, type TokenRef } from './token-metadata.js';
 import type { RawTransfer } from './transfers/index.js';
+import { TRX_DECIMALS } from '../tron/amount.js';
 
-const TRX_METADATA = { tokenSymbol: 'TRX', tokenName: 'TRX', decimals: 6 } as const;
+const TRX_METADATA = { tokenSymbol: 'TRX', tokenName: 'TRX', decimals: TRX_DECIMALS } as const;
 
 /** The tokens whose metadata one check reads (distinct, in transfer order, at most the lookup limit), and the rest by key. */
 export interface TokenPlan {

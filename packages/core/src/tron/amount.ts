@@ -10,6 +10,9 @@ export const MAX_AMOUNT_LENGTH = 320;
 /** The most decimals an asset can have: 10^77 is the largest power of ten a uint256 holds. */
 export const MAX_DECIMALS = 77;
 
+/** TRX counts in sun, a millionth. */
+export const TRX_DECIMALS = 6;
+
 /** A plain nonnegative decimal string: digits, an optional fraction; no sign, exponent or spaces. */
 export function isPlainDecimal(value: string): boolean {
   return value.length > 0 && value.length <= MAX_AMOUNT_LENGTH && DECIMAL.test(value);

@@ -23,7 +23,11 @@ const EXPECTED = [
     label: 'Expected token contract',
     hint: 'The exact token contract (T…), e.g. USDT’s; compared by contract, never by symbol.',
   },
-  { name: 'expected_amount', label: 'Expected amount', hint: 'In token units as a plain decimal, e.g. 125.5.' },
+  {
+    name: 'expected_amount',
+    label: 'Expected amount',
+    hint: 'A plain decimal, e.g. 125.5: in units of the token above, or of TRX when no token is given.',
+  },
 ] as const;
 type FieldName = 'tx_hash' | 'network' | (typeof EXPECTED)[number]['name'];
 export type CheckValues = Partial<Record<FieldName, string>>;
