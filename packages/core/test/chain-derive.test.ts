@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { decode } from '@tron-safety/codec';
 import { deriveFacts } from '../src/chain/derive.js';
+import { BLOCK_TIME_SKEW_MS } from '../src/chain/gaps.js';
+import { NodeTransactionInfo } from '../src/chain/node-codecs.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import { stateOf, type StateEvidence } from '../src/chain/state.js';
 import { base58ToHexAddress } from '../src/tron/address.js';
@@ -304,6 +307,29 @@ describe('state and finality', () => {
     assert.equal(f.blockTime, null);
     assert.equal(f.state, 'confirmed', 'the state does not need the time');
     assert.deepEqual(f.missing, [{ code: 'block_time_missing', detail: 'blockTimeStamp of the tx info' }]);
+  });
+
+  test('a block time after the observation (beyond a minute of clock skew): not believed, the facts are partial', () => {
+    const built = trxTransfer(16, 70_000_047);
+    const blockTime = Number(built.info!.blockTimeStamp);
+    const ahead = derive(built, { ...onBoth(built), observedAt: new Date(blockTime - BLOCK_TIME_SKEW_MS - 1) });
+    assert.deepEqual(codes(ahead), ['block_time_ahead']);
+    const skewed = derive(built, { ...onBoth(built), observedAt: new Date(blockTime - BLOCK_TIME_SKEW_MS) });
+    assert.deepEqual(codes(skewed), [], 'within the clock skew allowed');
+  });
+
+  test('a block time no RFC 3339 date-time can show does not decode: the tx info is unreadable, never a 500', () => {
+    const built = trxTransfer(17, 70_000_048);
+    for (const blockTimeStamp of [253_402_300_800_000, 9_000_000_000_000_000]) {
+      assert.ok(decode(NodeTransactionInfo, { ...built.info!, blockTimeStamp }).isErr(), String(blockTimeStamp));
+    }
+    assert.ok(decode(NodeTransactionInfo, { ...built.info!, blockTimeStamp: 253_402_300_799_999 }).isOk());
+  });
+
+  test('a negative amount in the signed bytes (java-tron refuses one): no transfer, the facts are partial', () => {
+    const f = derive(trxTransfer(-5_000_000, 70_000_049));
+    assert.deepEqual(f.transfers, []);
+    assert.deepEqual(codes(f), ['amount_invalid']);
   });
 
   test('a head below the tx block: confirmations null, unknown and missing (not 1 confirmation)', () => {

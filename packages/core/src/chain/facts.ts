@@ -41,6 +41,7 @@ export interface Gap {
     | 'receipt_result_missing'
     | 'block_number_missing'
     | 'block_time_missing'
+    | 'block_time_ahead'
     | 'head_below_block'
     | 'solidity_node_racing'
     | 'owner_unreadable'
@@ -50,6 +51,7 @@ export interface Gap {
     | 'transfer_event_missing'
     | 'value_not_listed'
     | 'party_unreadable'
+    | 'amount_invalid'
     | 'token_lookup_limit'
     | 'token_metadata_unavailable';
   detail: string;

@@ -4,6 +4,9 @@ import { valueOf, type Reading } from './reading.js';
 
 const gap = (code: Gap['code'], detail: string): Gap => ({ code, detail });
 
+/** How far a block's time may run ahead of this host's clock (clock skew) before it is not believed. */
+export const BLOCK_TIME_SKEW_MS = 60_000;
+
 /** Every node call that got no usable answer (the four lookups and both head blocks). */
 export function nodeCallGaps({ answers }: Reading): Gap[] {
   const { full, solidity } = answers;
@@ -34,6 +37,10 @@ export function transactionGaps(reading: Reading): Gap[] {
     blockNumber !== null &&
       info?.blockTimeStamp === undefined &&
       gap('block_time_missing', 'blockTimeStamp of the tx info'),
+    // No block is from the future: a node that says so is not to be believed (a minute of clock skew allowed).
+    info?.blockTimeStamp !== undefined &&
+      info.blockTimeStamp > reading.answers.observedAt.getTime() + BLOCK_TIME_SKEW_MS &&
+      gap('block_time_ahead', `blockTimeStamp ${info.blockTimeStamp} is after the observation`),
     headBelowBlock &&
       gap('head_below_block', `confirmations (the nodes' head ${head} is below the tx block ${blockNumber})`),
     ...solidityRaceGaps(reading),

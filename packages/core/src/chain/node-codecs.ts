@@ -8,6 +8,8 @@ import { MAX_DECIMALS } from '../tron/amount.js';
  * extra fields pass. "Not found" (`{}`) is decoded separately, before these codecs.
  */
 const Height = integer('height', { minimum: 0 });
+/** Epoch milliseconds a response can show as an RFC 3339 date-time (the year 9999 at most). */
+const BlockTime = integer('block time', { minimum: 0, maximum: 253_402_300_799_999 });
 
 const ContractJson = t.intersection([
   t.type({
@@ -58,7 +60,7 @@ export const NodeTransactionInfo = t.intersection([
   t.partial({
     fee: t.number,
     blockNumber: Height,
-    blockTimeStamp: Height,
+    blockTimeStamp: BlockTime,
     contractResult: t.array(t.string),
     contract_address: t.string,
     receipt: t.partial({ result: t.string, net_fee: t.number, energy_fee: t.number }),

@@ -8,6 +8,11 @@ import { base58, gap, TRX, trc10, type SourceReading } from './raw.js';
 export function contractTransfers(view: ContractView): SourceReading {
   const owner = base58(view.owner);
   const reading: SourceReading = { transfers: [], gaps: [], involved: [] };
+  // java-tron refuses a transfer of a negative amount: signed bytes with one were never executed as shown.
+  if (view.amount !== null && view.amount < 0n) {
+    reading.gaps.push(gap('amount_invalid', `negative amount ${view.amount} in the signed ${view.type}`));
+    return reading;
+  }
   if (view.type === 'TransferContract' && view.amount !== null) {
     reading.transfers.push({
       ...TRX,
