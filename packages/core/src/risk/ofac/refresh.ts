@@ -116,6 +116,9 @@ export class OfacRefresher {
 
   /** Adopts the stored list when it is another than the one in use, or confirmed later; rejects when the store fails. */
   async sync(): Promise<'adopted' | 'confirmed' | 'unchanged'> {
+    // A refresh or load of this host's may replace the list while the store is read: then what was
+    // read is older than what this host holds, and the next sync reads again.
+    const before = this.#inUse;
     const header = await this.options.store.currentHeader();
     if (header === null) return 'unchanged';
     if (header.id === this.#inUse.id) {
@@ -125,7 +128,7 @@ export class OfacRefresher {
       return 'confirmed';
     }
     const stored = await this.options.store.currentList();
-    if (stored === null) return 'unchanged';
+    if (stored === null || this.#inUse !== before) return 'unchanged';
     this.#inUse = listInUseOf(stored);
     this.#lastFailure ??= await this.options.store.lastFailure();
     return 'adopted';
@@ -212,7 +215,8 @@ export class OfacRefresher {
         reason: `the new list has ${kept} TRON addresses, ${lost}% fewer than the ${inUse} in use (more than ${Math.round(maxLoss * 100)}% lost)`,
       };
     }
-    if (candidate.publishedAt.getTime() < this.#inUse.publishedAt.getTime()) {
+    // Publication dates are days (OFAC's Publish_Date; a plain list's `# as-of` may carry a time of day).
+    if (utcDay(candidate.publishedAt) < utcDay(this.#inUse.publishedAt)) {
       return {
         kind: 'older',
         reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
@@ -220,7 +224,7 @@ export class OfacRefresher {
     }
     // A publication date is a day: of two versions of one day, the later-modified one wins.
     const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
-    const sameDay = candidate.publishedAt.getTime() === this.#inUse.publishedAt.getTime();
+    const sameDay = utcDay(candidate.publishedAt) === utcDay(this.#inUse.publishedAt);
     if (sameDay && modified(candidate.validators) < modified(this.#inUse.validators)) {
       return {
         kind: 'older',
@@ -258,6 +262,8 @@ export class OfacRefresher {
       rethrowProgrammerError(cause); // a bug is not the store failing
       return this.#fail({ kind: 'store', reason: `sanctions list store failed: ${(cause as Error).message}` });
     }
+    // Another list adopted while the store confirmed this one: the confirmation is not about it.
+    if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
     if (at.getTime() > this.#inUse.confirmedAt.getTime()) this.#setConfirmed(at, validators);
     return this.#count(ok({ kind: 'confirmed' }));
   }
@@ -277,6 +283,10 @@ export class OfacRefresher {
     if (result.isOk()) this.#counts[result.value.kind]++;
     return result;
   }
+}
+
+function utcDay(d: Date): number {
+  return Math.floor(d.getTime() / 86_400_000);
 }
 
 function earlier(a: Date, b: Date): Date {
