@@ -14,8 +14,10 @@ export const DEFAULT_THROTTLE_POLICY: ThrottlePolicy = { windowMs: 15 * 60_000, 
 
 /**
  * Failed sign-ins counted per email and per client in the session store, so every host sees the
- * same counts. Keys are hashed: the table holds no typed email or address. A throttled attempt is
- * refused before its password is checked (which also spares the scrypt work).
+ * same counts. Keys are hashed: the table holds no typed email or address. An attempt counts as a
+ * failure before its password is checked, so parallel guesses cannot all see a count below the
+ * limit; one that proves right is taken back. A throttled attempt is refused before its password is
+ * checked (which also spares the scrypt work).
  */
 export class SignInThrottle {
   constructor(
@@ -35,23 +37,25 @@ export class SignInThrottle {
     return { windowStart: new Date(start), end: new Date(start + this.policy.windowMs) };
   }
 
-  /** When sign-ins for this email or from this client may be tried again, or null when they may now. */
-  async blockedUntil(email: string, client: string, now: Date): Promise<Date | null> {
+  /**
+   * Counts an attempt as a failure; `blockedUntil` is when sign-ins for this email or from this
+   * client may be tried again when this attempt is past either limit, else null (check the password,
+   * then `forgive` the attempt if it was right).
+   */
+  async attempt(email: string, client: string, now: Date): Promise<{ blockedUntil: Date | null; windowStart: Date }> {
     const { windowStart, end } = this.#window(now);
-    const counts = await Promise.all(
+    const over = await Promise.all(
       this.#counters(email, client).map(
-        async (c) => (await this.store.signInFailures({ key: c.key, windowStart })) >= c.limit,
+        async (c) => (await this.store.addSignInFailure({ key: c.key, windowStart, expiresAt: end })) > c.limit,
       ),
     );
-    return counts.some(Boolean) ? end : null;
+    return { blockedUntil: over.some(Boolean) ? end : null, windowStart };
   }
 
-  async recordFailure(email: string, client: string, now: Date): Promise<void> {
-    const { windowStart, end } = this.#window(now);
+  /** Takes back an attempt `attempt` counted, once its password proved right. */
+  async forgive(email: string, client: string, windowStart: Date): Promise<void> {
     await Promise.all(
-      this.#counters(email, client).map((c) =>
-        this.store.addSignInFailure({ key: c.key, windowStart, expiresAt: end }),
-      ),
+      this.#counters(email, client).map((c) => this.store.forgiveSignInFailure({ key: c.key, windowStart })),
     );
   }
 }

@@ -118,6 +118,29 @@ describe('Portal sign-in', () => {
     assert.equal((await world.client('198.51.100.2').signIn('dev@example.com')).status, 303);
   });
 
+  test('Throttling: parallel guesses count before their passwords are checked, so no more than the limit are checked', async () => {
+    const world = await portalWorld();
+    const guessers = Array.from({ length: 20 }, () => world.client('203.0.113.10'));
+    const forms = await Promise.all(guessers.map(async (c) => (await c.get('/portal/sign-in')).csrf ?? ''));
+    const answers = await Promise.all(
+      guessers.map((c, i) =>
+        c.request('POST', '/portal/sign-in', {
+          form: { csrf: forms[i]!, email: 'owner@example.com', password: `wrong password ${i}` },
+        }),
+      ),
+    );
+    assert.equal(answers.filter((a) => a.status === 401).length, 5, 'checked: the limit per email');
+    assert.equal(answers.filter((a) => a.status === 429).length, 15);
+  });
+
+  test('Throttling: a right password takes its counted attempt back, so signing in often is never throttled', async () => {
+    const world = await portalWorld({ throttle: { perClient: 3 } });
+    // Six browsers behind one office address sign in within one window.
+    for (let i = 0; i < 6; i++) {
+      assert.equal((await world.client('203.0.113.11').signIn('owner@example.com')).status, 303, `sign-in ${i}`);
+    }
+  });
+
   test('CSRF: the sign-in form without its token (or from another site) is refused', async () => {
     const world = await portalWorld();
     const browser = world.client();

@@ -85,12 +85,15 @@ export class MemoryMemberStore implements MemberStore {
     return member?.invitation && member.invitation.expiresAt > now ? member : null;
   }
 
+  /** See `MemberChangeOutcome`'s `last_owner`. */
   #isLastOwner(member: MemberRecord): boolean {
     if (member.role !== 'owner') return false;
+    let anotherOwner = false;
     for (const other of this.#byId.values()) {
-      if (other.id !== member.id && other.organizationId === member.organizationId && other.role === 'owner')
-        return false;
+      if (other.id === member.id || other.organizationId !== member.organizationId || other.role !== 'owner') continue;
+      if (other.passwordHash !== null) return false;
+      anotherOwner = true;
     }
-    return true;
+    return member.passwordHash !== null || !anotherOwner;
   }
 }

@@ -55,6 +55,11 @@ export class MemorySessionStore implements SessionStore {
     return this.#failures.get(failureKey(params))?.count ?? 0;
   }
 
+  async forgiveSignInFailure(params: SignInFailureParams): Promise<void> {
+    const window = this.#failures.get(failureKey(params));
+    if (window && window.count > 0) window.count--;
+  }
+
   async purgeExpired(now: Date): Promise<number> {
     let purged = 0;
     for (const [hash, session] of this.#sessions) {

@@ -140,9 +140,13 @@ export class PostgresMemberStore implements MemberStore {
   }
 }
 
-/** The row `m` is not an owner, or another owner of its organization remains. */
+/**
+ * Changing or removing the row m keeps an owner: it is not an owner, or another owner who can sign in
+ * remains, or it has never signed in itself and another (invited) owner remains.
+ */
 const KEEPS_AN_OWNER = `(m.role <> 'owner' OR EXISTS (
-  SELECT 1 FROM portal_members o WHERE o.organization_id = m.organization_id AND o.role = 'owner' AND o.id <> m.id))`;
+  SELECT 1 FROM portal_members o WHERE o.organization_id = m.organization_id AND o.role = 'owner' AND o.id <> m.id
+    AND (o.password_hash IS NOT NULL OR m.password_hash IS NULL)))`;
 
 function toRecord(row: t.TypeOf<typeof MemberRow>): MemberRecord {
   return {

@@ -79,6 +79,13 @@ export class PostgresSessionStore implements SessionStore {
     return decodeRow(CountRow, rows, 'portal_sign_in_failures')?.count ?? 0;
   }
 
+  async forgiveSignInFailure(params: SignInFailureParams): Promise<void> {
+    await this.pool.query(
+      'UPDATE portal_sign_in_failures SET count = count - 1 WHERE key = $1 AND window_start = $2 AND count > 0',
+      [params.key, params.windowStart],
+    );
+  }
+
   async purgeExpired(now: Date): Promise<number> {
     return (
       (await purgeInBatches(this.pool, 'portal_sessions', 'idle_expires_at', now)) +

@@ -28,7 +28,11 @@ export interface MemberRecord {
   updatedAt: Date;
 }
 
-/** The changed (or removed) member; `last_owner`: the change would leave the organization without an owner, so nothing changed. */
+/**
+ * The changed (or removed) member; `last_owner`: the change would leave the organization without an
+ * owner who can sign in (one who has set a password; an invited owner may never accept), or without
+ * any owner, so nothing changed.
+ */
 export type MemberChangeOutcome = Result<MemberRecord, 'not_found' | 'last_owner'>;
 
 export interface AcceptInvitationParams {

@@ -49,6 +49,11 @@ export interface SessionStore {
   addSignInFailure(params: AddSignInFailureParams): Promise<number>;
   /** Failed sign-ins counted under `key` in the window (0 when none). */
   signInFailures(params: SignInFailureParams): Promise<number>;
+  /**
+   * Takes one counted failure back (an attempt counted before its password was checked, which then
+   * proved right); never below 0.
+   */
+  forgiveSignInFailure(params: SignInFailureParams): Promise<void>;
   /** Deletes sessions past either end and failure windows that ended, at or before `now`; returns how many. */
   purgeExpired(now: Date): Promise<number>;
 }

@@ -132,6 +132,42 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       assert.equal(owners.length, 1);
     });
 
+    withStores('an owner who can sign in stays while the other owners are only invited', async ({ members }) => {
+      const orgId = randomUUID();
+      const active = member(orgId, 'owner');
+      const invited = member(orgId, 'owner', {
+        passwordHash: null,
+        invitation: { tokenHash: randomUUID(), expiresAt: at(60 * MINUTE) },
+      });
+      const other = member(orgId, 'owner', {
+        passwordHash: null,
+        invitation: { tokenHash: randomUUID(), expiresAt: at(60 * MINUTE) },
+      });
+      for (const m of [active, invited, other]) await members.insertMember(m);
+      const params = (memberId: string) => ({ organizationId: orgId, memberId, role: 'viewer' as const, now: at(5) });
+      assert.equal(refusal(await members.setMemberRole(params(active.id))), 'last_owner');
+      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: active.id })), 'last_owner');
+      assert.ok((await members.removeMember({ organizationId: orgId, memberId: invited.id })).isOk());
+      assert.ok((await members.setMemberRole(params(other.id))).isOk(), 'an invited owner may go');
+      await members.removeMember({ organizationId: orgId, memberId: active.id });
+      const owners = (await members.listMembers(orgId)).filter((m) => m.role === 'owner');
+      assert.deepEqual(
+        owners.map((m) => m.id),
+        [active.id],
+      );
+      // Only invited owners: one of them stays.
+      const seeded = randomUUID();
+      const pending = { passwordHash: null, invitation: { tokenHash: randomUUID(), expiresAt: at(60 * MINUTE) } };
+      const first = member(seeded, 'owner', pending);
+      const second = member(seeded, 'owner', {
+        ...pending,
+        invitation: { ...pending.invitation, tokenHash: randomUUID() },
+      });
+      for (const m of [first, second]) await members.insertMember(m);
+      assert.ok((await members.removeMember({ organizationId: seeded, memberId: first.id })).isOk());
+      assert.equal(refusal(await members.removeMember({ organizationId: seeded, memberId: second.id })), 'last_owner');
+    });
+
     withStores('removal keeps an owner, also when owners remove each other at once', async ({ members }) => {
       const orgId = randomUUID();
       const a = member(orgId, 'owner');
@@ -226,6 +262,16 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         'a new window starts at 0',
       );
       assert.equal(await sessions.signInFailures({ key: `email:${randomUUID()}`, windowStart: T0 }), 0);
+    });
+
+    withStores('a counted failure can be taken back, never below 0', async ({ sessions }) => {
+      const key = `email:${randomUUID()}`;
+      await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(15 * MINUTE) });
+      await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(15 * MINUTE) });
+      await Promise.all([1, 2, 3].map(() => sessions.forgiveSignInFailure({ key, windowStart: T0 })));
+      assert.equal(await sessions.signInFailures({ key, windowStart: T0 }), 0);
+      await sessions.forgiveSignInFailure({ key: `email:${randomUUID()}`, windowStart: T0 });
+      assert.equal(await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(15 * MINUTE) }), 1);
     });
 
     withStores('the sweep deletes ended sessions and failure windows only', async ({ sessions }) => {

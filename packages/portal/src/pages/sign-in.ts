@@ -42,7 +42,7 @@ export async function signInPage(deps: PortalDeps, request: PortalRequest): Prom
 
 /**
  * `POST /portal/sign-in`: email and password only (an API key never signs in). Throttled per email
- * and per client before the password is checked; a failure counts against both.
+ * and per client before the password is checked; an attempt counts against both until it proves right.
  */
 export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<CoreHttpResponse> {
   const form = new Form(request.body);
@@ -51,7 +51,7 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
   const password = (form.field('password') ?? '').slice(0, MAX_FIELD_LENGTH);
   const client = request.clientAddress ?? 'unknown';
   const now = deps.now();
-  const blocked = await deps.throttle.blockedUntil(email, client, now);
+  const { blockedUntil: blocked, windowStart } = await deps.throttle.attempt(email, client, now);
   if (blocked) {
     const seconds = Math.max(1, Math.ceil((blocked.getTime() - now.getTime()) / 1000));
     return withHeader(
@@ -65,10 +65,8 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
     );
   }
   const member = await deps.admin.members.checkPassword(email, password);
-  if (!member) {
-    await deps.throttle.recordFailure(email, client, now);
-    return signInForm(deps, request, { status: 401, email, error: 'Wrong email or password.' });
-  }
+  if (!member) return signInForm(deps, request, { status: 401, email, error: 'Wrong email or password.' });
+  await deps.throttle.forgive(email, client, windowStart);
   return redirect(`${PORTAL_PATH}/overview`, { 'set-cookie': await deps.sessions.start(member, now) });
 }
 
