@@ -5,7 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { mayRetry, readAttempt, type Answered, type ClientFailure } from './answers.js';
 import { CheckResponse, UsageResponse, type CheckRequest } from './codecs.js';
 import { sendOnce, type AttemptSpec } from './http.js';
-import { DEFAULT_RETRY, retryDelayMs, sleep, type RetryPolicy } from './retry.js';
+import { retryDelayMs, retryPolicyOf, sleep, type RetryPolicy } from './retry.js';
 import { CLIENT_VERSION } from './version.js';
 
 export interface SafetyClientOptions {
@@ -59,7 +59,7 @@ export function createSafetyClient(options: SafetyClientOptions): SafetyClient {
   const prefix = base.pathname.replace(/\/+$/, '');
   const owned = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10_000 });
   const dispatcher = options.dispatcher ?? owned!;
-  const policy = { ...DEFAULT_RETRY, ...options.retry };
+  const policy = retryPolicyOf(options.retry);
   const settings = {
     deadlineMs: options.deadlineMs ?? 30_000,
     attemptTimeoutMs: options.attemptTimeoutMs ?? 15_000,
@@ -133,7 +133,7 @@ async function callWithRetries<C extends t.Mixed>(
     const retryAfterMs = answer.error.kind === 'api_error' ? answer.error.retryAfterMs : null;
     const wait = retryDelayMs(settings.policy, attempt, retryAfterMs);
     // Never past the deadline: the last outcome (with its Retry-After) is the caller's to act on.
-    if (Date.now() + wait >= deadline - 1) return answer;
+    if (!(Date.now() + wait < deadline - 1)) return answer;
     await sleep(wait, settings.signal);
     if (settings.signal?.aborted) return answer;
   }

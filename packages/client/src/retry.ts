@@ -9,6 +9,28 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 5_000 };
 
+/**
+ * The policy from the caller's settings, a default for each one left out (or `undefined`, as an
+ * optional config field gives). A value that would turn off the attempt cap or the backoff (NaN, a
+ * negative number, a fractional attempt count) is a programmer error: it throws.
+ */
+export function retryPolicyOf(given: Partial<RetryPolicy> = {}): RetryPolicy {
+  const policy = {
+    maxAttempts: given.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+    baseDelayMs: given.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: given.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+  };
+  if (!(Number.isInteger(policy.maxAttempts) && policy.maxAttempts >= 1)) {
+    throw new Error(`retry.maxAttempts must be a whole number of at least 1, got ${policy.maxAttempts}`);
+  }
+  for (const name of ['baseDelayMs', 'maxDelayMs'] as const) {
+    if (!(Number.isFinite(policy[name]) && policy[name] >= 0)) {
+      throw new Error(`retry.${name} must be a finite number of at least 0, got ${policy[name]}`);
+    }
+  }
+  return policy;
+}
+
 /** The wait before attempt `attempt + 1`: at least the server's `Retry-After`, else the jittered backoff. */
 export function retryDelayMs(
   policy: RetryPolicy,

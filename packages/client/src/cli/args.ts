@@ -40,11 +40,14 @@ Environment:
   TRON_SAFETY_API_KEY      the organization's API key (sent as X-API-Key)
 
 Exit codes:
-  0   check: overall_state CLEAR (usage: answered)
-  1   check: any other answered state (REVIEW, HIGH_RISK, LIMITED_DATA)
+  0   check: CLEAR and safe to book by every rule of isSafeToBook (usage: answered)
+  1   check: any other answer (REVIEW, HIGH_RISK, LIMITED_DATA, or a CLEAR not safe to book)
   2   an API error, or the service unreachable or unreadable
   64  wrong command line
 `;
+
+/** The spec's Idempotency-Key: 1 to 128 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
 
 const OPTIONS = {
   recipient: { type: 'string' },
@@ -78,6 +81,11 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 function checkCommand(rest: string[], values: Values): Result<Command, string> {
   if (rest.length !== 1) return err('check takes exactly one <tx_hash>');
   if (values.days !== undefined) return err('--days belongs to usage');
+  const key = values['idempotency-key'];
+  // An empty or unsendable key would otherwise become a new one: a second, billed check.
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    return err('--idempotency-key must be 1 to 128 printable ASCII characters');
+  }
   const { recipient, token, amount } = values;
   return ok({
     kind: 'check',

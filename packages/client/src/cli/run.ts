@@ -1,5 +1,6 @@
 import { createSafetyClient, type CheckFailure } from '../client.js';
 import type { ClientFailure } from '../answers.js';
+import { isSafeToBook } from '../booking.js';
 import { CLIENT_VERSION } from '../version.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 import { createStyle, renderCheck, renderUsage } from './summary.js';
@@ -48,11 +49,13 @@ async function check(command: Extract<Command, { kind: 'check' }>, client: Clien
     ...(command.token !== undefined ? { expected_token_contract: command.token } : {}),
     ...(command.amount !== undefined ? { expected_amount: command.amount } : {}),
   };
-  const outcome = await client.check(request, command.idempotencyKey ? { idempotencyKey: command.idempotencyKey } : {});
+  const key = command.idempotencyKey;
+  const outcome = await client.check(request, key !== undefined ? { idempotencyKey: key } : {});
   if (outcome.isErr()) return failure(io, command, outcome.error);
   const answer = outcome.value;
   io.stdout.write(command.json ? jsonOut(answer.raw, io) : `${renderCheck(answer, createStyle(colours(io)))}\n`);
-  return answer.body.overall_state === 'CLEAR' ? EXIT.clear : EXIT.answered;
+  // A script reads 0 as "book it": only a CLEAR that every booking rule accepts.
+  return isSafeToBook(answer) ? EXIT.clear : EXIT.answered;
 }
 
 async function usage(command: Extract<Command, { kind: 'usage' }>, client: Client, io: CliIo): Promise<number> {
@@ -77,7 +80,14 @@ function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailur
   const key = 'idempotencyKey' in error ? error.idempotencyKey : null;
   if (error.kind === 'api_error') {
     if (command.kind !== 'help' && command.kind !== 'version' && command.json) io.stdout.write(jsonOut(error.raw, io));
-    const retry = error.retryable && key ? `; retryable: run again with --idempotency-key ${key}` : '';
+    // A replayed error is this key's final outcome: running again replays it.
+    const retry = !key
+      ? ''
+      : error.replayed
+        ? `; the stored outcome of --idempotency-key ${key}: a new check needs a new key`
+        : error.retryable
+          ? `; retryable: run again with --idempotency-key ${key}`
+          : '';
     io.stderr.write(
       `tron-safety: HTTP ${error.status} ${error.code}: ${error.message} (request ${error.requestId ?? '-'})${retry}\n`,
     );

@@ -1,0 +1,115 @@
+// The CLI and the client against a scripted server on 127.0.0.1: answers a real host does not give on
+// demand (an old replay, a future reason code, a stored error, a dropped connection).
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { runCli } from '../src/cli/run.js';
+import { createSafetyClient } from '../src/index.js';
+import { checkResponse, clearBody } from './responses.js';
+
+type Reply = (req: IncomingMessage, res: ServerResponse) => void;
+const json =
+  (status: number, body: string, headers: Record<string, string> = {}): Reply =>
+  (_req, res) =>
+    res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'r-1', ...headers }).end(body);
+const drop: Reply = (req) => req.socket.destroy();
+const TX = 'ab'.repeat(32);
+
+let script: Reply[] = [];
+let fallback: Reply = json(500, 'script exhausted');
+const keys: (string | undefined)[] = [];
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    keys.push(req.headers['idempotency-key'] as string | undefined);
+    (script.shift() ?? fallback)(req, res);
+  });
+});
+let url = '';
+before(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+
+function answering(replies: Reply[], otherwise: Reply = json(500, 'script exhausted')): void {
+  script = replies;
+  fallback = otherwise;
+  keys.length = 0;
+}
+
+async function cli(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    env: { TRON_SAFETY_URL: url, TRON_SAFETY_API_KEY: 'tsk_live_scripted' },
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+describe('CLI against a scripted server', () => {
+  test('exit 0 only for a CLEAR that is safe to book: an hour-old replay or an unknown reason code exits 1', async () => {
+    answering([json(200, JSON.stringify(clearBody(new Date(Date.now() - 2 * 3_600_000))))]);
+    const old = await cli(['check', TX, '--idempotency-key', 'order-old']);
+    assert.equal(old.code, 1);
+    assert.match(old.stdout, /safe to book: no: the result was checked \d+ s ago/);
+    const future = clearBody();
+    future.reasons.push({ code: 'TOKEN_BLACKLISTED_RECIPIENT', category: 'token', severity: 'critical' });
+    answering([json(200, JSON.stringify(future))]);
+    assert.equal((await cli(['check', TX])).code, 1, 'an unknown reason code is never clean');
+    answering([json(200, JSON.stringify(clearBody()))]);
+    assert.equal((await cli(['check', TX])).code, 0);
+  });
+
+  test('Errors 4: an empty or unsendable --idempotency-key is a wrong command line, never a new key', async () => {
+    answering([json(200, checkResponse())]);
+    for (const key of ['', 'order-ключ', 'k'.repeat(129)]) {
+      const run = await cli(['check', TX, '--idempotency-key', key]);
+      assert.equal(run.code, 64, JSON.stringify(key));
+      assert.match(run.stderr, /--idempotency-key must be 1 to 128 printable ASCII characters/);
+    }
+    assert.deepEqual(keys, [], 'nothing was sent');
+  });
+
+  test('Errors 2: a replayed error is final for its key: no advice to run again with it', async () => {
+    const stored = JSON.stringify({
+      request_id: 'r-err',
+      error: { code: 'provider_unavailable', message: 'scripted', retryable: true },
+    });
+    answering([json(503, stored, { 'idempotent-replayed': 'true' })]);
+    const run = await cli(['check', TX, '--idempotency-key', 'order-1']);
+    assert.equal(run.code, 2);
+    assert.doesNotMatch(run.stderr, /run again with --idempotency-key order-1/);
+    assert.match(run.stderr, /the stored outcome of --idempotency-key order-1: a new check needs a new key/);
+  });
+});
+
+describe('client retry settings', () => {
+  test('Errors 1: settings left undefined keep the default cap and deadline; settings that remove them throw', async () => {
+    answering([], drop);
+    const client = createSafetyClient({
+      baseUrl: url,
+      apiKey: 'k',
+      deadlineMs: 2_000,
+      retry: { maxAttempts: undefined, baseDelayMs: 1, maxDelayMs: undefined },
+    });
+    try {
+      const outcome = await client.check({ tx_hash: TX, network: 'tron' }, { signal: AbortSignal.timeout(10_000) });
+      assert.equal(outcome.isErr() && outcome.error.kind, 'unresolved');
+      assert.equal(keys.length, 5, 'the default 5 attempts');
+    } finally {
+      await client.close();
+    }
+    for (const retry of [
+      { maxAttempts: 0 },
+      { maxAttempts: Number.NaN },
+      { maxDelayMs: -1 },
+      { baseDelayMs: Infinity },
+    ]) {
+      assert.throws(() => createSafetyClient({ baseUrl: url, apiKey: 'k', retry }), /retry\./, JSON.stringify(retry));
+    }
+  });
+});
