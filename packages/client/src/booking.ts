@@ -24,11 +24,14 @@ export interface CheckedPayment {
 
 const KNOWN = new Set<string>(KNOWN_REASON_CODES);
 const DAY_SECONDS = 86_400;
+/** How far `checked_at` may be ahead of this machine's clock. */
+const CLOCK_SKEW_SECONDS = 60;
 
 /** Why the payment must not be booked yet; empty when every rule holds. */
 export function bookingProblems({ request, body }: CheckedPayment, options: BookingOptions = {}): string[] {
   return [
     ...stateProblems(body),
+    ...consistencyProblems(request, body),
     ...matchProblems(request, body),
     ...riskProblems(body),
     ...freshnessProblems(body, options),
@@ -45,10 +48,28 @@ function stateProblems(body: CheckResponse): string[] {
   const problems: string[] = [];
   if (body.overall_state !== 'CLEAR') problems.push(`overall_state is ${body.overall_state}, not CLEAR`);
   if (body.transaction_state !== 'confirmed') problems.push(`transaction_state is ${body.transaction_state}`);
-  else if (body.confirmations === null || body.confirmations < body.required_confirmations) {
-    problems.push(`${body.confirmations ?? 'unknown'} of ${body.required_confirmations} confirmations`);
+  else if (body.confirmations === null || body.confirmations < required(body)) {
+    problems.push(`${body.confirmations ?? 'unknown'} of ${required(body)} confirmations`);
   }
   if (body.coverage !== 'complete') problems.push(`coverage is ${body.coverage}`);
+  return problems;
+}
+
+/** The spec's 19, whatever a lower figure an answer states. */
+const required = (body: CheckResponse) => Math.max(SPEC_REQUIRED_CONFIRMATIONS, body.required_confirmations);
+const SPEC_REQUIRED_CONFIRMATIONS = 19;
+
+/** An answer that contradicts the request or itself: about another transaction, or a CLEAR with a severe reason. */
+function consistencyProblems(request: CheckRequest, body: CheckResponse): string[] {
+  const problems: string[] = [];
+  if (body.tx_hash.toLowerCase() !== request.tx_hash.toLowerCase()) {
+    problems.push(`the answer is about transaction ${body.tx_hash}, not ${request.tx_hash}`);
+  }
+  for (const reason of body.reasons) {
+    if (reason.severity === 'high' || reason.severity === 'critical') {
+      problems.push(`reason ${reason.code} is ${reason.severity}`);
+    }
+  }
   return problems;
 }
 
@@ -83,5 +104,6 @@ function freshnessProblems(body: CheckResponse, options: BookingOptions): string
   const age = ((options.now ?? new Date()).getTime() - checkedAt) / 1000;
   if (Number.isNaN(checkedAt) || age > maxResult)
     problems.push(`the result was checked ${Math.round(age)} s ago (limit ${maxResult} s)`);
+  else if (age < -CLOCK_SKEW_SECONDS) problems.push(`the result says it was checked ${Math.round(-age)} s from now`);
   return problems;
 }

@@ -44,6 +44,16 @@ describe('Reading a result safely (isSafeToBook)', () => {
     assert.deepEqual(bookingProblems({ request, body: body() }), []);
   });
 
+  test('an answer that contradicts the request or itself is never safe', () => {
+    assert.equal(safe(body({ tx_hash: 'cd'.repeat(32) })), false, 'about another transaction');
+    assert.equal(safe(body({ tx_hash: 'AB'.repeat(32) })), true, 'the hash in another case is the same');
+    const severe = body();
+    severe.reasons = [...severe.reasons, { code: 'SANCTIONS_HIT', category: 'sanctions', severity: 'critical' }];
+    assert.equal(safe(severe), false, 'a CLEAR with a critical reason');
+    assert.equal(safe(body({ required_confirmations: 0, confirmations: 5 })), false, "the spec's 19 at least");
+    assert.equal(safe(body(), request, new Date(Date.now() - 3_600_000)), false, 'checked an hour from now');
+  });
+
   test('overall_state other than CLEAR is never safe, LIMITED_DATA included', () => {
     for (const overall_state of ['REVIEW', 'HIGH_RISK', 'LIMITED_DATA'] as const) {
       assert.equal(safe(body({ overall_state })), false, overall_state);
