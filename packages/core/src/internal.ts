@@ -16,6 +16,7 @@ export {
 } from './stores/index.js';
 
 // The portal's and the host's building blocks.
+export { withDefaults } from './defaults.js';
 export { mayManageApiKeys, mayRunChecks } from './runtime/admin.js';
 export { MEMBER_ROLES, mayManageMembers } from './runtime/members.js';
 export { MIN_PASSWORD_LENGTH } from './runtime/passwords.js';

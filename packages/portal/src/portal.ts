@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
+import { withDefaults } from '@tron-safety/core/internal';
 import type { PortalDeps, PortalService, SignedIn } from './context.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
 import { csrfRefused, errorPage } from './pages/errors.js';
@@ -62,10 +63,10 @@ export function createPortal(options: PortalOptions): Portal {
     members: options.stores.members,
     sessions: new Sessions(
       options.stores.sessions,
-      { ...DEFAULT_SESSION_POLICY, ...options.session },
+      withDefaults(DEFAULT_SESSION_POLICY, options.session),
       options.secureCookies,
     ),
-    throttle: new SignInThrottle(options.stores.sessions, { ...DEFAULT_THROTTLE_POLICY, ...options.throttle }),
+    throttle: new SignInThrottle(options.stores.sessions, withDefaults(DEFAULT_THROTTLE_POLICY, options.throttle)),
     now,
   };
   const assets = loadAssets();

@@ -2,6 +2,7 @@ import { decode, formatDecodeError } from '@tron-safety/codec';
 import type * as t from 'io-ts';
 import { err, errAsync, ok, okAsync, ResultAsync, type Result } from 'neverthrow';
 import { Pool, type Dispatcher } from 'undici';
+import { withDefaults } from '../defaults.js';
 import { observeCall, type ProviderCallObserver, type ProviderCallOutcome } from './call-observer.js';
 import { rethrowProgrammerError } from './programmer-error.js';
 import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
@@ -137,7 +138,7 @@ export class TronNodeClient {
       solidity: parse(options.solidityNodeUrl ?? options.fullNodeUrl, 'solidity'),
     };
     this.timeoutMs = options.timeoutMs ?? 2500;
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.retry = withDefaults(DEFAULT_RETRY, options.retry);
     this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.connections = options.connections ?? 16;
     this.onCall = options.onCall;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { err, ok, type Result } from 'neverthrow';
 import { getGlobalDispatcher, interceptors, request } from 'undici';
 import { rethrowProgrammerError } from '../../chain/programmer-error.js';
+import { withDefaults } from '../../defaults.js';
 import { parseOfacXml, type OfacParseLimits, type ParsedOfacList } from './sdn-xml.js';
 
 /** OFAC's SDN list (about 30 MB); it redirects to the Sanctions List Service. */
@@ -56,7 +57,7 @@ export async function downloadOfacList(options: {
   limits?: Partial<OfacDownloadLimits>;
   signal?: AbortSignal;
 }): Promise<Result<OfacDownload, OfacDownloadFailure>> {
-  const limits = { ...DEFAULT_OFAC_DOWNLOAD_LIMITS, ...options.limits };
+  const limits = withDefaults(DEFAULT_OFAC_DOWNLOAD_LIMITS, options.limits);
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const failed = (cause: unknown): Result<never, OfacDownloadFailure> =>
