@@ -16,7 +16,7 @@ export interface PortalMount {
   trustProxy: boolean;
 }
 
-/** Loopback hosts: the only ones whose portal cookies may go without `Secure` (plain HTTP on the machine itself). */
+/** Loopback hosts: plain HTTP on the machine itself. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
@@ -72,6 +72,15 @@ export function koaPortal(mount: PortalMount): Middleware {
     isPortalPath(ctx.path) ? safetyMiddleware(viewOf(mount, ctx.req), { matches: isPortalPath })(ctx, next) : next();
 }
 
+/**
+ * Cookies go without `Secure` only to a host on loopback that no proxy fronts (a developer's own
+ * machine): behind a trusted proxy (`PORTAL_TRUST_PROXY`) browsers reach it over the proxy's HTTPS, even
+ * when the host itself listens on loopback.
+ */
+export function secureCookies(config: Pick<HostConfig, 'host' | 'portalTrustProxy'>): boolean {
+  return !isLoopback(config.host) || config.portalTrustProxy;
+}
+
 /** The portal on the service's admin API and stores, its requests logged like the API's. */
 export function mountPortal(
   service: SafetyService,
@@ -82,7 +91,7 @@ export function mountPortal(
   const portal = createPortal({
     service,
     stores,
-    secureCookies: !isLoopback(config.host),
+    secureCookies: secureCookies(config),
     onError: (error) => logger.error({ err: error }, 'portal request failed'),
   });
   return { ...withRequestLog(portal, logger), trustProxy: config.portalTrustProxy };

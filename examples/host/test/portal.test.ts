@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
-import { clientOf, isLoopback } from '../src/portal-mount.js';
+import { clientOf, isLoopback, secureCookies } from '../src/portal-mount.js';
 import { decodeSeed } from '../src/seed-file.js';
 import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
@@ -134,8 +134,11 @@ describe('portal mount helpers', () => {
     assert.deepEqual(clientOf(req({ host: 'h:1' }), true), { clientAddress: '10.0.0.5', origin: 'http://h:1' });
   });
 
-  test('cookies go without Secure only on loopback hosts', () => {
+  test('cookies go without Secure only on loopback hosts no trusted proxy fronts', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.equal(isLoopback(host), true, host);
     for (const host of ['0.0.0.0', '::', '10.0.0.1', 'safety.example.com']) assert.equal(isLoopback(host), false, host);
+    assert.equal(secureCookies({ host: '127.0.0.1', portalTrustProxy: false }), false);
+    assert.equal(secureCookies({ host: '127.0.0.1', portalTrustProxy: true }), true, 'a TLS proxy on the same machine');
+    assert.equal(secureCookies({ host: '0.0.0.0', portalTrustProxy: false }), true);
   });
 });
