@@ -49,6 +49,8 @@ export interface UnresolvedFailure {
   status: number | null;
   raw: string | null;
   attempts: number;
+  /** `Retry-After` in ms, when a response came back with one (a gateway's 503 or 429). */
+  retryAfterMs: number | null;
 }
 
 export type ClientFailure = ApiFailure | UnresolvedFailure;
@@ -80,6 +82,7 @@ export function readAttempt<C extends t.Mixed>(
       status: null,
       raw: null,
       attempts,
+      retryAfterMs: null,
     });
   }
   const { status, headers, raw } = attempt;
@@ -92,8 +95,9 @@ export function readAttempt<C extends t.Mixed>(
     attempts,
   };
   const json = parseJson(raw);
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
   const unreadable = (message: string): Result<never, ClientFailure> =>
-    err({ kind: 'unresolved', reason: 'bad_response', message, status, raw, attempts });
+    err({ kind: 'unresolved', reason: 'bad_response', message, status, raw, attempts, retryAfterMs });
   if (status === 200) {
     const decoded = decode(codec, json);
     if (decoded.isOk()) return ok({ ...meta, body: decoded.value as t.TypeOf<C> });
@@ -102,7 +106,6 @@ export function readAttempt<C extends t.Mixed>(
   const envelope = decode(ErrorResponse, json);
   if (envelope.isErr()) return unreadable(`HTTP ${status} without the API's error envelope`);
   const { code, message, retryable } = envelope.value.error;
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
   return err({ kind: 'api_error', ...meta, body: envelope.value, code, message, retryable, retryAfterMs });
 }
 

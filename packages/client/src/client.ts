@@ -5,6 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { mayRetry, readAttempt, type Answered, type ClientFailure } from './answers.js';
 import { CheckResponse, UsageResponse, type CheckRequest } from './codecs.js';
 import { sendOnce, type AttemptSpec } from './http.js';
+import { isIdempotencyKey } from './idempotency-key.js';
 import { retryDelayMs, retryPolicyOf, sleep, type RetryPolicy } from './retry.js';
 import { CLIENT_VERSION } from './version.js';
 
@@ -46,7 +47,10 @@ export type CheckFailure = ClientFailure & CheckIdentity;
 export type UsageAnswer = Answered<UsageResponse>;
 
 export interface SafetyClient {
-  /** `POST /v1/transaction/check` with one Idempotency-Key across every retry. */
+  /**
+   * `POST /v1/transaction/check` with one Idempotency-Key across every retry. A given key outside the
+   * spec's 1 to 128 printable ASCII characters rejects with a TypeError, before anything is sent.
+   */
   check(request: CheckRequest, options?: CheckOptions): Promise<Result<CheckAnswer, CheckFailure>>;
   /** `GET /v1/usage?days=…` (1 to 90; the API's default 30 when absent). */
   usage(options?: CallOptions & { days?: number }): Promise<Result<UsageAnswer, ClientFailure>>;
@@ -81,6 +85,10 @@ export function createSafetyClient(options: SafetyClientOptions): SafetyClient {
   return {
     async check(request, callOptions = {}) {
       const idempotencyKey = callOptions.idempotencyKey ?? randomUUID();
+      // Such a key cannot be sent: every attempt would fail before a byte left, and look like an unknown outcome.
+      if (!isIdempotencyKey(idempotencyKey)) {
+        throw new TypeError('idempotencyKey must be 1 to 128 printable ASCII characters');
+      }
       const identity = { request, idempotencyKey };
       const send = {
         ...spec('POST', '/v1/transaction/check', {
@@ -130,8 +138,7 @@ async function callWithRetries<C extends t.Mixed>(
       attempt,
     );
     if (answer.isOk() || !mayRetry(answer.error) || attempt >= settings.policy.maxAttempts) return answer;
-    const retryAfterMs = answer.error.kind === 'api_error' ? answer.error.retryAfterMs : null;
-    const wait = retryDelayMs(settings.policy, attempt, retryAfterMs);
+    const wait = retryDelayMs(settings.policy, attempt, answer.error.retryAfterMs);
     // Never past the deadline: the last outcome (with its Retry-After) is the caller's to act on.
     if (!(Date.now() + wait < deadline - 1)) return answer;
     await sleep(wait, settings.signal);

@@ -18,11 +18,14 @@ const TX = 'ab'.repeat(32);
 
 let script: Reply[] = [];
 let fallback: Reply = json(500, 'script exhausted');
+/** The Idempotency-Key of each request received, and when it arrived. */
 const keys: (string | undefined)[] = [];
+const arrivals: number[] = [];
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     keys.push(req.headers['idempotency-key'] as string | undefined);
+    arrivals.push(performance.now());
     (script.shift() ?? fallback)(req, res);
   });
 });
@@ -37,6 +40,7 @@ function answering(replies: Reply[], otherwise: Reply = json(500, 'script exhaus
   script = replies;
   fallback = otherwise;
   keys.length = 0;
+  arrivals.length = 0;
 }
 
 async function cli(args: string[]) {
@@ -87,7 +91,35 @@ describe('CLI against a scripted server', () => {
   });
 });
 
-describe('client retry settings', () => {
+describe('client retries', () => {
+  test("Errors 1: a gateway's Retry-After is honoured on an answer without the API's envelope", async () => {
+    const gateway: Reply = (_req, res) =>
+      res.writeHead(503, { 'content-type': 'text/html', 'retry-after': '1' }).end('busy');
+    answering([gateway, json(200, checkResponse())]);
+    const client = createSafetyClient({ baseUrl: url, apiKey: 'k', retry: { baseDelayMs: 1 } });
+    try {
+      const outcome = await client.check({ tx_hash: TX, network: 'tron' }, { idempotencyKey: 'order-gw' });
+      assert.ok(outcome.isOk());
+      assert.deepEqual(keys, ['order-gw', 'order-gw']);
+      assert.ok(arrivals[1]! - arrivals[0]! >= 990, `retried after ${arrivals[1]! - arrivals[0]!} ms`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('Errors 4: an Idempotency-Key the spec refuses rejects before anything is sent', async () => {
+    answering([json(200, checkResponse())]);
+    const client = createSafetyClient({ baseUrl: url, apiKey: 'k' });
+    try {
+      for (const idempotencyKey of ['', 'order-ключ', 'k'.repeat(129)]) {
+        await assert.rejects(client.check({ tx_hash: TX, network: 'tron' }, { idempotencyKey }), TypeError);
+      }
+      assert.deepEqual(keys, []);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('Errors 1: settings left undefined keep the default cap and deadline; settings that remove them throw', async () => {
     answering([], drop);
     const client = createSafetyClient({

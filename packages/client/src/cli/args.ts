@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { err, ok, type Result } from 'neverthrow';
+import { isIdempotencyKey } from '../idempotency-key.js';
 
 /** A command line as the CLI understood it; an error is exit code 64. */
 export type Command =
@@ -46,9 +47,6 @@ Exit codes:
   64  wrong command line
 `;
 
-/** The spec's Idempotency-Key: 1 to 128 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
-
 const OPTIONS = {
   recipient: { type: 'string' },
   token: { type: 'string' },
@@ -83,7 +81,7 @@ function checkCommand(rest: string[], values: Values): Result<Command, string> {
   if (values.days !== undefined) return err('--days belongs to usage');
   const key = values['idempotency-key'];
   // An empty or unsendable key would otherwise become a new one: a second, billed check.
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+  if (key !== undefined && !isIdempotencyKey(key)) {
     return err('--idempotency-key must be 1 to 128 printable ASCII characters');
   }
   const { recipient, token, amount } = values;
