@@ -13,6 +13,7 @@ import { parseOfacXml } from '../src/risk/ofac/sdn-xml.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import { OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import type { SanctionsAnswer } from '../src/risk/signals.js';
+import type { SanctionsListStore } from '../src/stores/sanctions-lists.js';
 import {
   bundledSdnEntries,
   renderSdnAdvancedXml,
@@ -27,8 +28,12 @@ import {
 const ADDED = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const UNDER_XBT = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
 const CLEAN = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+const ADDED_LATER = 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb';
 const ctx = { signal: new AbortController().signal };
 const PUBLISHED = new Date('2026-11-20T00:00:00Z');
+/** An answer's hits as [address, source, name], or why it is unavailable. */
+const hits = (answer: SanctionsAnswer) =>
+  answer.status === 'answered' ? answer.hits.map((h) => [h.address, h.source, h.name]) : answer.reason;
 
 const entry = (uid: number, address: string, tag: string, lastName: string, firstName?: string): FakeSdnEntry => ({
   uid,
@@ -161,8 +166,6 @@ describe('A refresh never makes things worse', () => {
     const screen = (address: string) => risk.sanctions.screen([address], ctx);
     return { refresher, screen, advance: (hours: number) => (now = new Date(now.getTime() + hours * 3_600_000)) };
   };
-  const hits = (answer: SanctionsAnswer) =>
-    answer.status === 'answered' ? answer.hits.map((h) => [h.address, h.source, h.name]) : answer.reason;
 
   test('an added address and a TRON address under XBT are found after a refresh; a clean one is clean', async () => {
     const { refresher, screen } = setup();
@@ -300,6 +303,19 @@ async function scriptedOfac(answer: (req: IncomingMessage, res: ServerResponse) 
   };
 }
 
+/** `store` with some of its calls replaced (to hold or slow them, as a database round trip may be). */
+function withStore(store: SanctionsListStore, replaced: Partial<SanctionsListStore>): SanctionsListStore {
+  return {
+    currentHeader: () => store.currentHeader(),
+    currentList: () => store.currentList(),
+    replaceList: (p) => store.replaceList(p),
+    confirmList: (p) => store.confirmList(p),
+    recordFailure: (f) => store.recordFailure(f),
+    lastFailure: () => store.lastFailure(),
+    ...replaced,
+  };
+}
+
 describe('Sanctions age: a 304 confirms only the list it was asked about', () => {
   const start = new Date('2026-11-21T00:00:00Z');
   const body = renderSdnXml(published());
@@ -329,41 +345,56 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
     }
   });
 
-  test('a 304 that arrives after another list was adopted does not confirm that list', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const mirror = await scriptedOfac((req, res) => {
-      if (req.headers['if-none-match'] === '"v1"') void held.then(() => res.writeHead(304, { etag: '"v1"' }).end());
-      else res.writeHead(200, { 'content-type': 'application/xml', etag: '"v1"' }).end(body);
+  // Held on its way: the mirror's 304, or the store's answer to the confirmation it wrote (a PostgreSQL
+  // UPDATE committed, its reply still travelling). Meanwhile an operator loads another list, known
+  // current a week ago, and the host adopts it.
+  for (const held of ['the 304', "the store's answer to the confirmation"] as const) {
+    test(`a 304 does not confirm another list adopted while ${held} was on its way`, async () => {
+      let release: () => void = () => {};
+      const releasing = new Promise<void>((resolve) => (release = resolve));
+      let reached: () => void = () => {};
+      const holding = new Promise<void>((resolve) => (reached = resolve));
+      const hold = async () => (reached(), await releasing);
+      const mirror = await scriptedOfac((req, res) => {
+        if (req.headers['if-none-match'] !== '"v1"') {
+          return void res.writeHead(200, { 'content-type': 'application/xml', etag: '"v1"' }).end(body);
+        }
+        void (held === 'the 304' ? hold() : Promise.resolve()).then(() => res.writeHead(304, { etag: '"v1"' }).end());
+      });
+      try {
+        let now = start;
+        const memory = createMemoryStores().sanctionsLists;
+        const store: SanctionsListStore =
+          held === 'the 304'
+            ? memory
+            : withStore(memory, { confirmList: async (p) => (await memory.confirmList(p)) && (await hold(), true) });
+        const host = new OfacRefresher({ store, url: mirror.url, now: () => now });
+        const risk = createRiskProviders({ ofacList: host, now: () => now.getTime() })._unsafeUnwrap();
+        assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
+        now = new Date(start.getTime() + 3_600_000);
+        const refreshing = host.refresh();
+        await holding;
+        const operator = new OfacRefresher({ store: memory, url: null, now: () => now });
+        const week = new Date(start.getTime() - 7 * 86_400_000);
+        const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
+        const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
+        assert.equal(
+          (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
+          'replaced',
+        );
+        assert.equal(await host.sync(), 'adopted');
+        release();
+        await refreshing;
+        assert.equal(host.status().source, '/var/lib/ofac/old.xml');
+        assert.equal(host.status().confirmedAt.toISOString(), week.toISOString(), 'the 304 was about the other list');
+        assert.equal((await memory.currentHeader())?.confirmedAt.toISOString(), week.toISOString());
+        assert.equal((await risk.sanctions.screen([CLEAN], ctx)).status, 'unavailable', 'a week old is stale');
+      } finally {
+        release();
+        await mirror.close();
+      }
     });
-    try {
-      let now = start;
-      const store = createMemoryStores().sanctionsLists;
-      const host = new OfacRefresher({ store, url: mirror.url, now: () => now });
-      assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
-      // While this host's conditional request is out, an operator loads another list (known current a week ago)
-      // and the host adopts it.
-      now = new Date(start.getTime() + 3_600_000);
-      const refreshing = host.refresh();
-      const operator = new OfacRefresher({ store, url: null, now: () => now });
-      const week = new Date(start.getTime() - 7 * 86_400_000);
-      const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
-      const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
-      assert.equal(
-        (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
-        'replaced',
-      );
-      assert.equal(await host.sync(), 'adopted');
-      release();
-      await refreshing;
-      assert.equal(host.status().source, '/var/lib/ofac/old.xml');
-      assert.equal(host.status().confirmedAt.toISOString(), week.toISOString(), 'the 304 was about the other list');
-      assert.equal((await store.currentHeader())?.confirmedAt.toISOString(), week.toISOString());
-    } finally {
-      release();
-      await mirror.close();
-    }
-  });
+  }
 });
 
 describe('Sanctions age: never current beyond now', () => {
@@ -402,7 +433,7 @@ describe('A refresh never makes things worse: the same publication day', () => {
     // day's first version again, with its own (earlier) Last-Modified.
     const earlier = { body: renderSdnXml(published()), etag: '"first"', modified: 'Fri, 20 Nov 2026 10:00:00 GMT' };
     const later = {
-      body: renderSdnXml(published([entry(7, 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb', 'TRX', 'ADDED LATER THAT DAY')])),
+      body: renderSdnXml(published([entry(7, ADDED_LATER, 'TRX', 'ADDED LATER THAT DAY')])),
       etag: '"second"',
       modified: 'Fri, 20 Nov 2026 16:00:00 GMT',
     };
@@ -448,5 +479,144 @@ describe('Errors: a bug in storing a list is not the store failing', () => {
     assert.equal((await refresher.apply(loaded))._unsafeUnwrapErr().kind, 'store');
     assert.equal(refresher.status().format, 'bundled', 'the list in use is kept');
     store.replaceList = replaceList;
+  });
+});
+
+describe('Sanctions refresh: publication dates are days', () => {
+  test("OFAC's list of the day an operator's plain list is dated (with a time of day) is not older: it replaces it, and its new address is a hit", async () => {
+    const day = new Date('2026-11-21T00:00:00Z');
+    let serving = {
+      body: renderSdnXml(published([], day)),
+      etag: '"a"',
+      modified: 'Sat, 21 Nov 2026 08:00:00 GMT',
+    };
+    const ofac = await scriptedOfac((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/xml', etag: serving.etag, 'last-modified': serving.modified })
+        .end(serving.body),
+    );
+    try {
+      let now = new Date('2026-11-21T09:00:00Z');
+      const store = createMemoryStores().sanctionsLists;
+      const host = new OfacRefresher({ store, url: ofac.url, now: () => now });
+      const risk = createRiskProviders({ ofacList: host, now: () => now.getTime() })._unsafeUnwrap();
+      assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      // 10:00 an operator loads a plain list (e.g. OFAC's addresses plus one from an internal notice)
+      // with `# as-of: 2026-11-21T10:00:00Z`: exactly the candidate admin-sanctions.ts readListFile builds.
+      now = new Date('2026-11-21T10:00:00Z');
+      const asOf = new Date('2026-11-21T10:00:00Z');
+      const operator = new OfacRefresher({ store, url: null, now: () => now });
+      const plainEntries = [...bundledSdnEntries().map((e) => e.ids[0]!.number), ADDED].map((address) => ({
+        address,
+        tag: 'list',
+        name: null,
+      }));
+      const loaded = await operator.apply({
+        source: '/etc/tron-safety/extra.txt',
+        format: 'plain',
+        publishedAt: asOf,
+        confirmedAt: asOf,
+        entries: plainEntries,
+        validators: null,
+      });
+      assert.equal(loaded._unsafeUnwrap().kind, 'replaced');
+
+      // 16:00 OFAC publishes a second action of the same day adding ADDED_LATER (Publish_Date is still 11/21).
+      serving = {
+        body: renderSdnXml(published([entry(7, ADDED_LATER, 'TRX', 'ADDED LATER THAT DAY')], day)),
+        etag: '"b"',
+        modified: 'Sat, 21 Nov 2026 16:00:00 GMT',
+      };
+      now = new Date('2026-11-21T17:00:00Z');
+      const refreshed = await host.refresh();
+      assert.equal(refreshed._unsafeUnwrap().kind, 'replaced', "OFAC's list is of the same day, not older");
+      assert.deepEqual(hits(await risk.sanctions.screen([ADDED_LATER], ctx)), [
+        [ADDED_LATER, 'OFAC SDN (Digital Currency Address - TRX)', 'ADDED LATER THAT DAY'],
+      ]);
+    } finally {
+      await ofac.close();
+    }
+  });
+
+  test("a plain list dated in the future (clamped to now, a time of day) does not make the day's OFAC list older", async () => {
+    const day = new Date('2026-11-21T00:00:00Z');
+    let now = new Date('2026-11-21T10:00:00Z');
+    const store = createMemoryStores().sanctionsLists;
+    const operator = new OfacRefresher({ store, url: null, now: () => now });
+    const parsed = (await parseOfacXml([renderSdnXml(published([], day))], { maxAddresses: 1000 }))._unsafeUnwrap();
+    const typo = new Date('2027-11-21T00:00:00Z');
+    const plain = parsed.entries.map((e) => ({ address: e.address, tag: 'list', name: null }));
+    await operator.apply(
+      { source: '/x.txt', format: 'plain', publishedAt: typo, confirmedAt: typo, entries: plain, validators: null },
+      { force: true },
+    );
+    now = new Date('2026-11-21T17:00:00Z');
+    const next = (
+      await parseOfacXml([renderSdnXml(published([entry(7, ADDED_LATER, 'TRX', 'LATER')], day))], {
+        maxAddresses: 1000,
+      })
+    )._unsafeUnwrap();
+    const applied = await operator.apply({
+      ...next,
+      source: 'https://ofac.example/sdn.xml',
+      confirmedAt: now,
+      validators: { etag: '"b"', lastModified: 'Sat, 21 Nov 2026 16:00:00 GMT' },
+    });
+    assert.equal(applied.isOk(), true, applied.isErr() ? applied.error.reason : '');
+  });
+});
+
+describe("Sanctions refresh: a sync racing this host's own refresh", () => {
+  test('a sync that read the store before this host replaced its list does not adopt the older list it read', async () => {
+    const day = new Date('2026-11-21T00:00:00Z');
+    const older = renderSdnXml(published([], new Date('2026-11-20T00:00:00Z')));
+    const newer = renderSdnXml(published([entry(8, ADDED_LATER, 'TRX', 'NEW')], day));
+    let body = older;
+    let etag = '"old"';
+    const ofac = await scriptedOfac((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/xml', etag }).end(body),
+    );
+    try {
+      const now = new Date('2026-11-21T09:00:00Z');
+      const memory = createMemoryStores().sanctionsLists;
+      // Another host stores the older list.
+      const other = new OfacRefresher({ store: memory, url: ofac.url, now: () => now });
+      assert.equal((await other.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      // This host's timer sync reads the store (one snapshot, as PostgreSQL's REPEATABLE READ gives) and
+      // its answer arrives only after the hourly refresh, started at the same time, has replaced the list.
+      let refreshed: () => void = () => {};
+      const afterRefresh = new Promise<void>((resolve) => (refreshed = resolve));
+      let first = true;
+      const store = withStore(memory, {
+        currentList: async () => {
+          const snapshot = await memory.currentList();
+          if (first) {
+            first = false;
+            await afterRefresh;
+          }
+          return snapshot;
+        },
+      });
+      const host = new OfacRefresher({ store, url: ofac.url, now: () => now });
+      const risk = createRiskProviders({ ofacList: host, now: () => now.getTime() })._unsafeUnwrap();
+      body = newer;
+      etag = '"new"';
+      const timerSync = host.sync();
+      assert.equal((await host.refresh())._unsafeUnwrap().kind, 'replaced');
+      refreshed();
+      await timerSync;
+      const stored = await memory.currentHeader();
+      assert.equal(
+        host.inUse().id,
+        stored?.id,
+        `host screens with ${host.inUse().publishedAt.toISOString()} while the store holds ${stored?.publishedAt.toISOString()}`,
+      );
+      const screened = await risk.sanctions.screen([ADDED_LATER], ctx);
+      assert.equal(screened.status === 'answered' && screened.hits.length, 1, 'the newly listed address is a hit');
+    } finally {
+      await ofac.close();
+    }
   });
 });
