@@ -26,6 +26,10 @@ const KNOWN = new Set<string>(KNOWN_REASON_CODES);
 const DAY_SECONDS = 86_400;
 /** How far `checked_at` may be ahead of this machine's clock. */
 const CLOCK_SKEW_SECONDS = 60;
+const SPEC_REQUIRED_CONFIRMATIONS = 19;
+
+/** Confirmations to require: the spec's 19, even when an answer states fewer. */
+const required = (body: CheckResponse) => Math.max(SPEC_REQUIRED_CONFIRMATIONS, body.required_confirmations);
 
 /** Why the payment must not be booked yet; empty when every rule holds. */
 export function bookingProblems({ request, body }: CheckedPayment, options: BookingOptions = {}): string[] {
@@ -54,10 +58,6 @@ function stateProblems(body: CheckResponse): string[] {
   if (body.coverage !== 'complete') problems.push(`coverage is ${body.coverage}`);
   return problems;
 }
-
-/** The spec's 19, whatever a lower figure an answer states. */
-const required = (body: CheckResponse) => Math.max(SPEC_REQUIRED_CONFIRMATIONS, body.required_confirmations);
-const SPEC_REQUIRED_CONFIRMATIONS = 19;
 
 /** An answer that contradicts the request or itself: about another transaction, or a CLEAR with a severe reason. */
 function consistencyProblems(request: CheckRequest, body: CheckResponse): string[] {

@@ -51,10 +51,6 @@ export class MemorySessionStore implements SessionStore {
     return count;
   }
 
-  async signInFailures(params: SignInFailureParams): Promise<number> {
-    return this.#failures.get(failureKey(params))?.count ?? 0;
-  }
-
   async forgiveSignInFailure(params: SignInFailureParams): Promise<void> {
     const window = this.#failures.get(failureKey(params));
     if (window && window.count > 0) window.count--;

@@ -71,14 +71,6 @@ export class PostgresSessionStore implements SessionStore {
     return decodeRows(CountRow, rows, 'portal_sign_in_failures')[0]?.count ?? 0;
   }
 
-  async signInFailures(params: SignInFailureParams): Promise<number> {
-    const { rows } = await this.pool.query(
-      'SELECT count FROM portal_sign_in_failures WHERE key = $1 AND window_start = $2',
-      [params.key, params.windowStart],
-    );
-    return decodeRow(CountRow, rows, 'portal_sign_in_failures')?.count ?? 0;
-  }
-
   async forgiveSignInFailure(params: SignInFailureParams): Promise<void> {
     await this.pool.query(
       'UPDATE portal_sign_in_failures SET count = count - 1 WHERE key = $1 AND window_start = $2 AND count > 0',

@@ -1,9 +1,9 @@
+import { TRX_DECIMALS } from '../tron/amount.js';
 import type { ChainFacts, Gap, Transfer } from './facts.js';
 import type { MetadataTable } from './collect.js';
 import type { DerivedFacts } from './derive.js';
 import { tokenKey, type TokenRef } from './token-metadata.js';
 import type { RawTransfer } from './transfers/index.js';
-import { TRX_DECIMALS } from '../tron/amount.js';
 
 const TRX_METADATA = { tokenSymbol: 'TRX', tokenName: 'TRX', decimals: TRX_DECIMALS } as const;
 

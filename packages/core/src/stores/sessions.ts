@@ -47,8 +47,6 @@ export interface SessionStore {
   deleteMemberSessions(memberId: string): Promise<number>;
   /** Counts one failed sign-in under `key` in the window; returns the window's count after it. */
   addSignInFailure(params: AddSignInFailureParams): Promise<number>;
-  /** Failed sign-ins counted under `key` in the window (0 when none). */
-  signInFailures(params: SignInFailureParams): Promise<number>;
   /**
    * Takes one counted failure back (an attempt counted before its password was checked, which then
    * proved right); never below 0.
