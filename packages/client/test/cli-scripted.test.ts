@@ -68,6 +68,25 @@ describe('CLI against a scripted server', () => {
     assert.equal((await cli(['check', TX])).code, 0);
   });
 
+  test("the summary shows a server's control and format characters escaped, so a token symbol cannot rewrite the terminal", async () => {
+    const body = clearBody();
+    body.overall_state = 'REVIEW' as 'CLEAR';
+    // C1 CSI + "2K" erases the line in terminals that read C1; RLO reorders; ZWSP hides; ESC is C0.
+    body.transfers[0]!.token_symbol = 'USD\u009b2K\u202eT\u200b\u001b[1A';
+    const error = JSON.stringify({
+      request_id: 'r-err',
+      error: { code: 'provider_unavailable', message: 'down\u009b2K', retryable: false },
+    });
+    answering([json(200, JSON.stringify(body)), json(503, error)]);
+    const run = await cli(['check', TX]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, /USD\\u\{009b\}2K\\u\{202e\}T\\u\{200b\}\\u\{001b\}\[1A {2}TKFY/);
+    assert.doesNotMatch(run.stdout, /[\u0080-\u009f\u200b\u202e]/u);
+    const failed = await cli(['check', TX]);
+    assert.match(failed.stderr, /HTTP 503 provider_unavailable: down\\u\{009b\}2K \(request/);
+    assert.doesNotMatch(failed.stderr, /[\u0000-\u0009\u000b-\u001f\u0080-\u009f\u202e]/u);
+  });
+
   test('Errors 4: an empty or unsendable --idempotency-key is a wrong command line, never a new key', async () => {
     answering([json(200, checkResponse())]);
     for (const key of ['', 'order-ключ', 'k'.repeat(129)]) {

@@ -3,6 +3,7 @@ import type { ClientFailure } from '../answers.js';
 import { isSafeToBook } from '../booking.js';
 import { CLIENT_VERSION } from '../version.js';
 import { parseCommand, USAGE, type Command } from './args.js';
+import { printable } from './printable.js';
 import { createStyle, renderCheck, renderUsage } from './summary.js';
 
 /** Where the CLI writes and what it reads: the process's, or a test's. */
@@ -89,7 +90,9 @@ function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailur
           ? `; retryable: run again with --idempotency-key ${key}`
           : '';
     io.stderr.write(
-      `tron-safety: HTTP ${error.status} ${error.code}: ${error.message} (request ${error.requestId ?? '-'})${retry}\n`,
+      printable(
+        `tron-safety: HTTP ${error.status} ${error.code}: ${error.message} (request ${error.requestId ?? '-'})${retry}`,
+      ) + '\n',
     );
     return EXIT.failed;
   }
@@ -100,7 +103,9 @@ function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailur
 function fail(io: CliIo, command: Command, message: string): number {
   const json = command.kind === 'check' || command.kind === 'usage' ? command.json : false;
   io.stderr.write(
-    json ? `${JSON.stringify({ error: { exit_code: EXIT.failed, message } })}\n` : `tron-safety: ${message}\n`,
+    json
+      ? `${JSON.stringify({ error: { exit_code: EXIT.failed, message } })}\n`
+      : `tron-safety: ${printable(message)}\n`,
   );
   return EXIT.failed;
 }

@@ -1,6 +1,7 @@
 import type { CheckAnswer, UsageAnswer } from '../client.js';
 import { bookingProblems } from '../booking.js';
 import type { CheckResponse, Transfer } from '../codecs.js';
+import { printable, printableJson } from './printable.js';
 
 /** ANSI styling, or none when the terminal has no colours. */
 export interface Style {
@@ -46,8 +47,8 @@ function transactionLines(b: CheckResponse): string[] {
 
 /** The readable summary of a check: state, reasons, transfers, match flags, risk, coverage, freshness. */
 export function renderCheck(answer: CheckAnswer, style: Style): string {
-  const b = answer.body;
-  const problems = bookingProblems(answer);
+  const b = printableJson(answer.body);
+  const problems = bookingProblems(answer).map(printable);
   const f = b.freshness;
   return [
     `${style.state(b.overall_state, style.bold(b.overall_state))}  ${style.dim(`request ${b.request_id}`)}`,
@@ -67,7 +68,8 @@ export function renderCheck(answer: CheckAnswer, style: Style): string {
   ].join('\n');
 }
 
-export function renderUsage({ body }: UsageAnswer): string {
+export function renderUsage(answer: UsageAnswer): string {
+  const body = printableJson(answer.body);
   const { period: p, recent: r, limits: l } = body;
   const states = Object.entries(r.by_overall_state)
     .map(([state, n]) => `${state} ${n}`)
