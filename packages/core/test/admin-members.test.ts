@@ -124,6 +124,39 @@ describe('Members: roles', () => {
     );
   });
 
+  test("an admin's change applies only to the role it was allowed on: a promotion to owner in between wins", async () => {
+    const { stores, admin, org, as } = await organization();
+    const developer = async (email: string) =>
+      (await admin.members.inviteMember(operator, org.id, { email, role: 'developer' }))._unsafeUnwrap().member;
+    /** An owner's promotion lands after the admin's permission check read the member as a developer. */
+    const promotedAfterTheRead = () => {
+      const read = stores.members.getMember.bind(stores.members);
+      stores.members.getMember = async (organizationId, memberId) => {
+        const seen = await read(organizationId, memberId);
+        stores.members.getMember = read;
+        assert.ok((await admin.members.setMemberRole(as('owner'), org.id, memberId, 'owner')).isOk());
+        return seen;
+      };
+    };
+    const [demoted, removed] = [await developer('d1@example.com'), await developer('d2@example.com')];
+    promotedAfterTheRead();
+    const demotion = await admin.members.setMemberRole(as('admin'), org.id, demoted.id, 'viewer');
+    assert.equal(demotion._unsafeUnwrapErr().code, 'conflict');
+    assert.match(demotion._unsafeUnwrapErr().message, /role changed meanwhile/);
+    promotedAfterTheRead();
+    assert.equal(
+      (await admin.members.removeMember(as('admin'), org.id, removed.id))._unsafeUnwrapErr().code,
+      'conflict',
+    );
+    for (const m of [demoted, removed]) {
+      assert.equal(
+        (await stores.members.getMember(org.id, m.id))?.role,
+        'owner',
+        'an admin never demotes or removes an owner',
+      );
+    }
+  });
+
   test('the last owner cannot be demoted or removed', async () => {
     const { admin, org, owner, as } = await organization();
     const demote = await admin.members.setMemberRole(as('owner'), org.id, owner.id, 'admin');

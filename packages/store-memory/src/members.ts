@@ -58,6 +58,7 @@ export class MemoryMemberStore implements MemberStore {
   async setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome> {
     const member = this.#byId.get(params.memberId);
     if (member?.organizationId !== params.organizationId) return err('not_found');
+    if (member.role !== params.expectedRole) return err('role_changed');
     if (params.role !== 'owner' && this.#isLastOwner(member)) return err('last_owner');
     member.role = params.role;
     member.updatedAt = params.now;
@@ -67,6 +68,7 @@ export class MemoryMemberStore implements MemberStore {
   async removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
     const member = this.#byId.get(params.memberId);
     if (member?.organizationId !== params.organizationId) return err('not_found');
+    if (member.role !== params.expectedRole) return err('role_changed');
     if (this.#isLastOwner(member)) return err('last_owner');
     this.#byId.delete(member.id);
     this.#idByEmail.delete(member.email);

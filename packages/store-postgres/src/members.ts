@@ -2,6 +2,7 @@ import type {
   AcceptInvitationParams,
   MemberChangeOutcome,
   MemberRecord,
+  MemberRole,
   MemberStore,
   RemoveMemberParams,
   SetMemberRoleParams,
@@ -12,11 +13,13 @@ import type pg from 'pg';
 import { inTransaction } from './connection.js';
 import { decodeRow, decodeRows, PgDate } from './rows.js';
 
+const Role = t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null });
+const MemberRoleRow = t.type({ role: Role });
 const MemberRow = t.type({
   id: t.string,
   organization_id: t.string,
   email: t.string,
-  role: t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null }),
+  role: Role,
   password_hash: t.union([t.string, t.null]),
   invitation_hash: t.union([t.string, t.null]),
   invitation_expires_at: t.union([PgDate, t.null]),
@@ -97,8 +100,8 @@ export class PostgresMemberStore implements MemberStore {
   setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome> {
     return this.#changeKeepingAnOwner(
       params,
-      `UPDATE portal_members m SET role = $3, updated_at = $4
-        WHERE m.organization_id = $1 AND m.id = $2 AND ($3 = 'owner' OR ${KEEPS_AN_OWNER})
+      `UPDATE portal_members m SET role = $4, updated_at = $5
+        WHERE m.organization_id = $1 AND m.id = $2 AND m.role = $3 AND ($4 = 'owner' OR ${KEEPS_AN_OWNER})
         RETURNING ${COLUMNS}`,
       [params.role, params.now],
     );
@@ -107,29 +110,33 @@ export class PostgresMemberStore implements MemberStore {
   removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
     return this.#changeKeepingAnOwner(
       params,
-      `DELETE FROM portal_members m WHERE m.organization_id = $1 AND m.id = $2 AND ${KEEPS_AN_OWNER}
+      `DELETE FROM portal_members m
+        WHERE m.organization_id = $1 AND m.id = $2 AND m.role = $3 AND ${KEEPS_AN_OWNER}
         RETURNING ${COLUMNS}`,
       [],
     );
   }
 
-  /** Runs the conditional change under the organization's lock; tells a missing member from the last owner. */
+  /** Runs the conditional change under the organization's lock; tells why it did not apply. */
   #changeKeepingAnOwner(
-    params: { organizationId: string; memberId: string },
+    params: { organizationId: string; memberId: string; expectedRole: MemberRole },
     sql: string,
     extra: unknown[],
   ): Promise<MemberChangeOutcome> {
     return inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERS_LOCK_CLASS, params.organizationId]);
       // Each statement after the lock sees every change committed before it was granted.
-      const changed = await client.query(sql, [params.organizationId, params.memberId, ...extra]);
+      const { organizationId, memberId, expectedRole } = params;
+      const changed = await client.query(sql, [organizationId, memberId, expectedRole, ...extra]);
       const row = decodeRow(MemberRow, changed.rows, 'portal_members');
       if (row) return ok(toRecord(row));
-      const exists = await client.query('SELECT 1 FROM portal_members WHERE organization_id = $1 AND id = $2', [
-        params.organizationId,
-        params.memberId,
+      const now = await client.query('SELECT role FROM portal_members WHERE organization_id = $1 AND id = $2', [
+        organizationId,
+        memberId,
       ]);
-      return err(exists.rowCount === 1 ? 'last_owner' : 'not_found');
+      const current = decodeRow(MemberRoleRow, now.rows, 'portal_members');
+      if (!current) return err('not_found');
+      return err(current.role === expectedRole ? 'last_owner' : 'role_changed');
     });
   }
 

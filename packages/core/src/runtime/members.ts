@@ -34,6 +34,15 @@ const EMAIL = /^[^\s@<>()[\]\\,;:"']+@[^\s@<>()[\]\\,;:"']+\.[^\s@<>()[\]\\,;:"'
 
 const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminError> => err({ code, message });
 
+/** Why the store did not apply a role change or removal, as the admin API says it. */
+function refusedChange<T>(reason: 'not_found' | 'last_owner' | 'role_changed', change: string): Result<T, AdminError> {
+  if (reason === 'not_found') return fail('not_found', 'no such member');
+  if (reason === 'last_owner')
+    return fail('conflict', `the last owner cannot be ${change}: make another member owner first`);
+  // The permission was decided on the role read before; another change came in between.
+  return fail('conflict', "the member's role changed meanwhile: look at the members again");
+}
+
 export function memberView(record: MemberRecord): MemberView {
   const { id, organizationId, email, role, createdAt } = record;
   return {
@@ -176,11 +185,9 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
       if (!isRole(role)) return fail('invalid', `role must be one of ${MEMBER_ROLES.join(', ')}`);
       const member = await changeable(actor, organizationId, memberId, role);
       if (member.isErr()) return err(member.error);
-      const changed = await members.setMemberRole({ organizationId, memberId, role, now: now() });
-      if (changed.isOk()) return ok(memberView(changed.value));
-      return changed.error === 'last_owner'
-        ? fail('conflict', 'the last owner cannot be demoted: make another member owner first')
-        : fail('not_found', 'no such member');
+      const expectedRole = member.value.role;
+      const changed = await members.setMemberRole({ organizationId, memberId, role, expectedRole, now: now() });
+      return changed.isOk() ? ok(memberView(changed.value)) : refusedChange(changed.error, 'demoted');
     },
 
     /** Removes the member and ends its portal sessions. */
@@ -191,11 +198,8 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
     ): Promise<Result<MemberView, AdminError>> {
       const member = await changeable(actor, organizationId, memberId, null);
       if (member.isErr()) return err(member.error);
-      const removed = await members.removeMember({ organizationId, memberId });
-      if (removed.isErr())
-        return removed.error === 'last_owner'
-          ? fail('conflict', 'the last owner cannot be removed: make another member owner first')
-          : fail('not_found', 'no such member');
+      const removed = await members.removeMember({ organizationId, memberId, expectedRole: member.value.role });
+      if (removed.isErr()) return refusedChange(removed.error, 'removed');
       await stores.sessions.deleteMemberSessions(memberId);
       return ok(memberView(removed.value));
     },

@@ -33,7 +33,11 @@ export interface MemberRecord {
  * owner who can sign in (one who has set a password; an invited owner may never accept), or without
  * any owner, so nothing changed.
  */
-export type MemberChangeOutcome = Result<MemberRecord, 'not_found' | 'last_owner'>;
+/**
+ * `role_changed`: the member no longer has `expectedRole` (another change came first), so the
+ * permission decided on that role does not hold.
+ */
+export type MemberChangeOutcome = Result<MemberRecord, 'not_found' | 'last_owner' | 'role_changed'>;
 
 export interface AcceptInvitationParams {
   tokenHash: string;
@@ -45,12 +49,16 @@ export interface SetMemberRoleParams {
   organizationId: string;
   memberId: string;
   role: MemberRole;
+  /** The role the caller's permission check saw: the change applies only while the member still has it. */
+  expectedRole: MemberRole;
   now: Date;
 }
 
 export interface RemoveMemberParams {
   organizationId: string;
   memberId: string;
+  /** As in `SetMemberRoleParams`. */
+  expectedRole: MemberRole;
 }
 
 export interface MemberStore {
@@ -71,10 +79,11 @@ export interface MemberStore {
    */
   acceptInvitation(params: AcceptInvitationParams): Promise<MemberRecord | null>;
   /**
-   * One atomic step: changes the member's role unless that demotes the organization's last
-   * owner. Of concurrent demotions of the last two owners, at most one succeeds.
+   * One atomic step: changes the member's role while it is still `expectedRole`, unless that
+   * demotes the organization's last owner. Of concurrent demotions of the last two owners, at most
+   * one succeeds.
    */
   setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome>;
-  /** One atomic step: deletes the member unless it is the organization's last owner. */
+  /** One atomic step: deletes the member while its role is still `expectedRole`, unless it is the organization's last owner. */
   removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome>;
 }

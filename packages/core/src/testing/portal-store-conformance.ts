@@ -110,27 +110,64 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       const dev = member(orgId, 'developer');
       await members.insertMember(owner);
       await members.insertMember(dev);
-      const params = (memberId: string, role: MemberRole) => ({ organizationId: orgId, memberId, role, now: at(5) });
-      assert.equal(refusal(await members.setMemberRole(params(owner.id, 'admin'))), 'last_owner');
-      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: owner.id })), 'last_owner');
-      const elsewhere = { ...params(dev.id, 'owner'), organizationId: randomUUID() };
+      const params = (memberId: string, role: MemberRole, expectedRole: MemberRole) => ({
+        organizationId: orgId,
+        memberId,
+        role,
+        expectedRole,
+        now: at(5),
+      });
+      const remove = { organizationId: orgId, memberId: owner.id, expectedRole: 'owner' as const };
+      assert.equal(refusal(await members.setMemberRole(params(owner.id, 'admin', 'owner'))), 'last_owner');
+      assert.equal(refusal(await members.removeMember(remove)), 'last_owner');
+      const elsewhere = { ...params(dev.id, 'owner', 'developer'), organizationId: randomUUID() };
       assert.equal(refusal(await members.setMemberRole(elsewhere)), 'not_found');
-      assert.equal(refusal(await members.setMemberRole(params(randomUUID(), 'owner'))), 'not_found');
+      assert.equal(refusal(await members.setMemberRole(params(randomUUID(), 'owner', 'developer'))), 'not_found');
 
-      const promoted = (await members.setMemberRole(params(dev.id, 'owner')))._unsafeUnwrap();
+      const promoted = (await members.setMemberRole(params(dev.id, 'owner', 'developer')))._unsafeUnwrap();
       assert.equal(promoted.role, 'owner');
       assert.deepEqual(promoted.updatedAt, at(5));
-      assert.equal(refusal(await members.setMemberRole(params(owner.id, 'owner'))), 'changed', 'an owner stays owner');
+      assert.equal(
+        refusal(await members.setMemberRole(params(owner.id, 'owner', 'owner'))),
+        'changed',
+        'an owner stays owner',
+      );
 
       // Both owners demote each other at once: one of them must stay owner.
       const both = await Promise.all([
-        members.setMemberRole(params(owner.id, 'viewer')),
-        members.setMemberRole(params(dev.id, 'billing')),
+        members.setMemberRole(params(owner.id, 'viewer', 'owner')),
+        members.setMemberRole(params(dev.id, 'billing', 'owner')),
       ]);
       assert.deepEqual(both.map(refusal).sort(), ['changed', 'last_owner']);
       const owners = (await members.listMembers(orgId)).filter((m) => m.role === 'owner');
       assert.equal(owners.length, 1);
     });
+
+    withStores(
+      'a role change or removal applies only while the member still has the role it was decided on',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const owner = member(orgId, 'owner');
+        const dev = member(orgId, 'developer');
+        for (const m of [owner, dev]) await members.insertMember(m);
+        // An admin decided to demote a developer; meanwhile an owner made the developer an owner.
+        const promote = {
+          organizationId: orgId,
+          memberId: dev.id,
+          role: 'owner' as const,
+          expectedRole: 'developer' as const,
+          now: at(5),
+        };
+        assert.ok((await members.setMemberRole(promote)).isOk());
+        const demote = { ...promote, role: 'viewer' as const, now: at(6) };
+        assert.equal(refusal(await members.setMemberRole(demote)), 'role_changed');
+        const remove = { organizationId: orgId, memberId: dev.id, expectedRole: 'developer' as const };
+        assert.equal(refusal(await members.removeMember(remove)), 'role_changed');
+        const stored = await members.getMember(orgId, dev.id);
+        assert.equal(stored?.role, 'owner', 'neither the stale demotion nor the stale removal applied');
+        assert.deepEqual(stored?.updatedAt, at(5));
+      },
+    );
 
     withStores('an owner who can sign in stays while the other owners are only invited', async ({ members }) => {
       const orgId = randomUUID();
@@ -144,12 +181,13 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         invitation: { tokenHash: randomUUID(), expiresAt: at(60 * MINUTE) },
       });
       for (const m of [active, invited, other]) await members.insertMember(m);
-      const params = (memberId: string) => ({ organizationId: orgId, memberId, role: 'viewer' as const, now: at(5) });
+      const ofOwner = (memberId: string) => ({ organizationId: orgId, memberId, expectedRole: 'owner' as const });
+      const params = (memberId: string) => ({ ...ofOwner(memberId), role: 'viewer' as const, now: at(5) });
       assert.equal(refusal(await members.setMemberRole(params(active.id))), 'last_owner');
-      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: active.id })), 'last_owner');
-      assert.ok((await members.removeMember({ organizationId: orgId, memberId: invited.id })).isOk());
+      assert.equal(refusal(await members.removeMember(ofOwner(active.id))), 'last_owner');
+      assert.ok((await members.removeMember(ofOwner(invited.id))).isOk());
       assert.ok((await members.setMemberRole(params(other.id))).isOk(), 'an invited owner may go');
-      await members.removeMember({ organizationId: orgId, memberId: active.id });
+      await members.removeMember(ofOwner(active.id));
       const owners = (await members.listMembers(orgId)).filter((m) => m.role === 'owner');
       assert.deepEqual(
         owners.map((m) => m.id),
@@ -164,8 +202,9 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         invitation: { ...pending.invitation, tokenHash: randomUUID() },
       });
       for (const m of [first, second]) await members.insertMember(m);
-      assert.ok((await members.removeMember({ organizationId: seeded, memberId: first.id })).isOk());
-      assert.equal(refusal(await members.removeMember({ organizationId: seeded, memberId: second.id })), 'last_owner');
+      const seededOwner = (memberId: string) => ({ organizationId: seeded, memberId, expectedRole: 'owner' as const });
+      assert.ok((await members.removeMember(seededOwner(first.id))).isOk());
+      assert.equal(refusal(await members.removeMember(seededOwner(second.id))), 'last_owner');
     });
 
     withStores('removal keeps an owner, also when owners remove each other at once', async ({ members }) => {
@@ -174,18 +213,17 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       const b = member(orgId, 'owner');
       const viewer = member(orgId, 'viewer');
       for (const m of [a, b, viewer]) await members.insertMember(m);
-      assert.equal(
-        refusal(await members.removeMember({ organizationId: randomUUID(), memberId: viewer.id })),
-        'not_found',
-      );
-      const removed = (await members.removeMember({ organizationId: orgId, memberId: viewer.id }))._unsafeUnwrap();
+      const of = (m: MemberRecord, organizationId = orgId) => ({
+        organizationId,
+        memberId: m.id,
+        expectedRole: m.role,
+      });
+      assert.equal(refusal(await members.removeMember(of(viewer, randomUUID()))), 'not_found');
+      const removed = (await members.removeMember(of(viewer)))._unsafeUnwrap();
       assert.equal(removed.id, viewer.id);
       assert.equal(await members.findMemberByEmail(viewer.email), null);
-      assert.equal(refusal(await members.removeMember({ organizationId: orgId, memberId: viewer.id })), 'not_found');
-      const both = await Promise.all([
-        members.removeMember({ organizationId: orgId, memberId: a.id }),
-        members.removeMember({ organizationId: orgId, memberId: b.id }),
-      ]);
+      assert.equal(refusal(await members.removeMember(of(viewer))), 'not_found');
+      const both = await Promise.all([members.removeMember(of(a)), members.removeMember(of(b))]);
       assert.equal(both.filter((o) => o.isOk()).length, 1);
       assert.equal((await members.listMembers(orgId)).length, 1);
       assert.equal(await members.insertMember({ ...viewer, id: randomUUID() }), true, 'a removed email is free again');
