@@ -47,8 +47,12 @@ export { MAX_ENTITLEMENT } from './stores/organizations.js';
 export {
   createTronChainFactsProvider,
   type KnownToken,
+  type NodeNetwork,
+  type NodeNetworks,
   type TronChainFactsProvider,
   type TronChainFactsProviderOptions,
+  type TronNetwork,
+  type WrongNetwork,
 } from './chain/provider.js';
 export type {
   ChainFacts,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { TRON_MAINNET, TRON_NILE } from '../src/chain/network.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronNode, type FakeTronScenario } from '../src/testing/index.js';
 
@@ -44,6 +45,32 @@ describe('java-tron answers', () => {
     assert.equal((await post('/walletsolidity/getblockbynum', { num: node.heights.head })).text, '{}');
     const abridged = JSON.parse((await post('/wallet/getblockbynum', { num: 71723395 })).text);
     assert.equal(abridged.transactions.length, 2);
+  });
+
+  test("block 0 is mainnet's genesis by default (no number, no timestamp, as TronGrid's), another network's per node on demand", async () => {
+    const genesis = JSON.parse((await post('/wallet/getblockbynum', { num: 0 })).text);
+    assert.equal(genesis.blockID, TRON_MAINNET.genesisBlockId);
+    assert.equal(genesis.block_header.raw_data.number, undefined);
+    assert.equal(genesis.block_header.raw_data.timestamp, undefined);
+    assert.equal(JSON.parse((await post('/wallet/getnodeinfo', {})).text).configNodeInfo.p2pVersion, '11111');
+    node.setNetwork(TRON_NILE, 'solidity');
+    try {
+      assert.equal(
+        JSON.parse((await post('/walletsolidity/getblockbynum', { num: 0 })).text).blockID,
+        TRON_NILE.genesisBlockId,
+      );
+      assert.equal(
+        JSON.parse((await post('/wallet/getblockbynum', { num: 0 })).text).blockID,
+        TRON_MAINNET.genesisBlockId,
+      );
+      node.setNetwork({ genesisBlockId: null });
+      assert.equal((await post('/wallet/getblockbynum', { num: 0 })).text, '{}');
+      assert.deepEqual(JSON.parse((await post('/wallet/getnodeinfo', {})).text).configNodeInfo, {
+        codeVersion: 'fake',
+      });
+    } finally {
+      node.setNetwork(TRON_MAINNET);
+    }
   });
 
   test('triggerconstantcontract: USDT metadata; an unknown contract is CONTRACT_VALIDATE_ERROR', async () => {

@@ -335,16 +335,18 @@ describe('token metadata', () => {
 });
 
 describe('calls', () => {
-  test('the six lookups go out in parallel, then metadata; API key header sent', async () => {
+  test("the six lookups go out in parallel, with both nodes' block 0 on the provider's first check, then metadata; API key header sent", async () => {
     const slow = await startFakeTronNode({ latencyMs: 80 });
     const p = createTronChainFactsProvider({ fullNodeUrl: slow.url, apiKey: 'test-key', knownTokens: [] });
     try {
       await factsOf(p, TRON_FIXTURE_TX.usdtTransfer);
-      const first = slow.calls.slice(0, 6);
+      const first = slow.calls.slice(0, 8);
       assert.deepEqual(first.map((c) => `${c.node}:${c.path}`).sort(), [
+        'full:getblockbynum',
         'full:getnowblock',
         'full:gettransactionbyid',
         'full:gettransactioninfobyid',
+        'solidity:getblockbynum',
         'solidity:getnowblock',
         'solidity:gettransactionbyid',
         'solidity:gettransactioninfobyid',
@@ -352,7 +354,7 @@ describe('calls', () => {
       const lastStart = Math.max(...first.map((c) => c.startedAt));
       const firstEnd = Math.min(...first.map((c) => c.finishedAt ?? Infinity));
       assert.ok(lastStart < firstEnd, 'every lookup started before any finished');
-      const rest = slow.calls.slice(6);
+      const rest = slow.calls.slice(8);
       assert.equal(rest.length, 3);
       assert.ok(rest.every((c) => c.path === 'triggerconstantcontract'));
       assert.ok(
@@ -415,17 +417,22 @@ describe('calls', () => {
     }
   });
 
-  test('warmUp opens the connections of a first round (one round for a hash no transaction has) and confirms the known tokens; a node that is down is no error', async () => {
+  test("warmUp opens the connections of a first round (one round for a hash no transaction has), establishes both nodes' network and confirms the known tokens; a node that is down is no error", async () => {
     const node = await startFakeTronNode();
     const p = createTronChainFactsProvider({ fullNodeUrl: node.url });
     try {
       await p.warmUp();
-      const round = node.calls.filter((c) => c.path !== 'triggerconstantcontract');
+      const round = node.calls.filter((c) => c.path !== 'triggerconstantcontract' && c.path !== 'getblockbynum');
       assert.equal(round.length, 6);
       assert.ok(
         round.every((c) => c.path === 'getnowblock' || (c.body as { value?: string }).value === '00'.repeat(32)),
       );
-      assert.equal(metadataCalls(node), node.calls.length - 6, 'the rest confirms the known tokens');
+      const genesis = node.calls.filter((c) => c.path === 'getblockbynum');
+      assert.deepEqual(genesis.map((c) => [c.node, c.body]).sort(), [
+        ['full', { num: 0 }],
+        ['solidity', { num: 0 }],
+      ]);
+      assert.equal(metadataCalls(node), node.calls.length - 8, 'the rest confirms the known tokens');
     } finally {
       await p.close();
       await node.close();

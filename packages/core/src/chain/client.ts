@@ -5,12 +5,24 @@ import { Pool, type Dispatcher } from 'undici';
 import { withDefaults } from '../defaults.js';
 import { observeCall, type ProviderCallObserver, type ProviderCallOutcome } from './call-observer.js';
 import { rethrowProgrammerError } from './programmer-error.js';
+import { NodeGenesisBlock, NodeInfo } from './network-codecs.js';
 import { NodeAssetIssue, NodeBlock, NodeConstantCall, NodeTransaction, NodeTransactionInfo } from './node-codecs.js';
 
 /** Which java-tron service a call goes to: full node `/wallet/*` or solidity node `/walletsolidity/*`. */
 export type TronNode = 'full' | 'solidity';
 
+/** Why a node gave no usable answer: a failed call, or a node whose network is not established. */
 export type NodeCallError =
+  | NodeCallFailure
+  /**
+   * The node answered, but it is not known to serve the expected network (`network.ts`): it serves
+   * another (`wrong_network`), or that could not be established yet (`unverified`). Never a call's
+   * outcome; `detail` names the node.
+   */
+  | { kind: 'untrusted_node'; node: TronNode; reason: 'wrong_network' | 'unverified'; detail: string };
+
+/** How one call failed. */
+export type NodeCallFailure =
   /** The caller's signal fired (request deadline): do not retry, stop. */
   | { kind: 'aborted' }
   /** No answer within the per-call timeout, after the retries the deadline allowed. */
@@ -36,6 +48,8 @@ export function describeNodeError(error: NodeCallError): string {
       return `${error.node} node ${error.endpoint}: node error (${error.message.slice(0, 200)})`;
     case 'bad_response':
       return `${error.node} node ${error.endpoint}: bad response (${error.detail})`;
+    case 'untrusted_node':
+      return error.detail;
   }
 }
 
@@ -69,7 +83,7 @@ export interface TronNodeClientOptions {
 /** Answer of a lookup where java-tron's `{}` means "not found". */
 export type Found<A> = A | null;
 
-const OUTCOME: Record<NodeCallError['kind'], ProviderCallOutcome> = {
+const OUTCOME: Record<NodeCallFailure['kind'], ProviderCallOutcome> = {
   aborted: 'aborted',
   timeout: 'timeout',
   network: 'network',
@@ -166,6 +180,17 @@ export class TronNodeClient {
     return this.call(spec, signal, deadline).andThen((block) =>
       block === null ? errAsync(bad(spec, 'empty block')) : okAsync(block),
     );
+  }
+
+  /** Block `num`; null when the node does not have it (`{}`). Only its id is read (see `NodeGenesisBlock`). */
+  getBlockId(node: TronNode, num: number, signal: AbortSignal, deadline?: number) {
+    const spec = { node, endpoint: 'getblockbynum', body: { num }, codec: NodeGenesisBlock, emptyIsNotFound: true };
+    return this.call(spec, signal, deadline);
+  }
+
+  getNodeInfo(node: TronNode, signal: AbortSignal, deadline?: number) {
+    const spec = { node, endpoint: 'getnodeinfo', body: {}, codec: NodeInfo, emptyIsNotFound: false };
+    return this.call(spec, signal, deadline);
   }
 
   /** A constant (read-only) call of a no-argument method (`selector`, e.g. `decimals()`) of contract `contractHex41`. */
@@ -300,11 +325,11 @@ interface NodeCall<A> {
 }
 
 /** A failed attempt, and whether another attempt may answer differently. */
-type AttemptFailure = { error: NodeCallError; retryable: boolean };
+type AttemptFailure = { error: NodeCallFailure; retryable: boolean };
 
-const fail = (error: NodeCallError, retryable: boolean) => err<never, AttemptFailure>({ error, retryable });
+const fail = (error: NodeCallFailure, retryable: boolean) => err<never, AttemptFailure>({ error, retryable });
 
-const bad = ({ node, endpoint }: Pick<NodeCall<unknown>, 'node' | 'endpoint'>, detail: string): NodeCallError => ({
+const bad = ({ node, endpoint }: Pick<NodeCall<unknown>, 'node' | 'endpoint'>, detail: string): NodeCallFailure => ({
   kind: 'bad_response',
   node,
   endpoint,
@@ -312,7 +337,7 @@ const bad = ({ node, endpoint }: Pick<NodeCall<unknown>, 'node' | 'endpoint'>, d
 });
 
 /** A 200 answer's body: JSON, not java-tron's `{"Error": …}`, and the shape the call's codec expects. */
-function readAnswer<A>(spec: NodeCall<A>, text: string): Result<Found<A>, NodeCallError> {
+function readAnswer<A>(spec: NodeCall<A>, text: string): Result<Found<A>, NodeCallFailure> {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -18,7 +18,9 @@ export interface DerivedFacts extends Omit<ChainFacts, 'transfers' | 'tokenDataA
 function unavailable({ full, solidity }: NodeAnswers): ChainProviderError | null {
   const lookups = [full.tx, full.info, solidity.tx, solidity.info];
   if (!lookups.every((r) => r.isErr())) return null;
-  return { kind: 'unavailable', detail: lookups.map((r) => (r.isErr() ? describeNodeError(r.error) : '')).join('; ') };
+  // A node whose network is not established fails both its lookups alike: said once.
+  const details = new Set(lookups.map((r) => (r.isErr() ? describeNodeError(r.error) : '')));
+  return { kind: 'unavailable', detail: [...details].join('; ') };
 }
 
 /**

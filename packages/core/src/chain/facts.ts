@@ -37,6 +37,8 @@ export interface Disagreement {
 export interface Gap {
   code:
     | 'node_call_failed'
+    | 'node_wrong_network'
+    | 'node_network_unverified'
     | 'transaction_body_missing'
     | 'receipt_result_missing'
     | 'block_number_missing'

@@ -1,4 +1,4 @@
-import { describeNodeError } from './client.js';
+import { describeNodeError, type NodeCallError } from './client.js';
 import type { Gap } from './facts.js';
 import { valueOf, type Reading } from './reading.js';
 
@@ -7,12 +7,23 @@ const gap = (code: Gap['code'], detail: string): Gap => ({ code, detail });
 /** How far a block's time may run ahead of this host's clock (clock skew) before it is not believed. */
 export const BLOCK_TIME_SKEW_MS = 60_000;
 
-/** Every node call that got no usable answer (the four lookups and both head blocks). */
+const nodeGapCode = (error: NodeCallError): Gap['code'] =>
+  error.kind !== 'untrusted_node'
+    ? 'node_call_failed'
+    : error.reason === 'wrong_network'
+      ? 'node_wrong_network'
+      : 'node_network_unverified';
+
+/**
+ * Every node call that got no usable answer (the four lookups and both head blocks), once each: a
+ * node whose network is not established is one gap, not one per answer.
+ */
 export function nodeCallGaps({ answers }: Reading): Gap[] {
   const { full, solidity } = answers;
-  return [full.tx, full.info, full.block, solidity.tx, solidity.info, solidity.block].flatMap((r) =>
-    r.isErr() ? [gap('node_call_failed', describeNodeError(r.error))] : [],
+  const gaps = [full.tx, full.info, full.block, solidity.tx, solidity.info, solidity.block].flatMap((r) =>
+    r.isErr() ? [gap(nodeGapCode(r.error), describeNodeError(r.error))] : [],
   );
+  return gaps.filter((g, i) => gaps.findIndex((o) => o.code === g.code && o.detail === g.detail) === i);
 }
 
 /**

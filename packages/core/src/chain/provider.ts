@@ -7,6 +7,15 @@ import { deriveFacts } from './derive.js';
 import type { ChainFacts, ChainFactsContext, ChainFactsProvider, ChainProviderError } from './facts.js';
 import { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
 import {
+  establishedNodes,
+  NetworkVerifier,
+  TRON_MAINNET,
+  trustedAnswers,
+  type NodeNetworks,
+  type TronNetwork,
+  type WrongNetwork,
+} from './network.js';
+import {
   tokenKey,
   TokenMetadataReader,
   type KnownToken,
@@ -15,6 +24,7 @@ import {
 } from './token-metadata.js';
 
 export { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
+export type { NodeNetwork, NodeNetworks, TronNetwork, WrongNetwork } from './network.js';
 export type { KnownToken, KnownTokenDisagreement } from './token-metadata.js';
 
 /**
@@ -81,6 +91,19 @@ export interface TronChainFactsProviderOptions {
   onConfirmationError?: (error: unknown) => void;
   /** Sees every node call and how it ended (metrics, logs); see `ProviderCallObserver`. */
   onCall?: ProviderCallObserver;
+  /**
+   * The network the nodes must serve; default `TRON_MAINNET` (the spec's `tron`; it and `TRON_NILE`,
+   * `TRON_SHASTA` are in `@tron-safety/core/tron`). Each node's block 0 must be this genesis before any
+   * answer of that node is used (see `network.ts`); an embedder running its own test chain names that
+   * chain's genesis here.
+   */
+  network?: TronNetwork;
+  /**
+   * Hears, at every check, a node that serves another network (its answers were not used, the facts
+   * are partial or unavailable): log it as an error, it is a configuration mistake. Without it, a
+   * process warning.
+   */
+  onWrongNetwork?: (mismatch: WrongNetwork) => void;
 }
 
 export interface TronChainFactsProvider extends ChainFactsProvider {
@@ -92,6 +115,12 @@ export interface TronChainFactsProvider extends ChainFactsProvider {
    * ignored (an unconfirmed token keeps its as-of date, and its confirmation is tried again).
    */
   warmUp(signal?: AbortSignal): Promise<void>;
+  /**
+   * Which network each node serves, as far as it is established when `signal` fires (without one,
+   * when the verification ends: one or two calls per node, bounded by twice `timeoutMs`). A host's
+   * start-up reads it; checks establish it themselves (once per node for the provider's life).
+   */
+  verifyNetwork(signal?: AbortSignal): Promise<NodeNetworks>;
   /** Closes the connection pools. */
   close(): Promise<void>;
 }
@@ -99,9 +128,11 @@ export interface TronChainFactsProvider extends ChainFactsProvider {
 const TX_HASH = /^[0-9a-fA-F]{64}$/;
 const NO_TRANSACTION = '00'.repeat(32);
 
-/** What one provider's checks share: the client, the metadata reader and the limits. */
+/** What one provider's checks share: the client, the nodes' networks, the metadata reader and the limits. */
 interface Parts {
   client: TronNodeClient;
+  networks: NetworkVerifier;
+  onWrongNetwork: (mismatch: WrongNetwork) => void;
   metadata: TokenMetadataReader;
   budgetMs: number;
   maxTransfers: number;
@@ -163,8 +194,14 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.onConfirmationError ? { onConfirmationError: options.onConfirmationError } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
+  const networks = new NetworkVerifier(client, {
+    expected: options.network ?? TRON_MAINNET,
+    budgetMs: client.timeoutMs * 2,
+  });
   const parts: Parts = {
     client,
+    networks,
+    onWrongNetwork: options.onWrongNetwork ?? ((m) => process.emitWarning(m.detail, { code: 'TRON_WRONG_NETWORK' })),
     metadata,
     budgetMs: options.budgetMs ?? DEFAULT_BUDGET_MS,
     maxTransfers: options.maxTransfers ?? DEFAULT_MAX_TRANSFERS,
@@ -179,10 +216,15 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     warmUp: async (signal = AbortSignal.timeout(client.timeoutMs)) => {
       await Promise.all([
         collectAnswers(client, NO_TRANSACTION, { signal, deadline: Number.POSITIVE_INFINITY }),
-        metadata.confirmKnown(),
+        networks.verified(),
+        // Known tokens are confirmed only by nodes that serve the expected network.
+        metadata.confirmKnown(async () => establishedNodes(await networks.verified())),
       ]);
     },
+    verifyNetwork: (signal) =>
+      signal ? networks.networks({ signal, deadline: Number.POSITIVE_INFINITY }) : networks.verified(),
     close: () => {
+      networks.close();
       metadata.close();
       return client.close();
     },
@@ -199,16 +241,31 @@ async function transactionFacts(
   const started = performance.now();
   const callerLeft = ctx.deadlineAt !== undefined ? ctx.deadlineAt - Date.now() : Number.POSITIVE_INFINITY;
   const deadline = started + Math.max(0, Math.min(parts.budgetMs, callerLeft));
-  const answers = await collectAnswers(parts.client, hash, { signal, deadline: started + (deadline - started) / 2 });
+  const round = { signal, deadline: started + (deadline - started) / 2 };
+  // The nodes' networks are verified once, beside the first check's lookups; later checks find them decided.
+  const [read, networks] = await Promise.all([
+    collectAnswers(parts.client, hash, round),
+    parts.networks.decidedBoth() ?? parts.networks.networks(round),
+  ]);
   if (signal.aborted) return err({ kind: 'aborted' });
+  reportWrongNetworks(parts, networks);
+  const answers = trustedAnswers(read, networks);
   const derived = deriveFacts(hash, answers, parts.maxTransfers);
   if (derived.isErr()) return err(derived.error);
   const plan = planTokens(derived.value.transfers, parts.maxTokenLookups);
   const ready = knownMetadata(parts.metadata, plan);
   if (ready.size < plan.looked.length) ctx.onPartiesKnown?.(assembleFacts(derived.value, plan, ready));
-  const table = await collectMetadata(parts.metadata, plan.looked, { signal, deadline, nodes: metadataNodes(answers) });
+  const nodes = establishedNodes(networks, metadataNodes(answers));
+  const table = await collectMetadata(parts.metadata, plan.looked, { signal, deadline, nodes });
   if (table === 'aborted') return err({ kind: 'aborted' });
   return ok(assembleFacts(derived.value, plan, table));
+}
+
+/** Every check a wrong node's answers were dropped from says so: the operator must fix the node's URL. */
+function reportWrongNetworks({ onWrongNetwork }: Parts, networks: NodeNetworks): void {
+  for (const network of [networks.full, networks.solidity]) {
+    if (network.status === 'wrong_network') onWrongNetwork(network.mismatch);
+  }
 }
 
 /** The planned tokens' metadata that needs no call (known or cached). */

@@ -184,11 +184,12 @@ export class TokenMetadataReader {
   /**
    * Confirms the known tokens against the chain now and every `cacheMs` from then on (see
    * `SeededTokens`); settles when this first round has. A reading is cached like a check's, so a token the
-   * chain contradicts is answered from that reading.
+   * chain contradicts is answered from that reading. `nodes` gives the nodes to ask at each reading (the
+   * provider's: those whose network is established); none makes the reading incomplete, a round to retry.
    */
-  confirmKnown(): Promise<void> {
+  confirmKnown(nodes: () => Promise<readonly TronNode[]>): Promise<void> {
     return this.seeds.keepConfirmed(async ({ key, contractHex }) => {
-      const reading = await this.readTrc20(contractHex, ['full', 'solidity'], performance.now() + this.lookupBudgetMs);
+      const reading = await this.readTrc20(contractHex, await nodes(), performance.now() + this.lookupBudgetMs);
       this.remember(key, reading);
       return reading;
     });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { REGISTRY_KNOWN_TOKENS } from '../chain/known-tokens.js';
+import { TRON_MAINNET } from '../chain/network.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import { encodeAbiString, encodeUint256 } from '../tron/abi.js';
 import {
@@ -85,9 +86,21 @@ export type FakeTronScenario =
   /** The first log's data changed on the solidity node only. */
   | { kind: 'tampered_log' };
 
+/**
+ * The network a fake node says it serves: block 0's `blockID` (`null`: block 0 answers `{}`, as a node
+ * without it would) and `getnodeinfo`'s `configNodeInfo.p2pVersion` (absent when undefined).
+ * `TRON_MAINNET`, `TRON_NILE` and `TRON_SHASTA` (from `@tron-safety/core/tron`) fit.
+ */
+export interface FakeTronNetwork {
+  genesisBlockId: string | null;
+  p2pVersion?: number;
+}
+
 export interface FakeTronNodeOptions {
   /** Delay before every answer (ms); default 0. */
   latencyMs?: number;
+  /** The network both nodes serve; default TRON mainnet. */
+  network?: FakeTronNetwork;
   /** Full node head block; default highest fixture block + 100. */
   headBlock?: number;
   /** Solidified block (solidity node head); default headBlock − 20. */
@@ -107,6 +120,8 @@ export interface FakeTronNode {
   readonly heights: { head: number; solidified: number };
   /** Serve a custom transaction (both nodes, following the heights, like the fixtures). */
   addTransaction(entry: FakeTronTransaction): void;
+  /** Serve another network (block 0, p2p version) on one node, or on both when `node` is not given. */
+  setNetwork(network: FakeTronNetwork, node?: FakeTronNodeName): void;
   /**
    * Fix what one node answers for a hash regardless of heights (`null` = `{}`), e.g. a lagging
    * solidity node, nodes that disagree, a tampered body or log. Fields left out keep the default.
@@ -148,6 +163,7 @@ const IMPLEMENTED = new Set([
   'gettransactioninfobyid',
   'getnowblock',
   'getblockbynum',
+  'getnodeinfo',
   'getassetissuebyid',
   'triggerconstantcontract',
 ]);
@@ -192,6 +208,24 @@ function block(number: number): JsonObject {
   };
 }
 
+/**
+ * Block 0 shaped like TronGrid's: no `number` and no `timestamp` in its raw data (proto3 omits the
+ * zeros). Only `blockID` is the network's; the rest is synthetic.
+ */
+function genesisBlock(blockId: string): JsonObject {
+  const hash = (seed: string) => createHash('sha256').update(seed).digest('hex');
+  return {
+    blockID: blockId,
+    block_header: {
+      raw_data: {
+        txTrieRoot: hash(`genesis root ${blockId}`),
+        witness_address: '41' + '00'.repeat(20),
+        parentHash: hash(`genesis parent ${blockId}`),
+      },
+    },
+  };
+}
+
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -211,6 +245,8 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     REGISTRY_KNOWN_TOKENS.map(({ contract, decimals, symbol, name }) => [contract, { decimals, symbol, name }]),
   );
   const assets = new Map<string, JsonObject | null>([[TRC10_FIXTURE_ASSET_ID, FIXTURE_ASSET]]);
+  const mainnet = options.network ?? TRON_MAINNET;
+  const networks: Record<FakeTronNodeName, FakeTronNetwork> = { full: mainnet, solidity: mainnet };
   const rules: { rule: FakeTronFaultRule; used: number }[] = [];
   const calls: FakeTronCall[] = [];
   const sockets = new Set<Socket>();
@@ -243,7 +279,20 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
         return block(node === 'full' ? heights.head : heights.solidified);
       case 'getblockbynum': {
         const num = Number(body.num ?? 0);
+        if (num === 0) {
+          const genesis = networks[node].genesisBlockId;
+          return genesis === null ? {} : genesisBlock(genesis);
+        }
         return num <= (node === 'full' ? heights.head : heights.solidified) ? block(num) : {};
+      }
+      case 'getnodeinfo': {
+        const { p2pVersion } = networks[node];
+        return {
+          configNodeInfo: {
+            codeVersion: 'fake',
+            ...(p2pVersion !== undefined ? { p2pVersion: String(p2pVersion) } : {}),
+          },
+        };
       }
       case 'getassetissuebyid':
         return assets.get(String(body.value ?? '')) ?? {};
@@ -405,6 +454,9 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
       const hash = String(entry.transaction?.txID ?? entry.info?.id ?? '').toLowerCase();
       if (!hash) throw new Error('a fake transaction needs a txID or an info id');
       transactions.set(hash, entry);
+    },
+    setNetwork: (network, node) => {
+      for (const n of node ? [node] : (['full', 'solidity'] as const)) networks[n] = network;
     },
     setTransaction: (hash, node, answer) => setTransaction(hash.toLowerCase(), node, answer),
     applyScenario: (hash, scenario) => applyScenario(hash.toLowerCase(), scenario),
