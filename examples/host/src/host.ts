@@ -4,9 +4,11 @@ import {
   createSafetyService,
   createTronChainFactsProvider,
   type KnownToken,
+  type NodeNetwork,
   type RiskConfig,
   type RiskProviders,
   type SafetyService,
+  type TronChainFactsProvider,
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
@@ -29,6 +31,8 @@ const SWEEP_INTERVAL_MS = 60_000;
  * answers before the remaining connections are cut (Koa writes a tick after the handler resolves).
  */
 const WRITE_BOUND_MS = 2_000;
+/** How long the start waits for the TRON nodes to say which network they serve (a node that cannot is no reason not to start). */
+const NETWORK_CHECK_MS = 3_000;
 
 export interface RunningHost {
   url: string;
@@ -75,6 +79,12 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
   // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
+  const network = await checkChainNetwork(chain, config, logger);
+  if (network.isErr()) {
+    await chain.close();
+    await stores.value.close();
+    return err(network.error);
+  }
   await sanctions.start(stores.value.stores.sanctionsLists);
   const release = async () => {
     sanctions.stop();
@@ -139,12 +149,51 @@ function hostChainProvider(
         { event: 'known_token_disagrees', contract, registry: known, chain: read },
         'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
       ),
+    onWrongNetwork: ({ node, expected, found, detail }) =>
+      logger.error(
+        { event: 'tron_node_wrong_network', node, expected, found },
+        `${detail}: its answers are not used (the check is LIMITED_DATA, or 503 when neither node serves ${expected}); point ${nodeVariable(config, node)} at a ${expected} node and restart`,
+      ),
     onConfirmationError: (error) =>
       logger.error(
         { event: 'known_token_confirmation_failed', err: error },
         'a bug in confirming a registry token against the chain: it keeps its seed and the date of its last confirmation (the registry date until the first)',
       ),
   });
+}
+
+/** The variable that names a node's URL (the solidity node's is the full node's unless set apart). */
+const nodeVariable = (config: HostConfig, node: NodeNetwork['node']) =>
+  node === 'solidity' && config.tronSolidityUrl !== config.tronFullNodeUrl ? 'TRON_SOLIDITY_URL' : 'TRON_FULLNODE_URL';
+
+/**
+ * Start-up: which network each TRON node serves, logged. A node that serves another network refuses
+ * the start (a copied staging URL); one that cannot say yet (down, slow) is a warning: checks establish
+ * it later and do not use its answers until then.
+ */
+async function checkChainNetwork(
+  chain: TronChainFactsProvider,
+  config: HostConfig,
+  logger: Logger,
+): Promise<Result<void, ConfigError>> {
+  const networks = await chain.verifyNetwork(AbortSignal.timeout(NETWORK_CHECK_MS));
+  for (const network of [networks.full, networks.solidity]) {
+    const variable = nodeVariable(config, network.node);
+    if (network.status === 'wrong_network')
+      return err({ field: variable, message: `${variable}: ${network.mismatch.detail}` });
+    if (network.status === 'unverified') {
+      logger.warn(
+        { event: 'tron_node_network_unverified', node: network.node },
+        `${network.detail}: its answers are not used until a check establishes it (${variable})`,
+      );
+    } else {
+      logger.info(
+        { event: 'tron_node_network', node: network.node, network: network.network, via: network.via },
+        `the ${network.node} node serves TRON ${network.network} (${variable})`,
+      );
+    }
+  }
+  return ok(undefined);
 }
 
 /** Applies the seed file; where it differs from the stored state, the stored value is kept and the difference logged. */
