@@ -7,6 +7,9 @@
  * 1. Chain facts alone: 1 round trip when no token needs a metadata call (TRX, a registry token such
  *    as USDT, seeded and confirmed by the chain in `warmUp()`, a cached token), 2 for a token read
  *    cold (tx/info/blocks in parallel, then metadata).
+ *    The nodes' network (block 0 of each node, see `network.ts`) is verified once per provider, beside
+ *    its first check's lookups: counted below, the first check of a fresh provider (8 calls, 1 level)
+ *    and a warm check (its 6 lookups, no extra call).
  * 2. A cold check's evidence (`gatherEvidence`: chain facts, transfer selection, sanctions, AML and
  *    token authenticity) of the USDT fixture with every cache empty and connections open: judged by
  *    its provider levels (target 2) and its time in round trips (target ≤ 2.2). Beside it, the flow
@@ -91,6 +94,19 @@ async function factsRatios(hash: string, cache: 'cold' | 'warm', options: Partia
   return ratios;
 }
 
+/** Node calls of a TRX check: the first of a fresh provider (no warmUp, so it verifies the nodes' network), then a warm one. */
+async function networkCalls(): Promise<{ first: Recorded; warm: Recorded }> {
+  const provider = createTronChainFactsProvider(chainOptions);
+  const check = async () => {
+    const r = await provider.getTransactionFacts(TRON_FIXTURE_TX.trxTransfer, { signal: signal() });
+    if (r.isErr() || r.value.missing.length > 0) throw new Error(`unexpected facts: ${JSON.stringify(r)}`);
+  };
+  const first = await recorded(check);
+  const warm = await recorded(check);
+  await provider.close();
+  return { first, warm };
+}
+
 type Flow = 'two levels' | 'before';
 
 /** The cold USDT check's evidence, the way `flow` gathers it. */
@@ -146,6 +162,8 @@ const factsRows: [string, number[]][] = [
   ['TRX (no metadata)', await factsRatios(TRON_FIXTURE_TX.trxTransfer, 'warm', {})],
 ];
 
+const network = await networkCalls();
+
 const checks: Record<Flow, ({ ratio: number } & Recorded)[]> = { 'two levels': [], before: [] };
 for (let i = 0; i < RUNS; i++) {
   // Every other run in reverse order, so drift within a run favours neither flow.
@@ -167,6 +185,12 @@ console.log(
 );
 console.log('\nchain facts');
 for (const [name, ratios] of factsRows) console.log(`  ${name.padEnd(44)} ${summary(ratios)} round trips`);
+const { first, warm } = network;
+console.log(
+  `\nnetwork verification: first check of a fresh provider ${first.calls} node calls in ${first.levels} level(s), ` +
+    `warm check ${warm.calls} in ${warm.levels} (target: warm 6, no call beyond its lookups): ` +
+    (warm.calls === 6 && first.levels === 1 ? 'met' : 'NOT met'),
+);
 console.log(
   '\ncold USDT check (facts, selection, sanctions API, AML, token authenticity; empty caches, open connections)',
 );
