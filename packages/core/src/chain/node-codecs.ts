@@ -72,9 +72,13 @@ export const NodeTransactionInfo = t.intersection([
 ]);
 export type NodeTransactionInfo = t.TypeOf<typeof NodeTransactionInfo>;
 
+/**
+ * A head block. Its number is required: the head places the tx (confirmations, the solidity race
+ * guard), and proto3's omitted 0 would be genesis, never a head, so a head without one is a bad response.
+ */
 export const NodeBlock = t.type({
   block_header: t.type({
-    raw_data: t.intersection([t.partial({ number: Height }), t.partial({ timestamp: Height })]),
+    raw_data: t.intersection([t.type({ number: Height }), t.partial({ timestamp: Height })]),
   }),
 });
 export type NodeBlock = t.TypeOf<typeof NodeBlock>;

@@ -38,7 +38,7 @@ export interface Reading {
 export const valueOf = <A>(answer: Answer<A | null>): A | null => (answer.isOk() ? answer.value : null);
 
 const headOf = (block: Answer<NodeBlock>): number | null =>
-  block.isOk() ? (block.value.block_header.raw_data.number ?? null) : null;
+  block.isOk() ? block.value.block_header.raw_data.number : null;
 
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
 
