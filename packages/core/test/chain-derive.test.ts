@@ -254,6 +254,14 @@ describe('state and finality', () => {
     assert.equal(amountOf(f), '5');
   });
 
+  test("Confirmations: 0 only on the full node's word that the tx has no info; the solidity node's {} alone is unknown", () => {
+    const built = trxTransfer(5_000_000, 0);
+    const broadcast = { transaction: built.transaction, info: null };
+    const f = factsOf(broadcast, { full: { info: timeout('full', 'gettransactioninfobyid') } });
+    assert.equal(f.confirmations, null, 'the solidity node has an info only once solidified');
+    assert.equal(factsOf(broadcast, { solidity: { info: timeout('solidity', 'x') } }).confirmations, 0);
+  });
+
   test('ret[0].ret FAILED alone is a failure', () => {
     const built = trxTransfer(5, 70_000_005);
     const f = derive({ transaction: { ...built.transaction, ret: [{ ret: 'FAILED' }] }, info: built.info });

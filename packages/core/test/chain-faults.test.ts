@@ -156,6 +156,14 @@ describe('persistent faults on one node: facts with unknown state and missing en
     }
   });
 
+  test('Confirmations: both tx-info lookups failing leave them unknown (null), never 0', async () => {
+    node.fault({ path: 'gettransactioninfobyid', fault: { kind: 'status', status: 503 } });
+    const f = (await run())._unsafeUnwrap();
+    assert.equal(f.state, 'unknown');
+    assert.equal(f.confirmations, null);
+    assert.equal(check({ facts: f }).confirmations, null);
+  });
+
   test('a failure seen on one node is still a failure', async () => {
     node.fault({ node: 'full', fault: { kind: 'status', status: 503 } });
     const r = await provider.getTransactionFacts(node.failedUsdtTx, { signal: AbortSignal.timeout(5000) });

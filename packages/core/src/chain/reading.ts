@@ -12,7 +12,7 @@ export interface Placement {
   solidifiedHead: number | null;
   /** A head below the tx block: a lagging or load-balanced node, so confirmations cannot be counted. */
   headBelowBlock: boolean;
-  /** head − block + 1; 0 for a broadcast transaction not yet in a block; null when unknown. */
+  /** head − block + 1; 0 for a broadcast transaction not yet in a block (see `unplacedConfirmations`); null when unknown. */
   confirmations: number | null;
   /** The solidity node has the tx info: it answers one only for a solidified block. */
   finalized: boolean;
@@ -52,13 +52,25 @@ function failedIn(answers: NodeAnswers): boolean {
   );
 }
 
+/**
+ * A transaction no tx info places: 0 when the full node answered it has no info (broadcast, in no block
+ * yet); else unknown. Failed lookups say nothing, nor does the solidity node's `{}` (it has an info only
+ * once the block is solidified).
+ */
+const unplacedConfirmations = ({ full }: NodeAnswers, tx: NodeTransaction | null, info: NodeTransactionInfo | null) =>
+  tx !== null && info === null && full.info.isOk() && full.info.value === null ? 0 : null;
+
 function placementOf(answers: NodeAnswers, tx: NodeTransaction | null, info: NodeTransactionInfo | null): Placement {
   const blockNumber = info?.blockNumber ?? null;
   const heads = [headOf(answers.full.block), headOf(answers.solidity.block)].filter((h): h is number => h !== null);
   const head = heads.length > 0 ? Math.max(...heads) : null;
   const headBelowBlock = head !== null && blockNumber !== null && head < blockNumber;
   const confirmations =
-    blockNumber === null ? (tx && !info ? 0 : null) : head === null || headBelowBlock ? null : head - blockNumber + 1;
+    blockNumber === null
+      ? unplacedConfirmations(answers, tx, info)
+      : head === null || headBelowBlock
+        ? null
+        : head - blockNumber + 1;
   return {
     blockNumber,
     head,
