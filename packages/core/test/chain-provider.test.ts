@@ -15,6 +15,7 @@ import {
   USDT_CONTRACT,
   type FakeTronNode,
 } from '../src/testing/index.js';
+import { check, signals } from './assessment-support.js';
 
 const TL24 = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 const TXVJ = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
@@ -244,7 +245,7 @@ describe('token metadata', () => {
     }
   });
 
-  test('node failures while reading metadata: decimals null and a missing entry, not cached', async () => {
+  test('node failures while reading metadata: decimals null, a missing entry, no token data time (Freshness), not cached', async () => {
     const c = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
     g.node.setToken(c, { decimals: 18, symbol: 'TKN', name: 'Token' });
     const txId = tokenTx(c, 70_000_022);
@@ -257,12 +258,15 @@ describe('token metadata', () => {
         ['token_metadata_unavailable'],
       );
       assert.equal(f.state, 'confirmed', 'the transaction facts themselves are complete');
+      assert.equal(f.tokenDataAt, null, 'no node answered: the token data has no time');
+      assert.equal(check({ facts: f, signals: signals({ token: null }) }).freshness.token_data_at, null);
     } finally {
       remove();
     }
     const again = await factsOf(g.provider, txId);
     assert.equal(again.transfers[0]!.decimals, 18);
     assert.equal(again.transfers[0]!.tokenSymbol, 'TKN');
+    assert.ok(again.tokenDataAt !== null);
   });
 
   const trc10Tx = (id: string, amount: number, blockNumber: number) => {

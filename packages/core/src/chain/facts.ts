@@ -94,7 +94,10 @@ export interface ChainFacts {
    * for sanctions like every other party; a value-less call still names whom it talks to.
    */
   counterparties: string[];
-  /** Oldest time the token metadata in `transfers` was read from the chain; null when no token is involved. */
+  /**
+   * Oldest time the token metadata in `transfers` was read from the chain; null when no token is
+   * involved or no node answered about any (metadata that is not `complete` has no read time).
+   */
   tokenDataAt: Date | null;
   /** When the node answers were read. */
   observedAt: Date;
