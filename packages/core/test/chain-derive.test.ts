@@ -196,15 +196,17 @@ describe('the state table', () => {
   const evidence = (e: Partial<StateEvidence>): StateEvidence => ({
     found: true,
     lookupsAnswered: true,
+    current: true,
     failed: false,
     established: true,
     final: true,
     ...e,
   });
 
-  test('not found only when every lookup answered; unknown when one of them failed', () => {
+  test('not found only when every lookup answered on a current head; unknown when one of them failed or the head is stale', () => {
     assert.equal(stateOf(evidence({ found: false })), 'not_found');
     assert.equal(stateOf(evidence({ found: false, lookupsAnswered: false })), 'unknown');
+    assert.equal(stateOf(evidence({ found: false, current: false })), 'unknown');
   });
 
   test('failure evidence wins over anything left open; an open state is unknown, never pending or confirmed', () => {

@@ -111,6 +111,47 @@ describe('recorded fixtures over HTTP', () => {
   });
 });
 
+describe("Freshness: the nodes' head dates the chain data", () => {
+  const g = fakeNodeGroup();
+
+  test("headTime is the full node's head block time (the newest head), about now", async () => {
+    const askedAt = Date.now();
+    const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+    assert.deepEqual(f.missing, []);
+    assert.ok(f.headTime !== null && f.headTime.getTime() >= askedAt && f.headTime <= f.observedAt);
+  });
+
+  test('a head stalled over a minute: head_stale, the state kept (it only understates), an unknown hash unknown, not not_found', async () => {
+    g.node.setHeights({ headAgeMs: 5 * 60_000 });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.deepEqual(
+        f.missing.map((m) => m.code),
+        ['head_stale'],
+      );
+      assert.match(f.missing[0]!.detail, /^the nodes' newest head is from \S+, 30\d s before the observation$/);
+      assert.equal(f.state, 'confirmed');
+      assert.ok(f.observedAt.getTime() - f.headTime!.getTime() >= 5 * 60_000);
+      const unknown = await factsOf(g.provider, 'ab'.repeat(32));
+      assert.deepEqual([unknown.state, unknown.missing.map((m) => m.code)], ['unknown', ['head_stale']]);
+    } finally {
+      g.node.setHeights({ headAgeMs: 0 });
+    }
+  });
+
+  test('a head without a block time is a bad response: it cannot date the chain data', async () => {
+    const body = JSON.stringify({ blockID: '00', block_header: { raw_data: { number: g.node.heights.head } } });
+    const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.equal(f.state, 'unknown');
+      assert.ok(f.missing.some((m) => m.detail.startsWith('full node getnowblock: bad response')));
+    } finally {
+      remove();
+    }
+  });
+});
+
 describe('known tokens', () => {
   const g = fakeNodeGroup();
 

@@ -43,6 +43,7 @@ export interface Gap {
     | 'block_time_missing'
     | 'block_time_ahead'
     | 'head_below_block'
+    | 'head_stale'
     | 'solidity_node_racing'
     | 'owner_unreadable'
     | 'asset_id_unreadable'
@@ -101,6 +102,11 @@ export interface ChainFacts {
   tokenDataAt: Date | null;
   /** When the node answers were read. */
   observedAt: Date;
+  /**
+   * Block time of the newest head the nodes answered: their view of the chain is as of then, so the chain
+   * data is as old as the older of this and `observedAt` (freshness). Null when no head was answered.
+   */
+  headTime: Date | null;
 }
 
 export interface ProviderContext {
@@ -142,7 +148,7 @@ export interface ChainFactsProvider {
  * spec's not_found values for every descriptive field, keeping what was observed about the sources.
  */
 export function factsWithoutTransaction(
-  known: Pick<ChainFacts, 'txHash' | 'state' | 'verified' | 'disagreements' | 'missing' | 'observedAt'>,
+  known: Pick<ChainFacts, 'txHash' | 'state' | 'verified' | 'disagreements' | 'missing' | 'observedAt' | 'headTime'>,
 ): ChainFacts {
   return {
     txHash: known.txHash,
@@ -163,5 +169,6 @@ export function factsWithoutTransaction(
     counterparties: [],
     tokenDataAt: null,
     observedAt: known.observedAt,
+    headTime: known.headTime,
   };
 }

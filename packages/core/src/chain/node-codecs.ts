@@ -73,12 +73,13 @@ export const NodeTransactionInfo = t.intersection([
 export type NodeTransactionInfo = t.TypeOf<typeof NodeTransactionInfo>;
 
 /**
- * A head block. Its number is required: the head places the tx (confirmations, the solidity race
- * guard), and proto3's omitted 0 would be genesis, never a head, so a head without one is a bad response.
+ * A head block. Its number and time are required, so a head without one is a bad response: the number
+ * places the tx (confirmations, the solidity race guard), the time dates the chain data (freshness);
+ * proto3 omits only a 0, and block 0 is genesis, never a head.
  */
 export const NodeBlock = t.type({
   block_header: t.type({
-    raw_data: t.intersection([t.type({ number: Height }), t.partial({ timestamp: Height })]),
+    raw_data: t.type({ number: Height, timestamp: BlockTime }),
   }),
 });
 export type NodeBlock = t.TypeOf<typeof NodeBlock>;

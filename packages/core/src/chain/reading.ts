@@ -10,6 +10,8 @@ export interface Placement {
   head: number | null;
   /** The solidity node's head: the highest solidified block. */
   solidifiedHead: number | null;
+  /** Block time of the newest head the nodes answered: how current their view of the chain is. */
+  headTime: Date | null;
   /** A head below the tx block: a lagging or load-balanced node, so confirmations cannot be counted. */
   headBelowBlock: boolean;
   /** head − block + 1; 0 for a broadcast transaction not yet in a block (see `unplacedConfirmations`); null when unknown. */
@@ -39,6 +41,13 @@ export const valueOf = <A>(answer: Answer<A | null>): A | null => (answer.isOk()
 
 const headOf = (block: Answer<NodeBlock>): number | null =>
   block.isOk() ? block.value.block_header.raw_data.number : null;
+
+function newestHeadTime({ full, solidity }: NodeAnswers): Date | null {
+  const times = [full.block, solidity.block].flatMap((b) =>
+    b.isOk() ? [b.value.block_header.raw_data.timestamp] : [],
+  );
+  return times.length > 0 ? new Date(Math.max(...times)) : null;
+}
 
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
 
@@ -75,6 +84,7 @@ function placementOf(answers: NodeAnswers, tx: NodeTransaction | null, info: Nod
     blockNumber,
     head,
     solidifiedHead: headOf(answers.solidity.block),
+    headTime: newestHeadTime(answers),
     headBelowBlock,
     confirmations,
     finalized: valueOf(answers.solidity.info) !== null,
