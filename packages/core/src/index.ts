@@ -41,6 +41,7 @@ export { answerNodeRequest, isV1Path, type NodeAdapterRequest, type ReadBody } f
 
 // State: the store interfaces (implementations: @tron-safety/store-memory, @tron-safety/store-postgres).
 export type * from './stores/index.js';
+export { MAX_ENTITLEMENT } from './stores/organizations.js';
 
 // Providers: chain facts and risk signals.
 export {
