@@ -3,9 +3,17 @@ import { after, before, describe, test } from 'node:test';
 import { echoHandler, listenOnLoopback, runAdapterConformance } from '@tron-safety/core/testing';
 import express from 'express';
 import { request } from 'undici';
-import { keepRawBody, safetyRouter } from '../src/index.js';
+import { keepRawBody, safetyParserErrors, safetyRouter } from '../src/index.js';
 
 const listen = (app: express.Express) => listenOnLoopback((port, host) => app.listen(port, host));
+
+/** The host's own error handler, last: what the adapter's handlers leave to it. */
+const hostErrors: express.ErrorRequestHandler = (error: { status?: number }, _req, res, _next) => {
+  res
+    .status(error.status ?? 500)
+    .type('text/plain')
+    .send('host');
+};
 
 runAdapterConformance(
   'express',
@@ -18,11 +26,13 @@ runAdapterConformance(
     return listen(app);
   },
   {
-    // express.json() first (it keeps no raw bytes), the router behind it.
+    // express.json() first (it keeps no raw bytes), the router behind it, its parser errors answered.
     startBehindParser: (handler) => {
       const app = express();
       app.use(express.json());
       app.use(safetyRouter(handler));
+      app.use(safetyParserErrors());
+      app.use(hostErrors);
       return listen(app);
     },
   },

@@ -74,6 +74,7 @@ const ROOT_VALUES = [
   'hashApiKey',
   'isV1Path',
   'loadTokenRegistryFile',
+  'parserErrorResponse',
   'renderOpenApiJson',
   'riskConfigFromEnv',
 ];

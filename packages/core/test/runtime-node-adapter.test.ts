@@ -4,12 +4,43 @@ import { Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerNodeRequest, preParsedBody } from '../src/runtime/node-adapter.js';
+import { parserErrorResponse } from '../src/runtime/parser-errors.js';
 
 // What the Express and Koa adapters share, on its own: the adapters' suites run it over HTTP.
 
 const requestWith = (headers: IncomingMessage['headers']) => ({ headers }) as IncomingMessage;
 
+/** An error as body-parser, raw-body (through http-errors) or co-body make them. */
+const parserError = (fields: { status: number; type?: string }, syntax = false) =>
+  Object.assign(syntax ? new SyntaxError('Unexpected end of JSON input') : new Error('refused'), fields);
+
 describe('node adapter', () => {
+  test("Errors: a body parser's refusals are the spec's 422 (payload_too_large over its limit, else validation_error); the host's own errors are left to it", () => {
+    const req = requestWith({ 'x-request-id': 'req-1' });
+    const answered = [
+      { error: parserError({ status: 400, type: 'entity.parse.failed' }, true), code: 'validation_error' },
+      { error: parserError({ status: 400 }, true), code: 'validation_error' }, // co-body's JSON.parse failure
+      { error: parserError({ status: 413, type: 'entity.too.large' }), code: 'payload_too_large' },
+      { error: parserError({ status: 415, type: 'charset.unsupported' }), code: 'validation_error' },
+      { error: parserError({ status: 400, type: 'request.size.invalid' }), code: 'validation_error' },
+    ];
+    for (const { error, code } of answered) {
+      const response = parserErrorResponse(req, error);
+      assert.equal(response?.status, 422, error.message);
+      assert.equal(response.headers['X-Request-ID'], 'req-1');
+      assert.equal(response.headers['Cache-Control'], 'no-store');
+      assert.deepEqual(JSON.parse(response.body).error.code, code);
+    }
+    const left = [
+      parserError({ status: 403, type: 'entity.verify.failed' }),
+      parserError({ status: 401 }),
+      new SyntaxError('a bug in a host middleware'),
+      'a string',
+      null,
+    ];
+    for (const error of left) assert.equal(parserErrorResponse(req, error), undefined, String(error));
+  });
+
   test('Billing: a request its client abandoned while a middleware before the adapter was busy is neither read nor handled', async () => {
     const req = new IncomingMessage(new Socket());
     req.headers = { 'content-length': '300' };

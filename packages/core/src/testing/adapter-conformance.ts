@@ -13,7 +13,9 @@ type StartServer = (handler: CoreHttpHandler) => Promise<ConformanceServer>;
 export interface AdapterConformanceOptions {
   /**
    * Serves `handler` through the adapter mounted *behind* the framework's usual JSON body parser
-   * (its default options: a limit far above 4 KiB). Runs the parser-first cases.
+   * (its default options: a limit far above 4 KiB), with the adapter's parser-error handler mounted
+   * as its README says, and the host's own error handling answering what remains with its status and
+   * the text `host`. Runs the parser-first cases.
    */
   startBehindParser?: StartServer;
 }
@@ -184,7 +186,7 @@ function abandonedUpload(url: string, partial: string, declared: number): Promis
   });
 }
 
-/** The parser-first cases: what a parser leaves reaches the service as the adapter first would pass it. */
+/** The parser-first cases: what a parser leaves reaches the service as the adapter first would pass it, and its refusals are answered in the spec's envelope. */
 function parserFirstTests(startBehindParser: StartServer): void {
   let server: ConformanceServer;
   before(async () => {
@@ -210,5 +212,26 @@ function parserFirstTests(startBehindParser: StartServer): void {
     const res = await check(`{${tx}}${' '.repeat(5000)}`);
     assert.equal(res.statusCode, 422);
     assert.equal(((await res.body.json()) as { tooLarge: boolean }).tooLarge, true);
+  });
+
+  test("Errors: the parser's refusals on the API's paths are the spec's 422 envelope (validation_error, payload_too_large over its limit) with X-Request-ID, no-store and nosniff; elsewhere the host's error handling answers", async () => {
+    const cases = [
+      { body: `{${tx}`, code: 'validation_error' },
+      { body: `{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`, code: 'payload_too_large' },
+    ];
+    for (const { body, code } of cases) {
+      const res = await check(body, { 'x-request-id': `parser-${code}` });
+      assert.equal(res.statusCode, 422, code);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.equal(res.headers['x-request-id'], `parser-${code}`);
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      const answer = (await res.body.json()) as { request_id: string; error: { code: string; retryable: boolean } };
+      assert.equal(answer.request_id, `parser-${code}`);
+      assert.deepEqual({ code: answer.error.code, retryable: answer.error.retryable }, { code, retryable: false });
+    }
+    const mine = await check(`{${tx}`, { 'x-request-id': 'host-route' }, '/mine');
+    assert.deepEqual({ status: mine.statusCode, body: await mine.body.text() }, { status: 400, body: 'host' });
+    assert.equal(mine.headers['x-request-id'], undefined, "the host's own paths keep the host's error handling");
   });
 }
