@@ -6,14 +6,24 @@ import {
   type AdminApi,
   type EntitlementAssignment,
   type Entitlements,
+  MAX_ENTITLEMENT,
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
 
 // The seed file (SAFETY_SEED_FILE): plans, organizations and their API keys, inserted at start when missing.
 
-const PositiveInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1, 'positive integer');
-const NonNegativeInt = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0, 'nonnegative integer');
+// Bounded like the core's admin API: what a PostgreSQL store can keep.
+const PositiveInt = t.refinement(
+  t.number,
+  (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT,
+  'positive integer',
+);
+const NonNegativeInt = t.refinement(
+  t.number,
+  (n) => Number.isInteger(n) && n >= 0 && n <= MAX_ENTITLEMENT,
+  'nonnegative integer',
+);
 const NonEmpty = t.refinement(t.string, (s) => s.trim() !== '', 'nonempty string');
 const Uuid = t.refinement(
   t.string,

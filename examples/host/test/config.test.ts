@@ -254,9 +254,11 @@ describe('seed file', () => {
     assert.equal(view.organization.status, 'suspended', 'the stored organization is kept');
   });
 
-  test('an invalid seed names the field', () => {
+  test('an invalid seed names the field (limits within what a PostgreSQL store keeps)', () => {
     const cases: [unknown, string][] = [
       [{ plans: [{ ...plan, monthly_quota: -1 }], organizations: [] }, 'seed:plans[0].monthly_quota'],
+      [{ plans: [{ ...plan, monthly_quota: 2 ** 31 }], organizations: [] }, 'seed:plans[0].monthly_quota'],
+      [{ plans: [{ ...plan, version: 2 ** 31 }], organizations: [] }, 'seed:plans[0].version'],
       [{ plans: [plan], organizations: [{ ...org, id: 'acme' }] }, 'seed:organizations[0].id'],
       [{ plans: [plan], organizations: [{ ...org, status: 'paused' }] }, 'seed:organizations[0].status'],
       [{ plans: [plan], organizations: [{ ...org, plan: null }] }, 'seed:organizations[0].plan'],

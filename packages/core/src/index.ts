@@ -42,6 +42,7 @@ export { parserErrorResponse } from './runtime/parser-errors.js';
 
 // State: the store interfaces (implementations: @tron-safety/store-memory, @tron-safety/store-postgres).
 export type * from './stores/index.js';
+export { MAX_ENTITLEMENT } from './stores/organizations.js';
 
 // Providers: chain facts and risk signals.
 export {

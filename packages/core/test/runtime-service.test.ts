@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { TransactionCheckResponse, UsageResponse } from '../src/contract/models.js';
+import { MAX_ENTITLEMENT } from '../src/stores/organizations.js';
 import { USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
 import {
   serviceEnvironment,
@@ -173,6 +174,22 @@ describe('usage', () => {
     body = json(await getUsage(s));
     assert.equal(body.plan.version, 2);
     assert.equal(body.period.limit, 5000);
+  });
+
+  test('Limits: a limit or plan version beyond what a store keeps (2^31 - 1) is invalid, not stored', async () => {
+    const s = await setup();
+    const operator = { kind: 'operator' } as const;
+    const limits = { rateLimitPerMinute: 100, maxConcurrentRequests: 5, monthlyQuota: 1000, enabledNetworks: ['tron'] };
+    for (const field of ['rateLimitPerMinute', 'maxConcurrentRequests', 'monthlyQuota'] as const) {
+      const entitlements = { ...limits, [field]: MAX_ENTITLEMENT + 1 };
+      const custom = await s.service.admin.setCustomEntitlements(operator, s.organizationId, entitlements);
+      assert.equal(custom._unsafeUnwrapErr().code, 'invalid', field);
+      const plan = await s.service.admin.createPlanVersion(operator, { code: 'big', name: 'Big', ...entitlements });
+      assert.equal(plan._unsafeUnwrapErr().code, 'invalid', field);
+    }
+    const largest = { ...limits, monthlyQuota: MAX_ENTITLEMENT };
+    assert.ok((await s.service.admin.setCustomEntitlements(operator, s.organizationId, largest)).isOk());
+    assert.equal(json(await getUsage(s)).period.limit, MAX_ENTITLEMENT);
   });
 });
 

@@ -15,6 +15,7 @@ import type {
   OrganizationStatus,
   Plan,
 } from '../stores/organizations.js';
+import { MAX_ENTITLEMENT } from '../stores/organizations.js';
 import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
 import { createMembersApi } from './members.js';
@@ -73,7 +74,7 @@ const MAX_LABEL_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
 
-const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'Count');
+const Count = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0 && n <= MAX_ENTITLEMENT, 'Count');
 const EntitlementsCodec = t.type({
   rateLimitPerMinute: Count,
   maxConcurrentRequests: Count,
@@ -84,7 +85,7 @@ const PlanCodec = t.intersection([
   EntitlementsCodec,
   t.type({
     code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
-    version: t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'PlanVersion'),
+    version: t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT, 'PlanVersion'),
     name: t.refinement(t.string, (s) => s.length > 0 && s.length <= 200, 'PlanName'),
   }),
 ]);

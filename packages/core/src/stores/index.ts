@@ -29,7 +29,7 @@ export {
   summarizeUsageDays,
   utcDay,
 } from './usage.js';
-export { entitlementsOf } from './organizations.js';
+export { entitlementsOf, MAX_ENTITLEMENT } from './organizations.js';
 export { LAST_USED_RESOLUTION_MS } from './api-keys.js';
 
 /**

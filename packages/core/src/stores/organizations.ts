@@ -2,6 +2,12 @@
 
 export type OrganizationStatus = 'active' | 'suspended';
 
+/**
+ * The largest limit or plan version a store must keep: PostgreSQL's `integer`, which the store's
+ * columns and functions use. The admin API refuses more.
+ */
+export const MAX_ENTITLEMENT = 2_147_483_647;
+
 /** What an organization may do; from its plan version or a custom assignment. */
 export interface Entitlements {
   rateLimitPerMinute: number;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
 import type { BeginCheckOutcome, BeginCheckParams, CheckWork, FinishCheckParams } from '../stores/checks.js';
 import type { SafetyStores } from '../stores/index.js';
-import type { Entitlements, Organization } from '../stores/organizations.js';
+import { MAX_ENTITLEMENT, type Entitlements, type Organization } from '../stores/organizations.js';
 import { runKeyUseConformance } from './key-use-conformance.js';
 
 /**
@@ -153,6 +153,28 @@ export function runCheckStoreConformance(withStores: WithStores): void {
       assert.ok(first.kind === 'admitted');
       assert.equal(first.access.plan?.name, 'Tiny');
       assert.equal(stageOf(await stores.checks.begin(params(who, work()))), 'quota_exceeded');
+    });
+
+    withStores('Limits: the largest limits and plan version a store keeps (MAX_ENTITLEMENT) work', async (stores) => {
+      const largest = {
+        rateLimitPerMinute: MAX_ENTITLEMENT,
+        maxConcurrentRequests: MAX_ENTITLEMENT,
+        monthlyQuota: MAX_ENTITLEMENT,
+      };
+      const custom = await tenant(stores, largest);
+      assert.equal(stageOf(await stores.checks.begin(params(custom, work()))), 'started');
+      const code = `plan-${randomUUID().slice(0, 8)}`;
+      await stores.organizations.putPlan({
+        code,
+        version: MAX_ENTITLEMENT,
+        name: 'Largest',
+        ...ENTITLEMENTS,
+        ...largest,
+      });
+      const planned = await tenant(stores, {}, { assignment: { kind: 'plan', code, version: MAX_ENTITLEMENT } });
+      const begun = await stores.checks.begin(params(planned, work()));
+      assert.ok(begun.kind === 'admitted' && begun.stage === 'started');
+      assert.deepEqual(begun.entitlements, { ...ENTITLEMENTS, ...largest });
     });
 
     withStores('Limits: rate: admits the limit, a refusal is not counted and holds nothing', async (stores) => {
