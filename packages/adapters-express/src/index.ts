@@ -4,8 +4,8 @@ import {
   type CoreHttpRequest,
   type CoreHttpResponse,
   isV1Path,
-  parserErrorResponse,
 } from '@tron-safety/core';
+import { parserErrorResponse } from '@tron-safety/core/internal';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 

@@ -1,10 +1,5 @@
-import {
-  answerNodeRequest,
-  type CoreHttpHandler,
-  type CoreHttpResponse,
-  isV1Path,
-  parserErrorResponse,
-} from '@tron-safety/core';
+import { answerNodeRequest, type CoreHttpHandler, type CoreHttpResponse, isV1Path } from '@tron-safety/core';
+import { parserErrorResponse } from '@tron-safety/core/internal';
 import type { Context, Middleware, Next } from 'koa';
 
 /** What the adapter needs of the safety service: its HTTP-shaped entry point. */

@@ -38,7 +38,6 @@ export type { RequestError, RequestErrorCode } from './validation/request-error.
 
 // The adapter entry: what a Node framework adapter (Express, Koa) calls.
 export { answerNodeRequest, isV1Path, type NodeAdapterRequest, type ReadBody } from './runtime/node-adapter.js';
-export { parserErrorResponse } from './runtime/parser-errors.js';
 
 // State: the store interfaces (implementations: @tron-safety/store-memory, @tron-safety/store-postgres).
 export type * from './stores/index.js';

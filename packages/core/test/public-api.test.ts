@@ -75,7 +75,6 @@ const ROOT_VALUES = [
   'hashApiKey',
   'isV1Path',
   'loadTokenRegistryFile',
-  'parserErrorResponse',
   'renderOpenApiJson',
   'riskConfigFromEnv',
 ];
