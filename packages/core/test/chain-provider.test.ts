@@ -180,6 +180,13 @@ describe('token metadata', () => {
     assert.deepEqual(f.missing, [], 'the token answered: nothing is missing, the values are just unknown');
   });
 
+  test('a symbol or name with control characters is shown with U+FFFD in their place, never null or raw; zero padding is dropped', async () => {
+    const e = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    g.node.setToken(e, { decimals: 6, symbol: 'USDT\t', name: 'Tether USD\u0000\u0000' });
+    const t = (await factsOf(g.provider, tokenTx(e, 70_000_027))).transfers[0]!;
+    assert.deepEqual([t.tokenSymbol, t.tokenName], ['USDT\uFFFD', 'Tether USD']);
+  });
+
   test('a contract that reverts or does not exist: nulls, transfer kept', async () => {
     const b = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
     g.node.setToken(b, { decimals: 'revert', symbol: 'revert', name: 'revert' });

@@ -15,6 +15,7 @@ import {
 } from '../src/risk/token-registry.js';
 import type { AssetRef, TokenRef } from '../src/risk/signals.js';
 import { isTronAddress } from '../src/tron/address.js';
+import { ADDR, check, codes, facts, signals, usdt } from './assessment-support.js';
 
 const registry: TokenRegistry = createTokenRegistry()._unsafeUnwrap();
 const provider = createTokenAuthenticityProvider(registry);
@@ -140,6 +141,22 @@ describe('impersonations are fake', () => {
     ['USᎧT', null], // Cherokee Ꭷ inside
     ['ΣUN', null], // Greek Σ for S (in the table)
     [null, 'Tetheɽ USD'], // a name
+    // Characters that render as nothing are dropped, the Hangul fillers (letters) included.
+    ['U\u115FS\u115FD\u115FT', null], // choseong filler
+    ['U\u3164S\u3164D\u3164C', null], // compatibility filler
+    ['SU\uFFA0N', null], // half-width filler
+    ['B\u1160TT', 'Bit\u115FTorrent'], // jungseong filler
+    [null, 'Teth\u3164er USD'],
+    ['US\uFE0FDT', null], // a variation selector
+    // Bidi controls: judged as displayed too.
+    ['\u202ETDSU', null], // a right-to-left override shows USDT
+    ['US\u202ETD\u202C', null], // an override inside
+    ['\u2067\u202ENUS\u2069', null], // inside an isolate
+    [null, '\u202EDSU rehteT'],
+    // Control characters as the decoder shows them (U+FFFD): what is left is judged.
+    ['USDT\uFFFD', null],
+    ['SUN\uFFFD', null],
+    ['US\uFFFDDT', 'Tether USD\uFFFD'],
   ];
   for (const [symbol, name] of impostors) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} on another contract → fake`, async () => {
@@ -152,6 +169,19 @@ describe('impersonations are fake', () => {
     assert.equal(skeleton('ꮪᏌꓠ'), 'SN', 'Cherokee SA is no Latin letter');
     assert.equal(skeleton('Uꮪꭰꭲ'), 'USDT');
     assert.equal(skeleton('ႮSDT'), 'SDT');
+  });
+
+  test('Token authenticity: an impostor spelled with invisible letters is TOKEN_FAKE and HIGH_RISK, not TOKEN_UNKNOWN', async () => {
+    const [symbol, name] = ['U\u115FS\u115FD\u115FT', 'Teth\u3164er USD'];
+    const token = await provider.assess({ asset: { kind: 'trc20', contract: ADDR.fakeUsdt }, symbol, name }, ctx);
+    const paid = usdt(0, ADDR.alice, ADDR.bob, 1n, {
+      tokenContract: ADDR.fakeUsdt,
+      tokenSymbol: symbol,
+      tokenName: name,
+    });
+    const response = check({ facts: facts({ transfers: [paid] }), signals: signals({ token }) });
+    assert.deepEqual([response.overall_state, response.token_authenticity], ['HIGH_RISK', 'fake']);
+    assert.ok(codes(response).includes('TOKEN_FAKE'), codes(response).join());
   });
 
   test('TRC10 tokens imitating official ones are fake too', async () => {
@@ -184,6 +214,8 @@ describe('other tokens are unknown', () => {
     ['ẞUN', null],
     ['T币X', null],
     ['WIЖ', null],
+    ['\u3164', '\u115F\u1160'], // fillers alone: nothing readable
+    ['\u202EEPEP', 'Pepe'], // a reversed reading that imitates nothing
   ];
   for (const [symbol, name] of plain) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} → unknown`, async () => {
