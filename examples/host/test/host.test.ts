@@ -135,7 +135,7 @@ describe('the host in-process', () => {
     }
   });
 
-  test("Known tokens: TOKEN_REGISTRY_FILE's tokens are seeded and confirmed by the chain like the bundled ones: one the chain contradicts is logged naming it", async () => {
+  test("Known tokens: TOKEN_REGISTRY_FILE's tokens are confirmed by the chain at start: one the chain contradicts is logged naming it", async () => {
     const own = hexToBase58Address(`41${'ab'.repeat(20)}`)!;
     const lying = await startFakeTronNode();
     lying.setToken(own, { decimals: 8, symbol: 'OWN', name: 'Own Dollar' });

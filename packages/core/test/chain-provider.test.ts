@@ -122,10 +122,10 @@ describe('known tokens', () => {
     assert.equal(f.tokenDataAt?.toISOString(), new Date(OFFICIAL_TOKENS_AS_OF).toISOString());
   });
 
-  test('knownTokens: [] reads every token from the nodes; a configured token is not read', async () => {
+  test('knownTokens: [] reads every token from the nodes; a configured bundled token is not read', async () => {
     const reading = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [] });
     const asOf = new Date('2026-01-01T00:00:00Z');
-    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf };
+    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf, bundled: true };
     const configured = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [mine] });
     try {
       g.node.clearCalls();
