@@ -8,6 +8,8 @@ export interface HostTokens {
   /** The risk configuration with TOKEN_REGISTRY_FILE's tokens already read into `extraTokens`. */
   risk: RiskConfig;
   knownTokens: readonly KnownToken[];
+  /** What the operator should hear about the file's accepted entries (a derivative of a bundled token's name). */
+  warnings: readonly string[];
 }
 
 /**
@@ -20,11 +22,13 @@ export interface HostTokens {
  */
 export function hostTokens(risk: RiskConfig, now: Date = new Date()): Result<HostTokens, ConfigError> {
   const path = risk.tokenRegistryFile;
-  if (!path) return ok({ risk, knownTokens: REGISTRY_KNOWN_TOKENS });
-  const tokens = loadTokenRegistryFile(path);
+  if (!path) return ok({ risk, knownTokens: REGISTRY_KNOWN_TOKENS, warnings: [] });
+  const warnings: string[] = [];
+  const tokens = loadTokenRegistryFile(path, { onWarning: (warning) => warnings.push(`${path}: ${warning}`) });
   if (tokens.isErr()) return err({ field: 'TOKEN_REGISTRY_FILE', message: `TOKEN_REGISTRY_FILE: ${tokens.error}` });
   return ok({
     risk: { ...risk, tokenRegistryFile: null, extraTokens: [...(risk.extraTokens ?? []), ...tokens.value] },
     knownTokens: [...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens.value, now)],
+    warnings,
   });
 }

@@ -41,6 +41,7 @@ test('TOKEN_REGISTRY_FILE is read once: its tokens join the risk registry and ar
     decimals: 6,
     asOf: now,
   });
+  assert.deepEqual(tokens.warnings, []);
 });
 
 test('without TOKEN_REGISTRY_FILE the bundled registry alone is seeded and the risk configuration is unchanged', () => {
@@ -54,6 +55,18 @@ test('an unreadable token file is a TOKEN_REGISTRY_FILE error naming the file', 
   const error = hostTokens({ tokenRegistryFile: '/nonexistent/tokens.json' })._unsafeUnwrapErr();
   assert.equal(error.field, 'TOKEN_REGISTRY_FILE');
   assert.match(error.message, /^TOKEN_REGISTRY_FILE: \/nonexistent\/tokens\.json: /);
+});
+
+test('TOKEN_REGISTRY_FILE: an entry at another contract named as a bundled token refuses the start; a derivative of one is a warning naming the file and the entry', () => {
+  const impostor = tokenFile([{ contract: OWN, symbol: 'USDT', decimals: 6, name: 'Tether USD' }]);
+  const error = hostTokens({ tokenRegistryFile: impostor })._unsafeUnwrapErr();
+  assert.equal(error.field, 'TOKEN_REGISTRY_FILE');
+  assert.match(error.message, /: entry 0 \("USDT" at T.*\): symbol "USDT" is the bundled USDT's/);
+
+  const derivative = tokenFile([{ contract: OWN, symbol: 'jUSDT', decimals: 8, name: 'JustLend USDT' }]);
+  const tokens = hostTokens({ tokenRegistryFile: derivative })._unsafeUnwrap();
+  assert.equal(tokens.warnings.length, 1);
+  assert.ok(tokens.warnings[0]!.startsWith(`${derivative}: entry 0 ("jUSDT" at ${OWN}): `), tokens.warnings[0]);
 });
 
 describe('TOKEN_REGISTRY_FILE: a bundled token the file restates keeps its bundled seed', () => {

@@ -22,6 +22,7 @@ const provider = createTokenAuthenticityProvider(registry);
 const ctx = { signal: new AbortController().signal };
 const OTHER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const SECOND = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre';
 
 async function verdict(token: TokenRef): Promise<string> {
   const before = Date.now();
@@ -378,5 +379,44 @@ describe('TOKEN_REGISTRY_FILE', () => {
     // Saying again what the registry says (a deployment's complete list) is no contradiction.
     const same = file('same.json', JSON.stringify([usdt, { ...usdt, name: 'Tether' }, acme]));
     assert.ok(createRiskProviders({ tokenRegistryFile: same }).isOk());
+  });
+
+  test('an entry at another contract named as a bundled token, or by tags alone, is refused at load; one containing a bundled mark is accepted with a warning', () => {
+    const refused = (entries: object[]) =>
+      loadTokenRegistryFile(file(`named-${Math.random()}.json`, JSON.stringify(entries)))._unsafeUnwrapErr();
+    assert.match(
+      refused([{ ...acme, symbol: 'USDT' }]),
+      /: entry 0 \("USDT" at TJRab.*\): symbol "USDT" is the bundled USDT's, which is at TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t$/,
+    );
+    assert.match(refused([{ ...acme, name: 'Tether USD' }]), /entry 0 .*name "Tether USD" is the bundled USDT's/);
+    assert.match(refused([{ ...acme, symbol: 'ＵＳＤＴ.e' }]), /entry 0 .*is the bundled USDT's/);
+    assert.match(refused([acme, { ...acme, contract: SECOND, symbol: 'SUN' }]), /entry 1 .*is the bundled SUN's/);
+    assert.match(refused([{ ...acme, name: 'Token' }]), /entry 0 .*name "Token" is only a chain or version tag/);
+    assert.match(refused([{ ...acme, symbol: 'NEW', name: 'New Token' }]), /only a chain or version tag/);
+    assert.match(
+      createTokenRegistry([{ ...acme, symbol: 'USDT' }])._unsafeUnwrapErr(),
+      /^extra token 0 .*is the bundled USDT's/,
+      'configured extra tokens too',
+    );
+
+    const warnings: string[] = [];
+    const derivative = { ...acme, contract: SECOND, symbol: 'jUSDT', name: 'JustLend USDT' };
+    const path = file('derivative.json', JSON.stringify([acme, derivative]));
+    assert.ok(loadTokenRegistryFile(path, { onWarning: (w) => warnings.push(w) }).isOk());
+    assert.deepEqual(warnings, [
+      `entry 1 ("jUSDT" at ${SECOND}): symbol "jUSDT" contains the bundled USDT's mark: accepted as a derivative, official at this contract only`,
+    ]);
+  });
+
+  test('an entry giving a field twice is refused at load, naming the entry and the field (JSON keeps only the last)', () => {
+    const body = (second: string) => `[${JSON.stringify(acme)}, ${second}]`;
+    const load = (text: string) => loadTokenRegistryFile(file(`twice-${Math.random()}.json`, text));
+    const twice = `{"contract": "${SECOND}", "symbol": "B", "decimals": 6, "name": "B", "decimals": 0}`;
+    assert.match(load(body(twice))._unsafeUnwrapErr(), /: entry 1: field "decimals" is given twice$/);
+    const escaped = `{"contract": "${SECOND}", "symbol": "B", "decimals": 6, "name": "B", "dec\\u0069mals": 0}`;
+    assert.match(load(body(escaped))._unsafeUnwrapErr(), /entry 1: field "decimals" is given twice/);
+    // Keys inside values, and punctuation inside strings, are no keys.
+    const tricky = { contract: SECOND, symbol: 'B', decimals: 6, name: 'B "name": {"symbol": 1}, [x]' };
+    assert.deepEqual(load(body(JSON.stringify(tricky)))._unsafeUnwrap(), [acme, tricky]);
   });
 });

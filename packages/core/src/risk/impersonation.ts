@@ -212,6 +212,16 @@ const TAGS = ['E', 'TRC20', 'TRC', 'TRON', 'TRX', 'ERC20', 'BEP20', 'TOKEN', 'OF
   skeleton,
 );
 
+const ONLY_TAGS = new RegExp(`^(?:${TAGS.join('|')})+$`, 'u');
+
+/**
+ * A text that reads as chain and version tags alone (`Token`, `TRC20`, `New Token`): as a mark it would
+ * match unrelated tokens (`Token V2`, `TRC20 Token`), so no registry entry may be named so.
+ */
+export function onlyTags(text: string): boolean {
+  return ONLY_TAGS.test(skeleton(text));
+}
+
 /** Marks at least this long are matched anywhere inside a skeleton; names need more to avoid common words. */
 const ANYWHERE_LENGTH = { symbol: 4, name: 6 } as const;
 
@@ -222,12 +232,19 @@ export interface Mark<T> {
   token: T;
 }
 
-/** Builds the rule over the given marks; returns the imitated token or null. */
-export function impersonationRule<T>(marks: readonly Mark<T>[]): (text: string | null) => T | null {
+/**
+ * Builds the rule over the given marks; returns the imitated token or null. With `whole`, a text imitates
+ * a mark only by being it (look-alikes, spacing and a tag allowed: `ＵＳＤＴ`, `USDT.e`, `Tether USD (TRON)`),
+ * not by containing it (`jUSDT`): the test a registry entry's own names must pass.
+ */
+export function impersonationRule<T>(
+  marks: readonly Mark<T>[],
+  { whole = false }: { whole?: boolean } = {},
+): (text: string | null) => T | null {
   const compiled = marks
     .map((m) => ({ ...m, skeleton: skeleton(m.text) }))
     .filter((m) => m.skeleton.length > 0)
-    .map((m) => ({ ...m, anywhere: m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
+    .map((m) => ({ ...m, anywhere: !whole && m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
   return (text) => {
     if (text === null) return null;
     for (const reading of readings(text)) {
