@@ -164,10 +164,10 @@ describe('known tokens', () => {
     assert.equal(f.tokenDataAt?.toISOString(), new Date(OFFICIAL_TOKENS_AS_OF).toISOString());
   });
 
-  test('knownTokens: [] reads every token from the nodes; a configured token is not read', async () => {
+  test('knownTokens: [] reads every token from the nodes; a configured bundled token is not read', async () => {
     const reading = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [] });
     const asOf = new Date('2026-01-01T00:00:00Z');
-    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf };
+    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf, bundled: true };
     const configured = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [mine] });
     try {
       g.node.clearCalls();
@@ -220,6 +220,13 @@ describe('token metadata', () => {
     assert.equal(t.tokenSymbol, 'MKR');
     assert.equal(t.tokenName, null);
     assert.deepEqual(f.missing, [], 'the token answered: nothing is missing, the values are just unknown');
+  });
+
+  test('a symbol or name with control characters is shown with U+FFFD in their place, never null or raw; zero padding is dropped', async () => {
+    const e = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    g.node.setToken(e, { decimals: 6, symbol: 'USDT\t', name: 'Tether USD\u0000\u0000' });
+    const t = (await factsOf(g.provider, tokenTx(e, 70_000_027))).transfers[0]!;
+    assert.deepEqual([t.tokenSymbol, t.tokenName], ['USDT\uFFFD', 'Tether USD']);
   });
 
   test('a contract that reverts or does not exist: nulls, transfer kept', async () => {
