@@ -68,6 +68,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
   const tokens = hostTokens(config.risk);
   if (tokens.isErr()) return err(tokens.error);
+  for (const warning of tokens.value.warnings) logger.warn({ event: 'token_registry_file_warning' }, warning);
   const risk = hostRiskProviders(tokens.value.risk, sanctions, observability);
   if (risk.isErr()) return err(risk.error);
   const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);

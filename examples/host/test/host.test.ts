@@ -47,12 +47,19 @@ function seedFile(): string {
   return path;
 }
 
-/** A token registry file that gives the bundled USDT contract 18 decimals. */
-function redeclaredUsdt(): string {
+/** A token registry file of these entries. */
+function tokenFile(entries: object[]): string {
   const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-tokens-')), 'tokens.json');
-  writeFileSync(path, JSON.stringify([{ contract: USDT_CONTRACT, symbol: 'USDT', decimals: 18, name: 'Tether USD' }]));
+  writeFileSync(path, JSON.stringify(entries));
   return path;
 }
+/** A token registry file that gives the bundled USDT contract 18 decimals. */
+const redeclaredUsdt = () => tokenFile([{ contract: USDT_CONTRACT, symbol: 'USDT', decimals: 18, name: 'Tether USD' }]);
+/** A token registry file that names another contract USDT. */
+const usdtElsewhere = () =>
+  tokenFile([
+    { contract: hexToBase58Address(`41${'ef'.repeat(20)}`)!, symbol: 'USDT', decimals: 6, name: 'Tether USD' },
+  ]);
 
 describe('the host in-process', () => {
   let node: FakeTronNode;
@@ -69,6 +76,7 @@ describe('the host in-process', () => {
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
       [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
       [{ TOKEN_REGISTRY_FILE: redeclaredUsdt() }, 'TOKEN_REGISTRY_FILE'],
+      [{ TOKEN_REGISTRY_FILE: usdtElsewhere() }, 'TOKEN_REGISTRY_FILE'],
     ];
     for (const [env, field] of cases) {
       const config = parseConfig({ PORT: '0', OFAC_SDN_URL: 'off', ...env })._unsafeUnwrap();
@@ -135,14 +143,19 @@ describe('the host in-process', () => {
     }
   });
 
-  test("Known tokens: TOKEN_REGISTRY_FILE's tokens are seeded and confirmed by the chain like the bundled ones: one the chain contradicts is logged naming it", async () => {
+  test("Known tokens: TOKEN_REGISTRY_FILE's tokens are confirmed by the chain at start: one the chain contradicts is logged naming it, and a derivative entry is a logged warning", async () => {
     const own = hexToBase58Address(`41${'ab'.repeat(20)}`)!;
+    const derivative = hexToBase58Address(`41${'ac'.repeat(20)}`)!;
     const lying = await startFakeTronNode();
     lying.setToken(own, { decimals: 8, symbol: 'OWN', name: 'Own Dollar' });
-    const file = join(mkdtempSync(join(tmpdir(), 'tron-safety-tokens-')), 'tokens.json');
-    writeFileSync(file, JSON.stringify([{ contract: own, symbol: 'OWN', decimals: 6, name: 'Own Dollar' }]));
+    const file = tokenFile([
+      { contract: own, symbol: 'OWN', decimals: 6, name: 'Own Dollar' },
+      { contract: derivative, symbol: 'jUSDT', decimals: 8, name: 'JustLend USDT' },
+    ]);
     const { host, lines } = await startTestHost({ TRON_FULLNODE_URL: lying.url, TOKEN_REGISTRY_FILE: file });
     try {
+      const warning = lines.find((l) => l.event === 'token_registry_file_warning');
+      assert.match(String(warning?.msg), /entry 1 \("jUSDT" at .*\): symbol "jUSDT" contains the bundled USDT's mark/);
       const warned = () => lines.find((l) => l.event === 'known_token_disagrees' && l.contract === own);
       for (let i = 0; i < 200 && !warned(); i++) await new Promise((r) => setTimeout(r, 25));
       assert.deepEqual(

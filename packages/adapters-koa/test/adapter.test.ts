@@ -1,37 +1,67 @@
 import assert from 'node:assert/strict';
-import { text } from 'node:stream/consumers';
 import { after, before, describe, test } from 'node:test';
 import { echoHandler, listenOnLoopback, runAdapterConformance } from '@tron-safety/core/testing';
 import Koa from 'koa';
 import { request } from 'undici';
-import { safetyMiddleware } from '../src/index.js';
+import coBody from 'co-body';
+import { safetyMiddleware, safetyParserErrors } from '../src/index.js';
 
-/** What `@koa/bodyparser` leaves behind: the stream read, `rawBody` and `body` on the request. */
-const parser: Koa.Middleware = async (ctx, next) => {
-  const raw = await text(ctx.req);
-  Object.assign(ctx.request, { rawBody: raw, body: raw ? JSON.parse(raw) : {} });
+/**
+ * `@koa/bodyparser`'s JSON parsing: co-body reads and parses (its errors thrown as they are), the
+ * raw text kept in `ctx.request.rawBody`. Used directly: @koa/bodyparser's global augmentation of
+ * Node's `IncomingMessage` (`rawBody: string`) would leak into every package's type check.
+ */
+const bodyParser = (): Koa.Middleware => async (ctx, next) => {
+  if (ctx.is('application/json')) {
+    const { parsed, raw } = (await coBody.json(ctx, { returnRawBody: true })) as { parsed: unknown; raw: string };
+    Object.assign(ctx.request, { body: parsed, rawBody: raw });
+  }
   await next();
 };
 
 const listen = (app: Koa) => listenOnLoopback((port, host) => app.listen(port, host));
 
-// The middleware first, then the host's own body parser and route; Koa answers 404 for the rest.
-runAdapterConformance('koa', (handler) => {
-  const app = new Koa();
-  app.use(safetyMiddleware(handler));
-  app.use(parser);
-  app.use((ctx) => {
-    if (ctx.method === 'POST' && ctx.path === '/mine')
-      ctx.body = { host: true, got: (ctx.request as { body?: unknown }).body };
-  });
-  return listen(app);
-});
+/** The host's own error handling, first: what the adapter's middleware leaves to it. */
+const hostErrors: Koa.Middleware = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    ctx.status = (error as { status?: number }).status ?? 500;
+    ctx.body = 'host';
+  }
+};
+
+runAdapterConformance(
+  'koa',
+  // The middleware first, then the host's own body parser and route; Koa answers 404 for the rest.
+  (handler) => {
+    const app = new Koa();
+    app.use(safetyMiddleware(handler));
+    app.use(bodyParser());
+    app.use((ctx) => {
+      if (ctx.method === 'POST' && ctx.path === '/mine')
+        ctx.body = { host: true, got: (ctx.request as { body?: unknown }).body };
+    });
+    return listen(app);
+  },
+  {
+    // The JSON parser first (it keeps the raw text), its errors answered by safetyParserErrors mounted before it.
+    startBehindParser: (handler) => {
+      const app = new Koa();
+      app.use(hostErrors);
+      app.use(safetyParserErrors());
+      app.use(bodyParser());
+      app.use(safetyMiddleware(handler));
+      return listen(app);
+    },
+  },
+);
 
 describe('koa adapter', () => {
   let afterParser: { url: string; close: () => Promise<unknown> };
   before(async () => {
     const app = new Koa();
-    app.use(parser);
+    app.use(bodyParser());
     app.use(
       safetyMiddleware(echoHandler(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r-1' })),
     );
@@ -66,7 +96,11 @@ describe('koa adapter', () => {
 
   test('behind a body parser it uses the raw body the parser kept (ctx.request.rawBody)', async () => {
     const raw = '{ "b" : 2 }';
-    const res = await request(`${afterParser.url}/v1/transaction/check`, { method: 'POST', body: raw });
+    const res = await request(`${afterParser.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: raw,
+    });
     assert.equal(((await res.body.json()) as { body: string }).body, raw);
   });
 });

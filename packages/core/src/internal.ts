@@ -25,6 +25,9 @@ export { requestIdFrom } from './runtime/request-id.js';
 export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';
 export { withApiHeaders } from './runtime/api-headers.js';
 
+// The adapters' answer to a body parser's refusal (their safetyParserErrors).
+export { parserErrorResponse } from './runtime/parser-errors.js';
+
 // Pipeline steps the benchmarks time one by one.
 export { validateCheckRequest, type NormalizedCheckRequest } from './validation/check-request.js';
 export { gatherEvidence, type Evidence, type EvidenceError, type EvidenceRequest } from './runtime/evidence.js';

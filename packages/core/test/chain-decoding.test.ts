@@ -16,6 +16,7 @@ import {
   decodeTokenTransferCall,
   encodeAbiString,
   encodeUint256,
+  hexToText,
   readTransferLog,
   TRANSFER_EVENT_TOPIC,
 } from '../src/tron/abi.js';
@@ -169,12 +170,19 @@ describe('ABI decoding', () => {
       null,
       'invalid UTF-8',
     );
-    assert.equal(
-      decodeAbiString(encodeUint256(32n) + encodeUint256(2n) + '0a0d'.padEnd(64, '0')),
-      null,
-      'control characters',
-    );
     assert.equal(decodeAbiString(''), null);
+  });
+
+  test('strings: zero bytes ending an ABI string are padding; control characters are shown as U+FFFD, never passed on', () => {
+    const abiString = (hex: string) => encodeUint256(32n) + encodeUint256(BigInt(hex.length / 2)) + hex.padEnd(64, '0');
+    const text = (s: string) => Buffer.from(s, 'latin1').toString('hex');
+    assert.equal(decodeAbiString(abiString(text('USDT\0\0\0'))), 'USDT', 'a bytes32 converted whole');
+    assert.equal(decodeAbiString(abiString(text('\0\0'))), null, 'nothing but padding');
+    assert.equal(decodeAbiString(abiString(text('USDT\t'))), 'USDT\uFFFD');
+    assert.equal(decodeAbiString(abiString(text('US\0DT\r\n'))), 'US\uFFFDDT\uFFFD\uFFFD');
+    assert.equal(decodeAbiString(abiString(text('\x7f'))), '\uFFFD', 'DEL');
+    assert.equal(decodeAbiString(abiString(Buffer.from('\u009bUSDT').toString('hex'))), '\uFFFDUSDT', 'C1 (CSI)');
+    assert.equal(hexToText(text('FIX\x1bT')), 'FIX\uFFFDT', 'TRC10 metadata too');
   });
 
   test('no input makes a decoder throw', () => {

@@ -4,24 +4,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
-import { REGISTRY_KNOWN_TOKENS } from '../src/chain/known-tokens.js';
+import { knownTokensOf, REGISTRY_KNOWN_TOKENS } from '../src/chain/known-tokens.js';
 import {
   createTronChainFactsProvider,
   type KnownTokenDisagreement,
   type TronChainFactsProviderOptions,
 } from '../src/chain/provider.js';
 import type { TransactionCheckRequest, TransactionCheckResponse } from '../src/contract/models.js';
-import { OFFICIAL_TOKENS_AS_OF } from '../src/risk/data/official-tokens.js';
+import { OFFICIAL_TOKENS_AS_OF, type OfficialTokenData } from '../src/risk/data/official-tokens.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import type { RiskProviders } from '../src/risk/signals.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { currentOfacList } from '../src/testing/fake-ofac.js';
-import { TRON_FIXTURE_TX, USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
+import {
+  buildTronTransaction,
+  transferLog,
+  TRON_FIXTURE_TX,
+  USDT_CONTRACT,
+} from '../src/testing/fake-tron-fixtures.js';
+import { base58ToHexAddress } from '../src/tron/address.js';
 import { startFakeTronNode, type FakeTronCall, type FakeTronNode } from '../src/testing/fake-tron-node.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 import { seedTenant } from '../src/testing/service-harness.js';
 
 const REGISTRY_AS_OF = new Date(OFFICIAL_TOKENS_AS_OF).toISOString();
+const PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
+const hex = (address: string) => base58ToHexAddress(address)!;
 const USDT_PAYMENT: TransactionCheckRequest = {
   tx_hash: TRON_FIXTURE_TX.usdtTransfer,
   network: 'tron',
@@ -32,18 +40,22 @@ const USDT_PAYMENT: TransactionCheckRequest = {
 
 let vendors: FakeChainalysis;
 let risk: RiskProviders;
-before(async () => {
-  vendors = await startFakeChainalysis();
-  risk = createRiskProviders({
+/** The risk providers, with a deployment's own tokens in the registry. */
+const riskWith = (extraTokens: OfficialTokenData[]) =>
+  createRiskProviders({
     chainalysisApiUrl: vendors.entityUrl,
     chainalysisApiKey: 'k',
     ofacList: { current: () => currentOfacList() },
+    extraTokens,
   })._unsafeUnwrap();
+before(async () => {
+  vendors = await startFakeChainalysis();
+  risk = riskWith([]);
 });
 after(() => vendors.close());
 
 /** A fresh fake node, a chain provider on it (not warmed up) and the service over both. */
-async function setup(options: Partial<TronChainFactsProviderOptions> = {}) {
+async function setup(options: Partial<TronChainFactsProviderOptions> = {}, providers: RiskProviders = risk) {
   const node = await startFakeTronNode();
   const disagreements: KnownTokenDisagreement[] = [];
   const chain = createTronChainFactsProvider({
@@ -52,7 +64,7 @@ async function setup(options: Partial<TronChainFactsProviderOptions> = {}) {
     onKnownTokenDisagrees: (d) => disagreements.push(d),
     ...options,
   });
-  const service = createSafetyService(createMemoryStores(), { chain, risk });
+  const service = createSafetyService(createMemoryStores(), { chain, risk: providers });
   const { apiKey } = await seedTenant(service);
   const check = async (request: TransactionCheckRequest) => {
     const answer = await service.check({ apiKey, request });
@@ -192,6 +204,79 @@ describe('Known tokens: the chain confirms the seeded registry metadata off the 
   });
 });
 
+describe("Known tokens: a deployment's own tokens are served only once the chain agreed with them", () => {
+  const ACME = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
+  const ON_CHAIN = { decimals: 6, symbol: 'ACME', name: 'Acme' };
+  /** A TRC20 payment of 100 raw units of ACME (0.0001 on chain), and a request expecting "100". */
+  const payment = (node: FakeTronNode): TransactionCheckRequest => {
+    const to = hex(USDT_PAYMENT.expected_recipient!);
+    const built = buildTronTransaction({
+      contractType: 'TriggerSmartContract',
+      parameter: {
+        owner_address: hex(PAYER),
+        contract_address: hex(ACME),
+        data: `a9059cbb${'0'.repeat(24)}${to.slice(2)}${100n.toString(16).padStart(64, '0')}`,
+      },
+      blockNumber: 70_000_500,
+      info: { receipt: { result: 'SUCCESS' }, log: [transferLog(ACME, PAYER, USDT_PAYMENT.expected_recipient!, 100n)] },
+    });
+    node.addTransaction(built);
+    return { ...USDT_PAYMENT, tx_hash: built.txID, expected_token_contract: ACME, expected_amount: '100' };
+  };
+  const own = (decimals: number) => {
+    const token = { contract: ACME, symbol: 'ACME', name: 'Acme', decimals };
+    const knownTokens = [...REGISTRY_KNOWN_TOKENS, ...knownTokensOf([token], new Date())];
+    return [{ knownTokens }, riskWith([token])] as const;
+  };
+
+  test('wrong decimals (a registry file saying 0 for a 6-decimal token) are never CLEAR: unreadable metadata is LIMITED_DATA, a cold check reads the chain and is TX_FACTS_DISAGREE, the confirmation is heard as a disagreement', async () => {
+    const s = await setup(...own(0));
+    try {
+      s.node.setToken(ACME, ON_CHAIN);
+      const request = payment(s.node);
+      const down = s.node.fault({ path: 'triggerconstantcontract', fault: { kind: 'status', status: 503 } });
+      const blind = await s.check(request);
+      down();
+      assert.equal(blind.overall_state, 'LIMITED_DATA', 'the seed is not served before the chain confirmed it');
+      assert.deepEqual([blind.amount, blind.amount_match], [null, null]);
+
+      const cold = await s.check(request);
+      assert.equal(cold.overall_state, 'LIMITED_DATA');
+      assert.ok(codes(cold).includes('TX_FACTS_DISAGREE'), codes(cold).join());
+      assert.deepEqual([cold.amount, cold.amount_match], [null, null]);
+
+      await s.chain.warmUp();
+      assert.deepEqual(s.disagreements, [
+        { contract: ACME, known: { symbol: 'ACME', decimals: 0 }, chain: { symbol: 'ACME', decimals: 6 } },
+      ]);
+      const confirmed = await s.check(request);
+      assert.ok(codes(confirmed).includes('TX_FACTS_DISAGREE'), codes(confirmed).join());
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an own token the chain agrees with is read on a cold check, then served without a call once confirmed', async () => {
+    const s = await setup(...own(6));
+    try {
+      s.node.setToken(ACME, ON_CHAIN);
+      const request = { ...payment(s.node), expected_amount: '0.0001' };
+      const startedAt = Date.now();
+      const cold = await s.check(request);
+      assert.equal(metadataCalls(s.node).length, 3, 'decimals(), symbol(), name() from the chain');
+      assert.equal(cold.overall_state, 'CLEAR');
+      assert.ok(Date.parse(cold.freshness.token_data_at!) >= startedAt, 'dated by the reading');
+      await s.chain.warmUp();
+      assert.deepEqual(s.disagreements, []);
+      s.node.clearCalls();
+      assert.equal((await s.check(request)).overall_state, 'CLEAR');
+      assert.equal(metadataCalls(s.node).length, 0, 'confirmed: served from its seed');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('Freshness: max_source_age_seconds stays usable', () => {
   test('after warm-up a registry-token payment and a TRX payment are seconds old, whatever the registry date', async () => {
     const s = await setup();
@@ -203,6 +288,30 @@ describe('Freshness: max_source_age_seconds stays usable', () => {
         assert.notEqual(body.freshness.token_data_at, REGISTRY_AS_OF);
         assert.ok(body.freshness.max_source_age_seconds < 60, JSON.stringify(body.freshness));
       }
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("Freshness: the chain data is as old as the nodes' head; a head stalled over a minute is never CLEAR", async () => {
+    const s = await setup();
+    const TRX_PAYMENT = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' as const };
+    try {
+      await s.chain.warmUp();
+      const current = await s.check(TRX_PAYMENT);
+      assert.equal(current.overall_state, 'CLEAR');
+      assert.ok(current.freshness.max_source_age_seconds <= 5, JSON.stringify(current.freshness));
+      // Behind, within the minute a working node and this host's clock skew may account for.
+      s.node.setHeights({ headAgeMs: 30_000 });
+      const behind = await s.check(TRX_PAYMENT);
+      assert.equal(behind.overall_state, 'CLEAR');
+      assert.ok(behind.freshness.max_source_age_seconds >= 30, JSON.stringify(behind.freshness));
+      const stalledMs = 90 * 24 * 3600 * 1000;
+      s.node.setHeights({ headAgeMs: stalledMs });
+      const stalled = await s.check(TRX_PAYMENT);
+      assert.equal(stalled.overall_state, 'LIMITED_DATA');
+      assert.ok(codes(stalled).includes('TX_FACTS_PARTIAL'), codes(stalled).join());
+      assert.ok(stalled.freshness.max_source_age_seconds >= stalledMs / 1000, JSON.stringify(stalled.freshness));
     } finally {
       await s.close();
     }

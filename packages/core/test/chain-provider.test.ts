@@ -15,6 +15,7 @@ import {
   USDT_CONTRACT,
   type FakeTronNode,
 } from '../src/testing/index.js';
+import { check, signals } from './assessment-support.js';
 
 const TL24 = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 const TXVJ = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
@@ -110,6 +111,47 @@ describe('recorded fixtures over HTTP', () => {
   });
 });
 
+describe("Freshness: the nodes' head dates the chain data", () => {
+  const g = fakeNodeGroup();
+
+  test("headTime is the full node's head block time (the newest head), about now", async () => {
+    const askedAt = Date.now();
+    const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+    assert.deepEqual(f.missing, []);
+    assert.ok(f.headTime !== null && f.headTime.getTime() >= askedAt && f.headTime <= f.observedAt);
+  });
+
+  test('a head stalled over a minute: head_stale, the state kept (it only understates), an unknown hash unknown, not not_found', async () => {
+    g.node.setHeights({ headAgeMs: 5 * 60_000 });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.deepEqual(
+        f.missing.map((m) => m.code),
+        ['head_stale'],
+      );
+      assert.match(f.missing[0]!.detail, /^the nodes' newest head is from \S+, 30\d s before the observation$/);
+      assert.equal(f.state, 'confirmed');
+      assert.ok(f.observedAt.getTime() - f.headTime!.getTime() >= 5 * 60_000);
+      const unknown = await factsOf(g.provider, 'ab'.repeat(32));
+      assert.deepEqual([unknown.state, unknown.missing.map((m) => m.code)], ['unknown', ['head_stale']]);
+    } finally {
+      g.node.setHeights({ headAgeMs: 0 });
+    }
+  });
+
+  test('a head without a block time is a bad response: it cannot date the chain data', async () => {
+    const body = JSON.stringify({ blockID: '00', block_header: { raw_data: { number: g.node.heights.head } } });
+    const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.equal(f.state, 'unknown');
+      assert.ok(f.missing.some((m) => m.detail.startsWith('full node getnowblock: bad response')));
+    } finally {
+      remove();
+    }
+  });
+});
+
 describe('known tokens', () => {
   const g = fakeNodeGroup();
 
@@ -122,10 +164,10 @@ describe('known tokens', () => {
     assert.equal(f.tokenDataAt?.toISOString(), new Date(OFFICIAL_TOKENS_AS_OF).toISOString());
   });
 
-  test('knownTokens: [] reads every token from the nodes; a configured token is not read', async () => {
+  test('knownTokens: [] reads every token from the nodes; a configured bundled token is not read', async () => {
     const reading = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [] });
     const asOf = new Date('2026-01-01T00:00:00Z');
-    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf };
+    const mine = { contract: USDT_CONTRACT, symbol: 'MINE', name: 'Configured', decimals: 6, asOf, bundled: true };
     const configured = createTronChainFactsProvider({ fullNodeUrl: g.node.url, knownTokens: [mine] });
     try {
       g.node.clearCalls();
@@ -178,6 +220,13 @@ describe('token metadata', () => {
     assert.equal(t.tokenSymbol, 'MKR');
     assert.equal(t.tokenName, null);
     assert.deepEqual(f.missing, [], 'the token answered: nothing is missing, the values are just unknown');
+  });
+
+  test('a symbol or name with control characters is shown with U+FFFD in their place, never null or raw; zero padding is dropped', async () => {
+    const e = 'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3';
+    g.node.setToken(e, { decimals: 6, symbol: 'USDT\t', name: 'Tether USD\u0000\u0000' });
+    const t = (await factsOf(g.provider, tokenTx(e, 70_000_027))).transfers[0]!;
+    assert.deepEqual([t.tokenSymbol, t.tokenName], ['USDT\uFFFD', 'Tether USD']);
   });
 
   test('a contract that reverts or does not exist: nulls, transfer kept', async () => {
@@ -244,7 +293,7 @@ describe('token metadata', () => {
     }
   });
 
-  test('node failures while reading metadata: decimals null and a missing entry, not cached', async () => {
+  test('node failures while reading metadata: decimals null, a missing entry, no token data time (Freshness), not cached', async () => {
     const c = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
     g.node.setToken(c, { decimals: 18, symbol: 'TKN', name: 'Token' });
     const txId = tokenTx(c, 70_000_022);
@@ -257,12 +306,15 @@ describe('token metadata', () => {
         ['token_metadata_unavailable'],
       );
       assert.equal(f.state, 'confirmed', 'the transaction facts themselves are complete');
+      assert.equal(f.tokenDataAt, null, 'no node answered: the token data has no time');
+      assert.equal(check({ facts: f, signals: signals({ token: null }) }).freshness.token_data_at, null);
     } finally {
       remove();
     }
     const again = await factsOf(g.provider, txId);
     assert.equal(again.transfers[0]!.decimals, 18);
     assert.equal(again.transfers[0]!.tokenSymbol, 'TKN');
+    assert.ok(again.tokenDataAt !== null);
   });
 
   const trc10Tx = (id: string, amount: number, blockNumber: number) => {

@@ -15,12 +15,14 @@ import {
 } from '../src/risk/token-registry.js';
 import type { AssetRef, TokenRef } from '../src/risk/signals.js';
 import { isTronAddress } from '../src/tron/address.js';
+import { ADDR, check, codes, facts, signals, usdt } from './assessment-support.js';
 
 const registry: TokenRegistry = createTokenRegistry()._unsafeUnwrap();
 const provider = createTokenAuthenticityProvider(registry);
 const ctx = { signal: new AbortController().signal };
 const OTHER = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const SECOND = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre';
 
 async function verdict(token: TokenRef): Promise<string> {
   const before = Date.now();
@@ -140,6 +142,22 @@ describe('impersonations are fake', () => {
     ['USᎧT', null], // Cherokee Ꭷ inside
     ['ΣUN', null], // Greek Σ for S (in the table)
     [null, 'Tetheɽ USD'], // a name
+    // Characters that render as nothing are dropped, the Hangul fillers (letters) included.
+    ['U\u115FS\u115FD\u115FT', null], // choseong filler
+    ['U\u3164S\u3164D\u3164C', null], // compatibility filler
+    ['SU\uFFA0N', null], // half-width filler
+    ['B\u1160TT', 'Bit\u115FTorrent'], // jungseong filler
+    [null, 'Teth\u3164er USD'],
+    ['US\uFE0FDT', null], // a variation selector
+    // Bidi controls: judged as displayed too.
+    ['\u202ETDSU', null], // a right-to-left override shows USDT
+    ['US\u202ETD\u202C', null], // an override inside
+    ['\u2067\u202ENUS\u2069', null], // inside an isolate
+    [null, '\u202EDSU rehteT'],
+    // Control characters as the decoder shows them (U+FFFD): what is left is judged.
+    ['USDT\uFFFD', null],
+    ['SUN\uFFFD', null],
+    ['US\uFFFDDT', 'Tether USD\uFFFD'],
   ];
   for (const [symbol, name] of impostors) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} on another contract → fake`, async () => {
@@ -152,6 +170,19 @@ describe('impersonations are fake', () => {
     assert.equal(skeleton('ꮪᏌꓠ'), 'SN', 'Cherokee SA is no Latin letter');
     assert.equal(skeleton('Uꮪꭰꭲ'), 'USDT');
     assert.equal(skeleton('ႮSDT'), 'SDT');
+  });
+
+  test('Token authenticity: an impostor spelled with invisible letters is TOKEN_FAKE and HIGH_RISK, not TOKEN_UNKNOWN', async () => {
+    const [symbol, name] = ['U\u115FS\u115FD\u115FT', 'Teth\u3164er USD'];
+    const token = await provider.assess({ asset: { kind: 'trc20', contract: ADDR.fakeUsdt }, symbol, name }, ctx);
+    const paid = usdt(0, ADDR.alice, ADDR.bob, 1n, {
+      tokenContract: ADDR.fakeUsdt,
+      tokenSymbol: symbol,
+      tokenName: name,
+    });
+    const response = check({ facts: facts({ transfers: [paid] }), signals: signals({ token }) });
+    assert.deepEqual([response.overall_state, response.token_authenticity], ['HIGH_RISK', 'fake']);
+    assert.ok(codes(response).includes('TOKEN_FAKE'), codes(response).join());
   });
 
   test('TRC10 tokens imitating official ones are fake too', async () => {
@@ -184,6 +215,8 @@ describe('other tokens are unknown', () => {
     ['ẞUN', null],
     ['T币X', null],
     ['WIЖ', null],
+    ['\u3164', '\u115F\u1160'], // fillers alone: nothing readable
+    ['\u202EEPEP', 'Pepe'], // a reversed reading that imitates nothing
   ];
   for (const [symbol, name] of plain) {
     test(`${JSON.stringify(symbol)} / ${JSON.stringify(name)} → unknown`, async () => {
@@ -346,5 +379,44 @@ describe('TOKEN_REGISTRY_FILE', () => {
     // Saying again what the registry says (a deployment's complete list) is no contradiction.
     const same = file('same.json', JSON.stringify([usdt, { ...usdt, name: 'Tether' }, acme]));
     assert.ok(createRiskProviders({ tokenRegistryFile: same }).isOk());
+  });
+
+  test('an entry at another contract named as a bundled token, or by tags alone, is refused at load; one containing a bundled mark is accepted with a warning', () => {
+    const refused = (entries: object[]) =>
+      loadTokenRegistryFile(file(`named-${Math.random()}.json`, JSON.stringify(entries)))._unsafeUnwrapErr();
+    assert.match(
+      refused([{ ...acme, symbol: 'USDT' }]),
+      /: entry 0 \("USDT" at TJRab.*\): symbol "USDT" is the bundled USDT's, which is at TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t$/,
+    );
+    assert.match(refused([{ ...acme, name: 'Tether USD' }]), /entry 0 .*name "Tether USD" is the bundled USDT's/);
+    assert.match(refused([{ ...acme, symbol: 'ＵＳＤＴ.e' }]), /entry 0 .*is the bundled USDT's/);
+    assert.match(refused([acme, { ...acme, contract: SECOND, symbol: 'SUN' }]), /entry 1 .*is the bundled SUN's/);
+    assert.match(refused([{ ...acme, name: 'Token' }]), /entry 0 .*name "Token" is only a chain or version tag/);
+    assert.match(refused([{ ...acme, symbol: 'NEW', name: 'New Token' }]), /only a chain or version tag/);
+    assert.match(
+      createTokenRegistry([{ ...acme, symbol: 'USDT' }])._unsafeUnwrapErr(),
+      /^extra token 0 .*is the bundled USDT's/,
+      'configured extra tokens too',
+    );
+
+    const warnings: string[] = [];
+    const derivative = { ...acme, contract: SECOND, symbol: 'jUSDT', name: 'JustLend USDT' };
+    const path = file('derivative.json', JSON.stringify([acme, derivative]));
+    assert.ok(loadTokenRegistryFile(path, { onWarning: (w) => warnings.push(w) }).isOk());
+    assert.deepEqual(warnings, [
+      `entry 1 ("jUSDT" at ${SECOND}): symbol "jUSDT" contains the bundled USDT's mark: accepted as a derivative, official at this contract only`,
+    ]);
+  });
+
+  test('an entry giving a field twice is refused at load, naming the entry and the field (JSON keeps only the last)', () => {
+    const body = (second: string) => `[${JSON.stringify(acme)}, ${second}]`;
+    const load = (text: string) => loadTokenRegistryFile(file(`twice-${Math.random()}.json`, text));
+    const twice = `{"contract": "${SECOND}", "symbol": "B", "decimals": 6, "name": "B", "decimals": 0}`;
+    assert.match(load(body(twice))._unsafeUnwrapErr(), /: entry 1: field "decimals" is given twice$/);
+    const escaped = `{"contract": "${SECOND}", "symbol": "B", "decimals": 6, "name": "B", "dec\\u0069mals": 0}`;
+    assert.match(load(body(escaped))._unsafeUnwrapErr(), /entry 1: field "decimals" is given twice/);
+    // Keys inside values, and punctuation inside strings, are no keys.
+    const tricky = { contract: SECOND, symbol: 'B', decimals: 6, name: 'B "name": {"symbol": 1}, [x]' };
+    assert.deepEqual(load(body(JSON.stringify(tricky)))._unsafeUnwrap(), [acme, tricky]);
   });
 });

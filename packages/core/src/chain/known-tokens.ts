@@ -10,12 +10,13 @@ import type { KnownToken } from './seeded-tokens.js';
 export const REGISTRY_KNOWN_TOKENS: readonly KnownToken[] = knownTokensOf(
   OFFICIAL_TRON_TOKENS,
   new Date(OFFICIAL_TOKENS_AS_OF),
-);
+).map((token) => ({ ...token, bundled: true }));
 
 /**
  * A registry's TRC20 tokens (a deployment's own, e.g. `loadTokenRegistryFile`'s) as seeded metadata,
- * established as of `asOf`: for `knownTokens`, beside `REGISTRY_KNOWN_TOKENS`. Entries without a
- * contract (TRX, TRC10) are left out.
+ * established as of `asOf`: for `knownTokens`, beside `REGISTRY_KNOWN_TOKENS`. They are served only once
+ * the chain has confirmed them (see `KnownToken.bundled`), and a bundled token they restate keeps its own
+ * seed. Entries without a contract (TRX, TRC10) are left out.
  */
 export function knownTokensOf(tokens: readonly OfficialTokenData[], asOf: Date): KnownToken[] {
   return tokens.flatMap((token) =>

@@ -79,7 +79,9 @@ export interface TronChainFactsProviderOptions {
    * registry's (`REGISTRY_KNOWN_TOKENS`). `warmUp()` has the chain confirm them in the background, then
    * every `tokenCacheMs`; one the chain contradicts is read from the nodes like any other token. `[]`:
    * every token is read from the nodes. A deployment's own registry joins them with
-   * `[...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens, asOf)]` (both from `@tron-safety/core/tron`).
+   * `[...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens, asOf)]` (both from `@tron-safety/core/tron`);
+   * those seeds serve checks only once the chain has confirmed them (`KnownToken.bundled`), and a bundled
+   * token they restate keeps its bundled seed.
    */
   knownTokens?: readonly KnownToken[];
   /** Hears a known token whose chain reading contradicts it (decimals or symbol): an operator's warning. */

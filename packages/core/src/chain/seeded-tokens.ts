@@ -10,6 +10,13 @@ export interface KnownToken {
   decimals: number;
   /** When these values were established: the facts' `tokenDataAt` until the chain confirms them. */
   asOf: Date;
+  /**
+   * True for the bundled registry's tokens (`REGISTRY_KNOWN_TOKENS`), reviewed with the release: served
+   * from the start, before the chain confirms them. Any other seed (a deployment's own, `knownTokensOf`) is
+   * served only once a chain reading agreed with it: until then its token is read from the chain like any
+   * other, so an operator's typo in its decimals meets the chain's instead of scaling payments.
+   */
+  bundled?: boolean;
 }
 
 /** A known token's chain reading that contradicts it: the token is read from the chain from then on. */
@@ -47,18 +54,25 @@ const RETRY_MS = 60_000;
 const MIN_PERIOD_MS = 1_000;
 
 interface SeedState extends Seed {
-  /** What checks get: the known values until the chain confirms them, then the confirming reading; null while it disagrees. */
+  /**
+   * What checks get: a bundled seed's known values until the chain confirms them, then the confirming
+   * reading; null before another seed's first confirmation, and while the chain disagrees.
+   */
   served: TokenMetadata | null;
+  /** The last reading contradicted the seed (heard once, until a reading agrees again). */
+  contradicted: boolean;
 }
 
 /**
  * Known tokens served as seeded metadata, so a check of one never waits for a metadata call, and
- * confirmed by the chain off the checks' path. Until its first confirmation a seed is served with the
- * known values as of their `asOf` (not confirmed yet). A round reads every seed from the nodes (a few at a
- * time; a round in flight is joined, never doubled), then again `confirmEveryMs` later (sooner when some
- * token could not be asked). A reading that agrees on decimals and symbol is served from then on, dated
- * when it was read; one that differs ends the seed: checks read that token from the chain like any other
- * (the reader caches the reading), so the assessment holds its decimals against the registry's again.
+ * confirmed by the chain off the checks' path. Until its first confirmation a bundled seed is served with
+ * the known values as of their `asOf` (not confirmed yet); any other is not served (see
+ * `KnownToken.bundled`). One seed per token: the bundled one, else the first given, so a restatement can
+ * neither re-date nor rename it. A round reads every seed from the nodes (a few at a time; a round in
+ * flight is joined, never doubled), then again `confirmEveryMs` later (sooner when some token could not be
+ * asked). A reading that agrees on decimals and symbol is served from then on, dated when it was read; one
+ * that differs ends the seed (and is heard once): checks read that token from the chain like any other (the
+ * reader caches the reading), so the assessment holds its decimals against the registry's again.
  */
 export class SeededTokens {
   private readonly seeds: ReadonlyMap<string, SeedState>;
@@ -70,10 +84,20 @@ export class SeededTokens {
     seeds: readonly Seed[],
     private readonly options: SeededTokensOptions,
   ) {
-    this.seeds = new Map(seeds.map((seed) => [seed.key, { ...seed, served: knownMetadata(seed.token) }]));
+    const states = new Map<string, SeedState>();
+    for (const seed of seeds) {
+      const held = states.get(seed.key)?.token;
+      if (held && (held.bundled || !seed.token.bundled)) continue;
+      states.set(seed.key, {
+        ...seed,
+        served: seed.token.bundled ? knownMetadata(seed.token) : null,
+        contradicted: false,
+      });
+    }
+    this.seeds = states;
   }
 
-  /** The seed's metadata, or null when the token is not seeded (unknown, or contradicted by the chain). */
+  /** The seed's metadata, or null when the token is not seeded (unknown, not confirmed yet, or contradicted by the chain). */
   get(key: string): TokenMetadata | null {
     return this.seeds.get(key)?.served ?? null;
   }
@@ -118,9 +142,10 @@ export class SeededTokens {
   private judge(seed: SeedState, reading: TokenMetadata): void {
     const { decimals, symbol, contract } = seed.token;
     const agrees = reading.decimals === decimals && reading.symbol === symbol;
-    const wasServed = seed.served !== null;
+    const heard = seed.contradicted;
     seed.served = agrees ? reading : null;
-    if (!agrees && wasServed) {
+    seed.contradicted = !agrees;
+    if (!agrees && !heard) {
       this.options.onDisagreement?.({
         contract,
         known: { symbol, decimals },

@@ -47,8 +47,9 @@ export interface TokenMetadataOptions {
   /** Clock of the cache's expiry (ms, monotonic); default `performance.now`. */
   now?: () => number;
   /**
-   * Metadata known without asking a node (see `KnownToken`): served to checks without a call, never
-   * evicted, and confirmed by the chain off the checks' path (`confirmKnown`, see `SeededTokens`).
+   * Metadata known without asking a node (see `KnownToken`): served to checks without a call (a seed
+   * not `bundled` once the chain has confirmed it), never evicted, and confirmed by the chain off the
+   * checks' path (`confirmKnown`, see `SeededTokens`).
    */
   known?: readonly KnownToken[];
   /** Hears a known token the chain contradicts (it is then read from the chain like any other). */
@@ -112,8 +113,9 @@ const forCaller = (
  * failed its first round last), each with its share of the lookup's budget, so one hanging node still
  * leaves time for the other. Answers with decimals are cached in a bounded LRU for `cacheMs`,
  * answers without decimals briefly; concurrent lookups of one token share one read. Known tokens
- * (a registry's, see `KnownToken`) are answered from their seeds without a call, and confirmed by the
- * chain in the background every `cacheMs` once `confirmKnown` has started it (see `SeededTokens`).
+ * (a registry's, see `KnownToken`) are answered from their seeds without a call (a deployment's own once
+ * the chain has confirmed them), and confirmed by the chain in the background every `cacheMs` once
+ * `confirmKnown` has started it (see `SeededTokens`).
  */
 export class TokenMetadataReader {
   private readonly seeds: SeededTokens;

@@ -4,7 +4,9 @@
  * Both sides are reduced to a skeleton: Unicode compatibility forms folded (full-width `ＵＳＤＴ`,
  * ligatures), accents dropped, look-alike letters mapped to Latin (Cyrillic `С`, Greek `Τ`, Armenian `Ս`,
  * Lisu `ꓴ`, Cherokee `Ꮪ`, small capitals `ᴜ`, `₮`, `$`, `0`/`1`/`5`, `l`), upper-cased, and everything but A–Z/0–9 removed
- * (spaces, dots, dashes, zero-width characters). Then:
+ * (spaces, dots, dashes, zero-width characters and the other characters that render as nothing, Hangul fillers
+ * included). A text with bidi controls is judged as stored and as displayed (its overrides' spans reversed).
+ * Then:
  * - a symbol of 4+ characters (`USDT`, `TUSD`) or a name of 6+ (`TETHERUSD`, `BITTORRENT`) found
  *   anywhere in the skeleton is an imitation (`USDT.e`, `USDT-TRC20`, `TRC20 USDT`, `Tether USD (TRON)`);
  * - a shorter mark (`SUN`, `WIN`, `BTT`, `JST`, `TRX`, `JUST`, `TRON`) only when the skeleton is the mark,
@@ -184,10 +186,16 @@ const LOOK_ALIKES: Record<string, string> = {
 /** Stands for a letter the table cannot map, in `folded` text (never in a skeleton). */
 const WILDCARD = '*';
 
+/**
+ * Marks and the characters that render as nothing: zero-width ones, variation selectors, and the Hangul
+ * fillers, which are letters (`U\u3164S\u3164D\u3164T` shows as USDT) and would otherwise be wildcards.
+ */
+const INVISIBLE = /[\p{M}\p{Default_Ignorable_Code_Point}]/gu;
+
 /** A–Z/0–9 after folding and mapping; every other letter left becomes `WILDCARD`, anything else is dropped. */
 function folded(text: string): string {
   let out = '';
-  for (const ch of text.normalize('NFKD').replace(/\p{M}/gu, '')) {
+  for (const ch of text.normalize('NFKD').replace(INVISIBLE, '')) {
     const upper = ch.toUpperCase();
     out += LOOK_ALIKES[ch] ?? LOOK_ALIKES[upper] ?? upper;
   }
@@ -204,6 +212,16 @@ const TAGS = ['E', 'TRC20', 'TRC', 'TRON', 'TRX', 'ERC20', 'BEP20', 'TOKEN', 'OF
   skeleton,
 );
 
+const ONLY_TAGS = new RegExp(`^(?:${TAGS.join('|')})+$`, 'u');
+
+/**
+ * A text that reads as chain and version tags alone (`Token`, `TRC20`, `New Token`): as a mark it would
+ * match unrelated tokens (`Token V2`, `TRC20 Token`), so no registry entry may be named so.
+ */
+export function onlyTags(text: string): boolean {
+  return ONLY_TAGS.test(skeleton(text));
+}
+
 /** Marks at least this long are matched anywhere inside a skeleton; names need more to avoid common words. */
 const ANYWHERE_LENGTH = { symbol: 4, name: 6 } as const;
 
@@ -214,21 +232,47 @@ export interface Mark<T> {
   token: T;
 }
 
-/** Builds the rule over the given marks; returns the imitated token or null. */
-export function impersonationRule<T>(marks: readonly Mark<T>[]): (text: string | null) => T | null {
+/**
+ * Builds the rule over the given marks; returns the imitated token or null. With `whole`, a text imitates
+ * a mark only by being it (look-alikes, spacing and a tag allowed: `ＵＳＤＴ`, `USDT.e`, `Tether USD (TRON)`),
+ * not by containing it (`jUSDT`): the test a registry entry's own names must pass.
+ */
+export function impersonationRule<T>(
+  marks: readonly Mark<T>[],
+  { whole = false }: { whole?: boolean } = {},
+): (text: string | null) => T | null {
   const compiled = marks
     .map((m) => ({ ...m, skeleton: skeleton(m.text) }))
     .filter((m) => m.skeleton.length > 0)
-    .map((m) => ({ ...m, anywhere: m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
+    .map((m) => ({ ...m, anywhere: !whole && m.skeleton.length >= ANYWHERE_LENGTH[m.kind] }));
   return (text) => {
     if (text === null) return null;
-    const s = folded(text);
-    if (s.replaceAll(WILDCARD, '').length === 0) return null;
-    for (const m of compiled) {
-      if (m.anywhere ? includesMark(s, m.skeleton) : isTagged(s, m.skeleton)) return m.token;
+    for (const reading of readings(text)) {
+      const s = folded(reading);
+      if (s.replaceAll(WILDCARD, '').length === 0) continue;
+      for (const m of compiled) {
+        if (m.anywhere ? includesMark(s, m.skeleton) : isTagged(s, m.skeleton)) return m.token;
+      }
     }
     return null;
   };
+}
+
+/** Bidi embeddings, overrides and isolates: the text is displayed in another order than it is stored. */
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069]/u;
+/** A right-to-left override, up to its pop (or the end of its isolate, or of the text): shown reversed. */
+const RTL_OVERRIDE = /\u202E([^\u202C\u2069]*)/gu;
+const reversed = (text: string): string => [...text].reverse().join('');
+
+/**
+ * What a text may show: as stored, and, when it holds bidi controls, each right-to-left override's span
+ * reversed in place (`US\u202ETD` shows `USDT`) and the whole text reversed (an override or a
+ * right-to-left paragraph around all of it). No official symbol or name needs these controls, so a reading
+ * that imitates one is enough.
+ */
+function readings(text: string): string[] {
+  if (!BIDI_CONTROL.test(text)) return [text];
+  return [text, text.replace(RTL_OVERRIDE, (_, span: string) => reversed(span)), reversed(text)];
 }
 
 /** Marks at least this long may have one character stood in for by a wildcard. */

@@ -5,7 +5,7 @@ import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
 import { isTronAddress } from '../tron/address.js';
 import { OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
-import { impersonationRule, type Mark } from './impersonation.js';
+import { impersonationRule, onlyTags, type Mark } from './impersonation.js';
 import type { AssetRef, TokenAuthenticityAnswer, TokenAuthenticityProvider, TokenRef } from './signals.js';
 
 export type { OfficialTokenData } from './data/official-tokens.js';
@@ -62,6 +62,7 @@ export interface ExtraTokenNames {
   earlier(i: number): string;
 }
 
+const BUNDLED = 'the bundled registry';
 const EXTRA_TOKENS: ExtraTokenNames = { entry: (i) => `extra token ${i}`, earlier: (i) => `extra token ${i}` };
 const FILE_ENTRIES: ExtraTokenNames = { entry: (i) => `entry ${i}`, earlier: (i) => `entry ${i} of this file` };
 
@@ -75,46 +76,105 @@ function contradiction(first: OfficialToken, where: string, later: OfficialToken
   return null;
 }
 
+/** A token's symbol, name and aliases as marks the impersonation rule protects. */
+function marksOf(tokens: readonly OfficialToken[]): Mark<OfficialToken>[] {
+  return tokens.flatMap((token) => [
+    { text: token.symbol, kind: 'symbol' as const, token },
+    ...[token.name, ...token.aliases].map((text) => ({ text, kind: 'name' as const, token })),
+  ]);
+}
+
+const BUNDLED_MARKS = marksOf(
+  OFFICIAL_TRON_TOKENS.flatMap((data) =>
+    toOfficial(data)
+      .map((t) => [t])
+      .unwrapOr([]),
+  ),
+);
+/** A bundled token's symbol or name itself (look-alikes, spacing and tags allowed): `USDT`, `USDT.e`, `Tether USD`. */
+const NAMED_AS_BUNDLED = impersonationRule(BUNDLED_MARKS, { whole: true });
+/** A bundled token's mark anywhere in the text: also derivatives such as `jUSDT`. */
+const CONTAINS_BUNDLED = impersonationRule(BUNDLED_MARKS);
+
+/**
+ * Why an extra token at an asset the bundled registry does not hold may not be named as it is, or what an
+ * operator should hear about its names. Refused: a symbol or name that is a bundled token's (the extension
+ * would make this contract that token, officially, and pin its decimals: a typo in a contract turns an
+ * impostor into USDT), and one of chain or version tags alone (`Token`: it would make unrelated tokens
+ * fake). Warned: one that only contains a bundled mark (`jUSDT`, `stUSDT`), the derivatives the extension
+ * exists for (impersonation.ts, official-tokens.ts); it is official here, and its look-alikes fake.
+ */
+function namingOf(token: OfficialToken): { refused: string } | { warning: string } | null {
+  const names = [
+    { field: 'symbol', text: token.symbol },
+    ...[token.name, ...token.aliases].map((text) => ({ field: 'name', text })),
+  ];
+  for (const { field, text } of names) {
+    const bundled = NAMED_AS_BUNDLED(text);
+    const what = `${field} ${JSON.stringify(text)}`;
+    if (bundled) {
+      return { refused: `${what} is the bundled ${bundled.symbol}'s, which is at ${assetText(bundled.asset)}` };
+    }
+    if (onlyTags(text))
+      return { refused: `${what} is only a chain or version tag, which would make unrelated tokens fake` };
+  }
+  for (const { field, text } of names) {
+    const bundled = CONTAINS_BUNDLED(text);
+    if (bundled) {
+      const mark = `${field} ${JSON.stringify(text)} contains the bundled ${bundled.symbol}'s mark`;
+      return { warning: `${mark}: accepted as a derivative, official at this contract only` };
+    }
+  }
+  return null;
+}
+
 /** A restatement's other names protect the token too (it stays one token, first declared). */
 function withNamesOf(first: OfficialToken, later: OfficialToken): OfficialToken {
   const names = [later.name, ...later.aliases].filter((n) => n !== first.name && !first.aliases.includes(n));
   return names.length === 0 ? first : { ...first, aliases: [...first.aliases, ...new Set(names)] };
 }
 
+export interface TokenRegistryOptions {
+  /** How the extra tokens are named in messages; default `extra token 0`. */
+  names?: ExtraTokenNames;
+  /** Hears what an operator should know about an accepted extra token (see `namingOf`). */
+  onWarning?: (message: string) => void;
+}
+
 /**
  * The bundled registry plus `extra` tokens (configuration); an invalid entry is an error at load, and so is
- * one that gives an asset already declared (bundled, or an earlier extra) other decimals or another symbol:
- * amounts would be scaled by whichever came last. Restating the same facts is fine.
+ * one that gives an asset already declared (bundled, or an earlier extra) other decimals or another symbol
+ * (amounts would be scaled by whichever came last), and one at another asset named as a bundled token or
+ * by tags alone (`namingOf`). Restating the same facts is fine.
  */
 export function createTokenRegistry(
   extra: readonly OfficialTokenData[] = [],
-  names: ExtraTokenNames = EXTRA_TOKENS,
+  { names = EXTRA_TOKENS, onWarning }: TokenRegistryOptions = {},
 ): Result<TokenRegistry, string> {
   const declarations = [
-    ...OFFICIAL_TRON_TOKENS.map((data, i) => ({ data, name: `bundled token ${i}`, where: 'the bundled registry' })),
-    ...extra.map((data, i) => ({ data, name: names.entry(i), where: names.earlier(i) })),
+    ...OFFICIAL_TRON_TOKENS.map((data, i) => ({ data, name: `bundled token ${i}`, where: BUNDLED, extra: false })),
+    ...extra.map((data, i) => ({ data, name: names.entry(i), where: names.earlier(i), extra: true })),
   ];
   const byAsset = new Map<string, { token: OfficialToken; where: string }>();
-  for (const { data, name, where } of declarations) {
+  for (const { data, name, where, extra } of declarations) {
     const token = toOfficial(data);
     if (token.isErr()) return err(token.error);
+    const entry = `${name} (${JSON.stringify(data.symbol)} at ${assetText(token.value.asset)})`;
     const key = assetKey(token.value.asset);
     const first = byAsset.get(key);
+    const naming = extra && first?.where !== BUNDLED ? namingOf(token.value) : null;
+    if (naming && 'refused' in naming) return err(`${entry}: ${naming.refused}`);
+    if (naming) onWarning?.(`${entry}: ${naming.warning}`);
     if (!first) {
       byAsset.set(key, { token: token.value, where });
       continue;
     }
     const contradicted = contradiction(first.token, first.where, token.value);
-    const entry = `${name} (${JSON.stringify(data.symbol)} at ${assetText(token.value.asset)})`;
     if (contradicted) return err(`${entry}: ${contradicted}`);
     first.token = withNamesOf(first.token, token.value);
   }
   const tokens = [...byAsset.values()].map((declared) => declared.token);
-  const marks: Mark<OfficialToken>[] = tokens.flatMap((token) => [
-    { text: token.symbol, kind: 'symbol' as const, token },
-    ...[token.name, ...token.aliases].map((text) => ({ text, kind: 'name' as const, token })),
-  ]);
-  const imitated = impersonationRule(marks);
+  const imitated = impersonationRule(marksOf(tokens));
   return ok({
     tokens,
     find: (asset) => byAsset.get(assetKey(asset))?.token ?? null,
@@ -155,20 +215,61 @@ const TOKEN_FILE_FIELDS = ['contract', 'symbol', 'decimals', 'name'] as const;
 /** `TOKEN_REGISTRY_FILE`: a JSON array of a deployment's own official TRC20 tokens. */
 const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, decimals: t.number, name: t.string });
 
+const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/y;
+
+/**
+ * The first key an object in `text` (valid JSON) repeats, with the index of the top-level element holding
+ * it. JSON.parse keeps the last silently, so an entry edited without removing the old line would count
+ * with a value its reader may not see.
+ */
+function repeatedKey(text: string): { entry: number; key: string } | null {
+  const open: ({ keys: Set<string>; atKey: boolean } | null)[] = []; // per container; null for an array
+  let entry = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const top = open.at(-1);
+    if (ch === '{') open.push({ keys: new Set(), atKey: true });
+    else if (ch === '[') open.push(null);
+    else if (ch === '}' || ch === ']') open.pop();
+    else if (ch === ',' && top) top.atKey = true;
+    else if (ch === ',' && open.length === 1) entry++;
+    else if (ch === ':' && top) top.atKey = false;
+    else if (ch === '"') {
+      STRING_LITERAL.lastIndex = i;
+      const literal = STRING_LITERAL.exec(text)?.[0] ?? '""';
+      i += literal.length - 1;
+      if (!top?.atKey) continue;
+      const key = JSON.parse(literal) as string;
+      if (top.keys.has(key)) return { entry, key };
+      top.keys.add(key);
+    }
+  }
+  return null;
+}
+
 /**
  * Reads a token registry file (`[{"contract","symbol","decimals","name"}]`) through its codec: unreadable
- * files, other JSON, missing, mistyped or unknown fields are errors naming the file and the entry. The
- * entries are then checked like the bundled ones (`createTokenRegistry`): an entry that gives a contract the
- * bundled registry or an earlier entry declares other decimals or another symbol is an error naming both.
+ * files, other JSON, missing, mistyped, unknown or repeated fields are errors naming the file and the entry.
+ * The entries are then checked like configured extra tokens (`createTokenRegistry`): one that gives a
+ * contract the bundled registry or an earlier entry declares other decimals or another symbol is an error
+ * naming both, and so is one at another contract named as a bundled token or by tags alone; `onWarning`
+ * hears an accepted entry whose name contains a bundled token's (a derivative such as jUSDT).
  */
-export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[], string> {
+export function loadTokenRegistryFile(
+  path: string,
+  { onWarning }: Pick<TokenRegistryOptions, 'onWarning'> = {},
+): Result<OfficialTokenData[], string> {
+  let text: string;
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
+    json = JSON.parse(text);
   } catch (cause) {
     return err(`${path}: cannot read a JSON token registry (${(cause as Error).message})`);
   }
   if (!Array.isArray(json)) return err(`${path}: must be a JSON array of {contract, symbol, decimals, name}`);
+  const repeated = repeatedKey(text);
+  if (repeated) return err(`${path}: entry ${repeated.entry}: field "${repeated.key}" is given twice`);
   const tokens: OfficialTokenData[] = [];
   for (const [i, entry] of json.entries()) {
     const decoded = decode(TokenRegistryFileEntry, entry);
@@ -185,7 +286,7 @@ export function loadTokenRegistryFile(path: string): Result<OfficialTokenData[],
     }
     tokens.push(decoded.value);
   }
-  return createTokenRegistry(tokens, FILE_ENTRIES)
+  return createTokenRegistry(tokens, { names: FILE_ENTRIES, ...(onWarning ? { onWarning } : {}) })
     .map(() => tokens)
     .mapErr((message) => `${path}: ${message}`);
 }

@@ -59,34 +59,40 @@ export function decodeDecimals(hex: string): number | null {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const MAX_TEXT_BYTES = 256;
 
-/** Printable UTF-8 text of some bytes; null for invalid UTF-8, control characters or oversize values. */
+/**
+ * Printable UTF-8 text of some bytes; null for invalid UTF-8 or oversize values. Control characters (C0, DEL,
+ * C1) become U+FFFD: they would corrupt logs, terminals and responses, yet the text around them is what the
+ * token shows its holders, so it is still judged (`USDT\t` imitates USDT) and shown with the replacement.
+ */
 export function bytesToText(bytes: Uint8Array): string | null {
   if (bytes.length > MAX_TEXT_BYTES) return null;
-  let value: string;
   try {
-    value = utf8.decode(bytes);
+    return utf8.decode(bytes).replace(/\p{Cc}/gu, '\uFFFD');
   } catch {
     return null;
   }
-  // Control characters have no business in a symbol or name and would corrupt logs and responses.
-  // eslint-disable-next-line no-control-regex -- matching control characters is this check's purpose
-  return /[\u0000-\u001f\u007f]/.test(value) ? null : value;
+}
+
+/** The bytes without their trailing zero bytes (padding). */
+function withoutTrailingZeros(bytes: Uint8Array): Uint8Array {
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  return bytes.subarray(0, end);
 }
 
 /**
  * symbol()/name(): an ABI `string` (offset, length, bytes) or, as some old tokens do, a `bytes32`
- * right-padded with zeros. Null for anything else (revert data, bad offsets, invalid UTF-8).
+ * right-padded with zeros. Null for anything else (revert data, bad offsets, invalid UTF-8). Zero bytes
+ * at the end of a string are padding too (a bytes32 converted whole: `USDT\0…`), and are dropped.
  */
 export function decodeAbiString(hex: string): string | null {
   const body = clean(hex);
   if (body === null || body.length === 0 || body.startsWith(SELECTORS.error)) return null;
   const bytes = Buffer.from(body, 'hex');
   if (bytes.length === 32) {
-    const end = bytes.indexOf(0);
-    const trimmed = bytes.subarray(0, end === -1 ? 32 : end);
+    const text = withoutTrailingZeros(bytes);
     // A bytes32 symbol is text followed only by zero bytes.
-    if (end !== -1 && bytes.subarray(end).some((b) => b !== 0)) return null;
-    return trimmed.length === 0 ? null : bytesToText(trimmed);
+    return text.length === 0 || text.includes(0) ? null : bytesToText(text);
   }
   if (bytes.length < 64 || bytes.length % 32 !== 0) return null;
   const offset = BigInt(`0x${body.slice(0, WORD)}`);
@@ -94,11 +100,11 @@ export function decodeAbiString(hex: string): string | null {
   const start = Number(offset);
   const length = BigInt(`0x${bytes.subarray(start, start + 32).toString('hex')}`);
   if (length > BigInt(bytes.length - start - 32)) return null;
-  const value = bytes.subarray(start + 32, start + 32 + Number(length));
+  const value = withoutTrailingZeros(bytes.subarray(start + 32, start + 32 + Number(length)));
   return value.length === 0 ? null : bytesToText(value);
 }
 
-/** Text of a java-tron visible=false bytes field (hex); null when not hex or not printable text. */
+/** Text of a java-tron visible=false bytes field (hex); null when not hex or not UTF-8 text (see `bytesToText`). */
 export function hexToText(hex: string): string | null {
   const body = clean(hex);
   return body === null || body.length === 0 ? null : bytesToText(Buffer.from(body, 'hex'));
