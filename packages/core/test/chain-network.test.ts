@@ -46,6 +46,8 @@ async function factsOf(p: TronChainFactsProvider, hash: string = TRX): Promise<C
 
 const genesisCalls = () => node.calls.filter((c) => c.path === 'getblockbynum').length;
 const codes = (gaps: readonly Gap[]) => gaps.map((g) => g.code);
+/** Without the full node's head only the solidity node's is left, 20 blocks (a minute) behind: `head_stale`. */
+const besidesStaleHead = (gaps: readonly Gap[]) => codes(gaps).filter((c) => c !== 'head_stale');
 
 describe('Network: a node of another network is never used', () => {
   test('a solidity node on Nile: its answers are dropped, the facts are partial (one node_wrong_network gap naming Nile), never confirmed', async () => {
@@ -217,7 +219,7 @@ describe('Network: established once per node for the provider’s life', () => {
     try {
       const first = await factsOf(provider);
       assert.equal(first.state, 'unknown');
-      assert.deepEqual(codes(first.missing), ['node_network_unverified']);
+      assert.deepEqual(besidesStaleHead(first.missing), ['node_network_unverified']);
       assert.match(
         first.missing[0]!.detail,
         /the full node's network could not be established \(full node getblockbynum: node error/,
@@ -237,7 +239,7 @@ describe('Network: established once per node for the provider’s life', () => {
     try {
       const first = await factsOf(provider);
       assert.equal(first.state, 'unknown');
-      assert.deepEqual([...new Set(codes(first.missing))], ['node_call_failed']);
+      assert.deepEqual([...new Set(besidesStaleHead(first.missing))], ['node_call_failed']);
       assert.equal((await provider.verifyNetwork()).full.status, 'unverified');
       down();
       const later = await factsOf(provider);
