@@ -13,7 +13,7 @@
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
 // (configuration, unreadable seed file, host unreachable); 64 wrong command line (and, for the
-// sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number).
+// sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';

@@ -188,9 +188,9 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
 
-  test('sanctions status and load: a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number is exit 64 on stderr, before anything runs', async (t) => {
+  test('sanctions status and load: a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30 is exit 64 on stderr, before anything runs', async (t) => {
     const file = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'list.txt');
-    for (const value of ['abc', '0', '1.5', '-3', '2 days']) {
+    for (const value of ['abc', '0', '1.5', '-3', '2 days', '31', '9999999999']) {
       process.env.SANCTIONS_LIST_MAX_AGE_DAYS = value;
       try {
         for (const args of [
@@ -205,7 +205,7 @@ describe('admin CLI (memory mode: the seed file)', () => {
             args[0] === '--json' ? (JSON.parse(run.err) as { error: { message: string } }).error.message : run.err;
           assert.match(
             message,
-            new RegExp(`SANCTIONS_LIST_MAX_AGE_DAYS must be a positive whole number of days, got '${value}'`),
+            new RegExp(`SANCTIONS_LIST_MAX_AGE_DAYS must be a whole number of days from 1 to 30, got '${value}'`),
           );
           assert.doesNotMatch(run.err, /\n\s+at /, 'no stack trace');
         }
@@ -214,11 +214,13 @@ describe('admin CLI (memory mode: the seed file)', () => {
       }
     }
     // A valid value goes on to the store (memory mode: exit 2, the list lives in the host's process).
-    process.env.SANCTIONS_LIST_MAX_AGE_DAYS = '3';
-    try {
-      assert.equal((await admin(t, 'sanctions', 'status')).code, 2);
-    } finally {
-      delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+    for (const value of ['3', '30']) {
+      process.env.SANCTIONS_LIST_MAX_AGE_DAYS = value;
+      try {
+        assert.equal((await admin(t, 'sanctions', 'status')).code, 2, value);
+      } finally {
+        delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+      }
     }
   });
 
