@@ -24,6 +24,7 @@ export { newToken, tokenHash } from './runtime/tokens.js';
 export { requestIdFrom } from './runtime/request-id.js';
 export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';
 export { withApiHeaders } from './runtime/api-headers.js';
+export { publicUrl } from './risk/public-url.js';
 
 // Pipeline steps the benchmarks time one by one.
 export { validateCheckRequest, type NormalizedCheckRequest } from './validation/check-request.js';

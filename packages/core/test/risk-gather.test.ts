@@ -439,7 +439,7 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.deepEqual(refused({ chainalysisApiUrl: 'ftp://x' }), [
       'chainalysisApiUrl',
       'CHAINALYSIS_API_URL',
-      'must be an http(s) URL, got "ftp://x"',
+      'must be an http(s) URL, got "ftp://x/"',
     ]);
     assert.deepEqual(refused({ chainalysisSanctionsUrl: 'x' }).slice(0, 2), [
       'chainalysisSanctionsUrl',
@@ -453,6 +453,19 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       ['extraTokens', null],
     );
     assert.deepEqual(refused({ deadlineMarginMs: -1 }).slice(0, 2), ['deadlineMarginMs', null]);
+  });
+
+  test('Secrets: a refused CHAINALYSIS_API_URL or CHAINALYSIS_SANCTIONS_URL is shown without its user-info or query', () => {
+    const cases = [
+      ['ftp://user:S3CRET@lists.example/v1?token=S3CRET', 'must be an http(s) URL, got "ftp://lists.example/v1"'],
+      ['S3CRET not a URL', 'must be an http(s) URL, got "(not a URL)"'],
+    ];
+    for (const [value, message] of cases) {
+      for (const variable of ['CHAINALYSIS_API_URL', 'CHAINALYSIS_SANCTIONS_URL']) {
+        const error = riskConfigFromEnv({ [variable]: value }).andThen((c) => createRiskProviders(c));
+        assert.deepEqual([error._unsafeUnwrapErr().variable, error._unsafeUnwrapErr().message], [variable, message]);
+      }
+    }
   });
 
   test('Settings: RISK_TIMEOUT_MS, RISK_CACHE_TTL_SECONDS and SANCTIONS_LIST_MAX_AGE_DAYS are bounded above: a typo (more digits) is refused, not a timer that fires at once or a protection switched off', () => {

@@ -20,6 +20,7 @@ import {
   MAX_RISK_CACHE_TTL_MS,
   MAX_RISK_TIMEOUT_MS,
 } from './shared-lookup.js';
+import { publicUrl } from './public-url.js';
 import type { AssetRef, RiskProviders } from './signals.js';
 import {
   amlCoveredAssets,
@@ -278,5 +279,5 @@ function httpUrl(value: string): Result<string, string> {
   } catch {
     // reported below
   }
-  return err(`must be an http(s) URL, got "${value}"`);
+  return err(`must be an http(s) URL, got "${publicUrl(value)}"`);
 }
