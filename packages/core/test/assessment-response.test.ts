@@ -184,6 +184,34 @@ describe('response rules', () => {
     });
   });
 
+  describe('a warning the rules require is never left out for an info reason (TX_FINALIZED)', () => {
+    test('Matching 9: a mismatch is kept beside four other warnings on a final transaction', () => {
+      const r = check({
+        signals: signals({ sanctions: unavailable, aml: unavailable }),
+        facts: facts({ transfers: [usdt(0, alice, bob, 41_677_389n)] }),
+        expectations: expecting({ recipient: carol, tokenContract: ADDR.fakeUsdt, amount: '1' }),
+      });
+      assert.equal(r.amount_match, false);
+      assert.deepEqual(codes(r), [
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_RECIPIENT_MISMATCH',
+        'EXPECTED_TOKEN_MISMATCH',
+        'EXPECTED_AMOUNT_MISMATCH',
+      ]);
+    });
+    test('Matching 5: EXPECTED_DATA_UNAVAILABLE is kept beside contradictory facts and a fake token', () => {
+      const r = check({
+        facts: facts({ disagreements: [{ code: 'nodes_disagree', detail: 'x' }] }),
+        signals: signals({ sanctions: unavailable, aml: unavailable, token: token('fake') }),
+        expectations: expecting({ recipient: carol }),
+      });
+      assert.equal(r.recipient_match, null);
+      assert.ok(codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), codes(r).join());
+      assert.ok(!codes(r).includes('TX_FINALIZED'), codes(r).join());
+    });
+  });
+
   describe('a sanctions match gives sanctions_hit true, SANCTIONS_HIT (critical) and HIGH_RISK', () => {
     const cases: { name: string; facts?: Partial<ChainFacts>; signals?: Partial<RiskSignals> }[] = [
       { name: 'otherwise clean' },

@@ -68,7 +68,10 @@ BEGIN
 END;
 $$;
 
--- The per-check rows of the previous schema, folded into their UTC days.
+-- The per-check rows of the previous schema, folded into their UTC days. Hosts of the previous version
+-- still running wait for the migration's commit and then fail loudly (the table is gone, their logs say
+-- so); without the lock a row they committed after the fold's snapshot would vanish with the table.
+LOCK TABLE usage_records IN SHARE ROW EXCLUSIVE MODE;
 WITH r AS (
   SELECT organization_id, (at AT TIME ZONE 'UTC')::date AS day, network, overall_state, billable, latency_ms,
          error_code, usage_latency_bucket(latency_ms) AS bucket

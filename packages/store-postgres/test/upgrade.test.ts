@@ -169,3 +169,46 @@ describe('store-postgres: upgrading a populated database', { skip: server.skip }
     );
   });
 });
+
+describe('store-postgres: upgrading while hosts of the previous schema still write', { skip: server.skip }, () => {
+  test('a usage record written while migration 003 folds is folded or refused, never dropped silently', async () => {
+    const database = await server.createDatabase();
+    const migrator = database.pool(1);
+    const oldHost = database.pool(1);
+    try {
+      const all = await loadMigrations();
+      await migrate(migrator, { migrations: all.filter((m) => m.version <= 2) });
+      const record = () =>
+        oldHost.query(
+          `INSERT INTO usage_records (organization_id, at, network, overall_state, coverage, billable, latency_ms, error_code)
+           VALUES ('org', now(), 'tron', 'CLEAR', 'complete', true, 10, NULL)`,
+        );
+      await record();
+      // 003 as migrate() sends it, cut where the fold ends, so the old host writes between fold and drop.
+      const sql = all.find((m) => m.version === 3)!.sql;
+      const cut = sql.indexOf('DROP TABLE usage_records;');
+      const client = await migrator.connect();
+      let written: Promise<string>;
+      try {
+        await client.query('BEGIN');
+        await client.query(sql.slice(0, cut));
+        written = record().then(
+          () => 'written',
+          () => 'refused',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await client.query(sql.slice(cut));
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+      const outcome = await written;
+      const { rows } = await migrator.query(
+        `SELECT sum(requests)::integer AS n FROM usage_days WHERE organization_id = 'org'`,
+      );
+      assert.equal(rows[0].n, outcome === 'written' ? 2 : 1, `the second record was ${outcome}`);
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -167,8 +167,8 @@ export interface Verdict {
 
 /**
  * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state
- * and the transaction-state code are always kept; the remaining places go to the other codes in
- * priority order.
+ * and a transaction-state code that is not info are always kept; the remaining places go to the
+ * other codes in priority order (an info code such as TX_FINALIZED never displaces a warning).
  */
 export function verdictOf(evidence: Evidence): Verdict {
   const codes = applicableReasons(evidence);
@@ -180,7 +180,7 @@ export function verdictOf(evidence: Evidence): Verdict {
 
   const kept: ReasonCode[] = [explanation];
   const state = stateReason(evidence);
-  if (state !== explanation) kept.push(state);
+  if (state !== explanation && REASONS[state].severity !== 'info') kept.push(state);
   for (const code of applicable) {
     if (kept.length >= MAX_REASONS) break;
     if (!kept.includes(code)) kept.push(code);
