@@ -32,6 +32,7 @@ const ROOT_VALUES = [
   'ExposureType',
   'FreshnessResponse',
   'IdempotencyKey',
+  'MAX_ENTITLEMENT',
   'Network',
   'OverallState',
   'Percentage',
