@@ -98,6 +98,7 @@ const facts: fc.Arbitrary<ChainFacts> = fc
     blockTime: fc.option(time),
     tokenDataAt: fc.option(time),
     observedAt: time,
+    headTime: fc.option(time),
     owner: mostly(fc.constant<string | null>(ADDR.alice), fc.constant(null)),
   })
   .map(({ primary, transfers, ...rest }): ChainFacts => ({

@@ -552,18 +552,36 @@ describe('freshness', () => {
       max_source_age_seconds: 20 * 24 * 3600 + 12 * 3600,
     });
   });
-  test('unavailable answers give no time; the chain observation still counts', () => {
+  test('unavailable answers give no time; the chain data still counts', () => {
     const r = check({
       signals: signals({ sanctions: unavailable, aml: unavailable, token: unavailable }),
       facts: facts({ tokenDataAt: null }),
     });
     assert.equal(r.freshness.risk_data_at, null);
     assert.equal(r.freshness.token_data_at, null);
-    assert.equal(r.freshness.max_source_age_seconds, 1);
+    assert.equal(r.freshness.max_source_age_seconds, 2, "the nodes' head (11:59:58), older than the observation");
+  });
+  test("Freshness: the chain data is as old as the nodes' head when it is older than the observation (a stalled node)", () => {
+    const quiet = signals({ sanctions: unavailable, aml: unavailable, token: unavailable });
+    const stalled = check({
+      signals: quiet,
+      facts: facts({ tokenDataAt: null, headTime: new Date('2026-08-01T00:00:00Z') }),
+    });
+    assert.equal(
+      stalled.freshness.max_source_age_seconds,
+      (Date.parse('2026-11-21T12:00:00Z') - Date.parse('2026-08-01T00:00:00Z')) / 1000,
+    );
+    const ahead = check({
+      signals: quiet,
+      facts: facts({ tokenDataAt: null, headTime: new Date('2026-11-21T12:00:30Z') }),
+    });
+    assert.equal(ahead.freshness.max_source_age_seconds, 1, 'a head after the observation: the observation dates it');
+    const unknown = check({ signals: quiet, facts: facts({ tokenDataAt: null, headTime: null }) });
+    assert.equal(unknown.freshness.max_source_age_seconds, 1, 'no head answered: the observation');
   });
   test('a source time after checked_at gives age 0, never negative', () => {
     const r = check({
-      facts: facts({ observedAt: new Date('2026-11-21T12:00:05Z'), tokenDataAt: null }),
+      facts: facts({ observedAt: new Date('2026-11-21T12:00:05Z'), headTime: null, tokenDataAt: null }),
       signals: signals({ sanctions: unavailable, aml: unavailable, token: null }),
     });
     assert.equal(r.freshness.max_source_age_seconds, 0);

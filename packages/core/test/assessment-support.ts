@@ -18,6 +18,7 @@ export const ADDR = {
 export const TX_HASH = '0130dfde9d5bd6b44f5b3a8ab5d3c5f2f5e6b7b3c0d3a4e5f60718293a4b5c6d';
 export const CHECKED_AT = new Date('2026-11-21T12:00:00.000Z');
 const OBSERVED_AT = new Date('2026-11-21T11:59:59.000Z');
+const HEAD_TIME = new Date('2026-11-21T11:59:58.000Z');
 
 export function usdt(
   index: number,
@@ -101,6 +102,7 @@ export function facts(overrides: Partial<ChainFacts> = {}): ChainFacts {
     counterparties: [],
     tokenDataAt: new Date('2026-11-21T11:30:00.000Z'),
     observedAt: OBSERVED_AT,
+    headTime: HEAD_TIME,
     ...overrides,
   };
 }

@@ -56,10 +56,18 @@ function decoded<A>(codec: t.Type<A, unknown, unknown>, json: JsonObject | null 
   return ok(json);
 }
 
-const block = (head: number | Fails): Answer<NodeBlock> =>
-  isFailure(head) ? err(head.fails) : ok({ block_header: { raw_data: { number: head } } });
+/** How one node answers: what it has, and the block time of a head (3 s a block, the full node's head made at the observation). */
+interface RoundOf {
+  visibleAt: number;
+  full: boolean;
+  script: NodeScript | undefined;
+  timeOf: (head: number) => number;
+}
 
-function round(entry: FakeTronTransaction, visibleAt: number, full: boolean, script: NodeScript = {}): NodeRound {
+const block = (head: number | Fails, timeOf: RoundOf['timeOf']): Answer<NodeBlock> =>
+  isFailure(head) ? err(head.fails) : ok({ block_header: { raw_data: { number: head, timestamp: timeOf(head) } } });
+
+function round(entry: FakeTronTransaction, { visibleAt, full, script = {}, timeOf }: RoundOf): NodeRound {
   const inBlock = entry.info ? Number(entry.info.blockNumber) : null;
   // The full node has a broadcast body before its block; the solidity node only once solidified.
   const hasBlock = inBlock !== null && inBlock <= visibleAt;
@@ -69,17 +77,19 @@ function round(entry: FakeTronTransaction, visibleAt: number, full: boolean, scr
   return {
     tx: decoded(NodeTransaction, transaction),
     info: decoded(NodeTransactionInfo, info),
-    block: block(script.head ?? visibleAt),
+    block: block(script.head ?? visibleAt, timeOf),
   };
 }
 
 /** Both nodes' answers about `entry`, as the fake node would serve them under `script`. */
 export function answersFor(entry: FakeTronTransaction, script: AnswerScript = {}): NodeAnswers {
   const heights = { ...HEIGHTS, ...script.heights };
+  const observedAt = script.observedAt ?? new Date('2026-11-21T12:00:00Z');
+  const timeOf = (head: number) => observedAt.getTime() - (heights.head - head) * 3000;
   return {
-    full: round(entry, heights.head, true, script.full),
-    solidity: round(entry, heights.solidified, false, script.solidity),
-    observedAt: script.observedAt ?? new Date('2026-11-21T12:00:00Z'),
+    full: round(entry, { visibleAt: heights.head, full: true, script: script.full, timeOf }),
+    solidity: round(entry, { visibleAt: heights.solidified, full: false, script: script.solidity, timeOf }),
+    observedAt,
   };
 }
 

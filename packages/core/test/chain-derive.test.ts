@@ -196,15 +196,17 @@ describe('the state table', () => {
   const evidence = (e: Partial<StateEvidence>): StateEvidence => ({
     found: true,
     lookupsAnswered: true,
+    current: true,
     failed: false,
     established: true,
     final: true,
     ...e,
   });
 
-  test('not found only when every lookup answered; unknown when one of them failed', () => {
+  test('not found only when every lookup answered on a current head; unknown when one of them failed or the head is stale', () => {
     assert.equal(stateOf(evidence({ found: false })), 'not_found');
     assert.equal(stateOf(evidence({ found: false, lookupsAnswered: false })), 'unknown');
+    assert.equal(stateOf(evidence({ found: false, current: false })), 'unknown');
   });
 
   test('failure evidence wins over anything left open; an open state is unknown, never pending or confirmed', () => {
@@ -252,6 +254,14 @@ describe('state and finality', () => {
     assert.equal(f.confirmations, 0);
     assert.equal(f.verified, true);
     assert.equal(amountOf(f), '5');
+  });
+
+  test("Confirmations: 0 only on the full node's word that the tx has no info; the solidity node's {} alone is unknown", () => {
+    const built = trxTransfer(5_000_000, 0);
+    const broadcast = { transaction: built.transaction, info: null };
+    const f = factsOf(broadcast, { full: { info: timeout('full', 'gettransactioninfobyid') } });
+    assert.equal(f.confirmations, null, 'the solidity node has an info only once solidified');
+    assert.equal(factsOf(broadcast, { solidity: { info: timeout('solidity', 'x') } }).confirmations, 0);
   });
 
   test('ret[0].ret FAILED alone is a failure', () => {

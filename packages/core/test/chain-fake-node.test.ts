@@ -33,13 +33,25 @@ describe('java-tron answers', () => {
     assert.equal(createHash('sha256').update(Buffer.from(body.raw_data_hex, 'hex')).digest('hex'), body.txID);
   });
 
-  test('not found is {}; an unknown path is a 404 page; blocks follow the heights', async () => {
+  test('not found is {}; an unknown path is a 404 page; blocks follow the heights, heads the clock', async () => {
     assert.equal((await post('/wallet/gettransactioninfobyid', { value: '00'.repeat(32) })).text, '{}');
     assert.equal((await post('/wallet/nosuchapi', {})).status, 404);
+    const askedAt = Date.now();
     const head = JSON.parse((await post('/wallet/getnowblock', {})).text);
     const solid = JSON.parse((await post('/walletsolidity/getnowblock', {})).text);
     assert.equal(head.block_header.raw_data.number, node.heights.head);
     assert.equal(solid.block_header.raw_data.number, node.heights.solidified);
+    const { timestamp } = head.block_header.raw_data;
+    assert.ok(timestamp >= askedAt && timestamp <= Date.now(), 'the head block was made now');
+    const solidBehind = timestamp - solid.block_header.raw_data.timestamp;
+    assert.ok(
+      Math.abs(solidBehind - (node.heights.head - node.heights.solidified) * 3000) < 1000,
+      'and 3 s a block before it',
+    );
+    node.setHeights({ headAgeMs: 60_000 });
+    const stalled = JSON.parse((await post('/wallet/getnowblock', {})).text);
+    node.setHeights({ headAgeMs: 0 });
+    assert.ok(stalled.block_header.raw_data.timestamp <= Date.now() - 60_000, 'a stalled head, a minute old');
     assert.equal(head.blockID.slice(0, 16), node.heights.head.toString(16).padStart(16, '0'));
     assert.equal((await post('/walletsolidity/getblockbynum', { num: node.heights.head })).text, '{}');
     const abridged = JSON.parse((await post('/wallet/getblockbynum', { num: 71723395 })).text);

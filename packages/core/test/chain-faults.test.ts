@@ -3,6 +3,8 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { TronNodeClient } from '../src/chain/client.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronFault, type FakeTronNode } from '../src/testing/index.js';
+import { check } from './assessment-support.js';
+import { fixture } from './chain-answers.js';
 
 // The providers read every token from the node (knownTokens: []), the registry's USDT included:
 // metadata calls are node calls like the others, and their faults are tested here too.
@@ -11,6 +13,7 @@ let provider: TronChainFactsProvider;
 /** A short per-call timeout for the hang cases (warmed up first, so a busy CI machine does not trip it). */
 let impatient: TronChainFactsProvider;
 const TX = TRON_FIXTURE_TX.usdtTransfer;
+const USDT = fixture(TX);
 
 before(async () => {
   node = await startFakeTronNode();
@@ -153,11 +156,75 @@ describe('persistent faults on one node: facts with unknown state and missing en
     }
   });
 
+  test('Confirmations: both tx-info lookups failing leave them unknown (null), never 0', async () => {
+    node.fault({ path: 'gettransactioninfobyid', fault: { kind: 'status', status: 503 } });
+    const f = (await run())._unsafeUnwrap();
+    assert.equal(f.state, 'unknown');
+    assert.equal(f.confirmations, null);
+    assert.equal(check({ facts: f }).confirmations, null);
+  });
+
   test('a failure seen on one node is still a failure', async () => {
     node.fault({ node: 'full', fault: { kind: 'status', status: 503 } });
     const r = await provider.getTransactionFacts(node.failedUsdtTx, { signal: AbortSignal.timeout(5000) });
     assert.ok(r.isOk());
     assert.equal(r.value.state, 'failed');
+  });
+});
+
+describe('the head places the transaction: a getnowblock without a block number is a bad response', () => {
+  // proto3 omits a 0, and block 0 is genesis, never a head: a head without a number says nothing.
+  const headless: FakeTronFault = {
+    kind: 'body',
+    body: JSON.stringify({ blockID: '00', block_header: { raw_data: {} } }),
+  };
+  const BLOCK = 69316562; // the USDT fixture's block
+  let racing: FakeTronNode;
+  let p: TronChainFactsProvider;
+  before(async () => {
+    racing = await startFakeTronNode();
+    p = createTronChainFactsProvider({ fullNodeUrl: racing.url, timeoutMs: 1000, retry: { attempts: 1 } });
+  });
+  afterEach(() => racing.clearFaults());
+  after(async () => {
+    await p.close();
+    await racing.close();
+  });
+  const facts = async () => (await p.getTransactionFacts(TX, { signal: AbortSignal.timeout(5000) }))._unsafeUnwrap();
+  const headFailed = (node_: 'full' | 'solidity') => (m: { code: string; detail: string }) =>
+    m.code === 'node_call_failed' && m.detail.startsWith(`${node_} node getnowblock: bad response`);
+
+  test('on the solidity node: the race guard has no solidified head to hold a racing answer to, so the facts are partial, never CLEAR', async () => {
+    // The full node is 41 blocks past the tx; the solidity node's head (BLOCK - 1) has not solidified
+    // it, yet a racing backend already serves its body and info.
+    racing.setHeights({ head: BLOCK + 40, solidified: BLOCK - 1 });
+    racing.setTransaction(TX, 'solidity', { transaction: USDT.transaction, info: USDT.info });
+    const numbered = await facts();
+    assert.deepEqual(
+      numbered.missing.map((m) => m.code),
+      ['solidity_node_racing'],
+    );
+    racing.fault({ node: 'solidity', path: 'getnowblock', fault: headless });
+    const f = await facts();
+    assert.ok(f.missing.some(headFailed('solidity')), JSON.stringify(f.missing));
+    const response = check({ facts: f });
+    assert.equal(response.overall_state, 'LIMITED_DATA');
+    assert.ok(response.reasons.some((r) => r.code === 'TX_FACTS_PARTIAL'));
+  });
+
+  test('on the full node, or on both: unknown, the head missing, confirmations null, never CLEAR', async () => {
+    for (const nodes of [['full'], ['full', 'solidity']] as const) {
+      for (const name of nodes) racing.fault({ node: name, path: 'getnowblock', fault: headless });
+      const f = await facts();
+      assert.equal(f.state, 'unknown', nodes.join());
+      assert.equal(f.confirmations, null);
+      assert.ok(
+        nodes.every((name) => f.missing.some(headFailed(name))),
+        JSON.stringify(f.missing),
+      );
+      assert.equal(check({ facts: f }).overall_state, 'LIMITED_DATA');
+      racing.clearFaults();
+    }
   });
 });
 

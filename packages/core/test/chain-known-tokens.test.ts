@@ -207,4 +207,28 @@ describe('Freshness: max_source_age_seconds stays usable', () => {
       await s.close();
     }
   });
+
+  test("Freshness: the chain data is as old as the nodes' head; a head stalled over a minute is never CLEAR", async () => {
+    const s = await setup();
+    const TRX_PAYMENT = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' as const };
+    try {
+      await s.chain.warmUp();
+      const current = await s.check(TRX_PAYMENT);
+      assert.equal(current.overall_state, 'CLEAR');
+      assert.ok(current.freshness.max_source_age_seconds <= 5, JSON.stringify(current.freshness));
+      // Behind, within the minute a working node and this host's clock skew may account for.
+      s.node.setHeights({ headAgeMs: 30_000 });
+      const behind = await s.check(TRX_PAYMENT);
+      assert.equal(behind.overall_state, 'CLEAR');
+      assert.ok(behind.freshness.max_source_age_seconds >= 30, JSON.stringify(behind.freshness));
+      const stalledMs = 90 * 24 * 3600 * 1000;
+      s.node.setHeights({ headAgeMs: stalledMs });
+      const stalled = await s.check(TRX_PAYMENT);
+      assert.equal(stalled.overall_state, 'LIMITED_DATA');
+      assert.ok(codes(stalled).includes('TX_FACTS_PARTIAL'), codes(stalled).join());
+      assert.ok(stalled.freshness.max_source_age_seconds >= stalledMs / 1000, JSON.stringify(stalled.freshness));
+    } finally {
+      await s.close();
+    }
+  });
 });

@@ -15,6 +15,7 @@ import {
   USDT_CONTRACT,
   type FakeTronNode,
 } from '../src/testing/index.js';
+import { check, signals } from './assessment-support.js';
 
 const TL24 = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 const TXVJ = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
@@ -106,6 +107,47 @@ describe('recorded fixtures over HTTP', () => {
       assert.equal(f.transfersTruncated, true);
     } finally {
       await small.close();
+    }
+  });
+});
+
+describe("Freshness: the nodes' head dates the chain data", () => {
+  const g = fakeNodeGroup();
+
+  test("headTime is the full node's head block time (the newest head), about now", async () => {
+    const askedAt = Date.now();
+    const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+    assert.deepEqual(f.missing, []);
+    assert.ok(f.headTime !== null && f.headTime.getTime() >= askedAt && f.headTime <= f.observedAt);
+  });
+
+  test('a head stalled over a minute: head_stale, the state kept (it only understates), an unknown hash unknown, not not_found', async () => {
+    g.node.setHeights({ headAgeMs: 5 * 60_000 });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.deepEqual(
+        f.missing.map((m) => m.code),
+        ['head_stale'],
+      );
+      assert.match(f.missing[0]!.detail, /^the nodes' newest head is from \S+, 30\d s before the observation$/);
+      assert.equal(f.state, 'confirmed');
+      assert.ok(f.observedAt.getTime() - f.headTime!.getTime() >= 5 * 60_000);
+      const unknown = await factsOf(g.provider, 'ab'.repeat(32));
+      assert.deepEqual([unknown.state, unknown.missing.map((m) => m.code)], ['unknown', ['head_stale']]);
+    } finally {
+      g.node.setHeights({ headAgeMs: 0 });
+    }
+  });
+
+  test('a head without a block time is a bad response: it cannot date the chain data', async () => {
+    const body = JSON.stringify({ blockID: '00', block_header: { raw_data: { number: g.node.heights.head } } });
+    const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });
+    try {
+      const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.equal(f.state, 'unknown');
+      assert.ok(f.missing.some((m) => m.detail.startsWith('full node getnowblock: bad response')));
+    } finally {
+      remove();
     }
   });
 });
@@ -244,7 +286,7 @@ describe('token metadata', () => {
     }
   });
 
-  test('node failures while reading metadata: decimals null and a missing entry, not cached', async () => {
+  test('node failures while reading metadata: decimals null, a missing entry, no token data time (Freshness), not cached', async () => {
     const c = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
     g.node.setToken(c, { decimals: 18, symbol: 'TKN', name: 'Token' });
     const txId = tokenTx(c, 70_000_022);
@@ -257,12 +299,15 @@ describe('token metadata', () => {
         ['token_metadata_unavailable'],
       );
       assert.equal(f.state, 'confirmed', 'the transaction facts themselves are complete');
+      assert.equal(f.tokenDataAt, null, 'no node answered: the token data has no time');
+      assert.equal(check({ facts: f, signals: signals({ token: null }) }).freshness.token_data_at, null);
     } finally {
       remove();
     }
     const again = await factsOf(g.provider, txId);
     assert.equal(again.transfers[0]!.decimals, 18);
     assert.equal(again.transfers[0]!.tokenSymbol, 'TKN');
+    assert.ok(again.tokenDataAt !== null);
   });
 
   const trc10Tx = (id: string, amount: number, blockNumber: number) => {

@@ -305,7 +305,7 @@ describe('token metadata in the facts', () => {
     ]);
   });
 
-  test('a token no node answered about: decimals null and missing; tokenDataAt is the oldest read', () => {
+  test('a token no node answered about: decimals null and missing, and no read time (tokenDataAt is the oldest answered read)', () => {
     const table = new Map([
       [key(tokens[0]!), read(6, '2026-11-21T10:00:00Z')],
       [key(tokens[1]!), read(null, '2026-11-21T09:00:00Z', false)],
@@ -326,7 +326,7 @@ describe('token metadata in the facts', () => {
         detail: `token metadata of ${key(tokens[1]!)} (no usable answer from the nodes)`,
       },
     ]);
-    assert.equal(f.tokenDataAt?.toISOString(), '2026-11-21T09:00:00.000Z');
+    assert.equal(f.tokenDataAt?.toISOString(), '2026-11-21T10:00:00.000Z', 'the unanswered 09:00 attempt read nothing');
   });
 });
 

@@ -63,6 +63,7 @@ function facts(transfers: Transfer[], overrides: Partial<ChainFacts> = {}): Chai
     counterparties: [],
     tokenDataAt: new Date(0),
     observedAt: new Date(0),
+    headTime: new Date(0),
     ...overrides,
   };
 }

@@ -44,7 +44,8 @@ function metadataGaps(plan: TokenPlan, table: MetadataTable): Gap[] {
  * decimals (null where the table has none), and the metadata's gaps and read time. Pure.
  */
 export function assembleFacts(derived: DerivedFacts, plan: TokenPlan, table: MetadataTable): ChainFacts {
-  const readTimes = [...table.values()].map((m) => m.readAt.getTime());
+  // Only an answer dates the token data: incomplete metadata was read from no node.
+  const readTimes = [...table.values()].filter((m) => m.complete).map((m) => m.readAt.getTime());
   return {
     ...derived,
     missing: [...derived.missing, ...metadataGaps(plan, table)],

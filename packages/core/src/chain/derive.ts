@@ -4,7 +4,7 @@ import { describeNodeError } from './client.js';
 import type { NodeAnswers } from './collect.js';
 import { disagreementsOf } from './disagreements.js';
 import { factsWithoutTransaction, type ChainFacts, type ChainProviderError } from './facts.js';
-import { nodeCallGaps, transactionGaps } from './gaps.js';
+import { headGaps, nodeCallGaps, transactionGaps } from './gaps.js';
 import { readAnswers, type Reading } from './reading.js';
 import { stateEvidence, stateOf } from './state.js';
 import { normalizeTransfers, type Normalized, type RawTransfer } from './transfers/index.js';
@@ -35,13 +35,15 @@ export function deriveFacts(
   const reading = readAnswers(hash, answers);
   const disagreements = disagreementsOf(reading);
   if (reading.tx === null && reading.info === null) {
-    const missing = nodeCallGaps(reading);
+    const missing = [...nodeCallGaps(reading), ...headGaps(reading)];
     const state = stateOf(stateEvidence(reading, missing));
-    const known = { txHash: hash, state, verified: false, disagreements, missing, observedAt: answers.observedAt };
+    const { observedAt } = answers;
+    const { headTime } = reading.placement;
+    const known = { txHash: hash, state, verified: false, disagreements, missing, observedAt, headTime };
     return ok({ ...factsWithoutTransaction(known), transfers: [] });
   }
   const normalized = normalizeTransfers(reading.view, reading.info, reading.failed);
-  const missing = [...nodeCallGaps(reading), ...transactionGaps(reading), ...normalized.gaps];
+  const missing = [...nodeCallGaps(reading), ...headGaps(reading), ...transactionGaps(reading), ...normalized.gaps];
   return ok(foundFacts({ reading, normalized, maxTransfers }, { disagreements, missing }));
 }
 
@@ -71,6 +73,7 @@ function foundFacts(
     primaryTransfer: primary !== null && primary < kept.length ? primary : null,
     counterparties: counterpartiesOf(owner, kept, [...namedBy(reading), ...normalized.involved]),
     observedAt: reading.answers.observedAt,
+    headTime: placement.headTime,
   };
 }
 

@@ -43,6 +43,7 @@ export interface Gap {
     | 'block_time_missing'
     | 'block_time_ahead'
     | 'head_below_block'
+    | 'head_stale'
     | 'solidity_node_racing'
     | 'owner_unreadable'
     | 'asset_id_unreadable'
@@ -94,10 +95,18 @@ export interface ChainFacts {
    * for sanctions like every other party; a value-less call still names whom it talks to.
    */
   counterparties: string[];
-  /** Oldest time the token metadata in `transfers` was read from the chain; null when no token is involved. */
+  /**
+   * Oldest time the token metadata in `transfers` was read from the chain; null when no token is
+   * involved or no node answered about any (metadata that is not `complete` has no read time).
+   */
   tokenDataAt: Date | null;
   /** When the node answers were read. */
   observedAt: Date;
+  /**
+   * Block time of the newest head the nodes answered: their view of the chain is as of then, so the chain
+   * data is as old as the older of this and `observedAt` (freshness). Null when no head was answered.
+   */
+  headTime: Date | null;
 }
 
 export interface ProviderContext {
@@ -139,7 +148,7 @@ export interface ChainFactsProvider {
  * spec's not_found values for every descriptive field, keeping what was observed about the sources.
  */
 export function factsWithoutTransaction(
-  known: Pick<ChainFacts, 'txHash' | 'state' | 'verified' | 'disagreements' | 'missing' | 'observedAt'>,
+  known: Pick<ChainFacts, 'txHash' | 'state' | 'verified' | 'disagreements' | 'missing' | 'observedAt' | 'headTime'>,
 ): ChainFacts {
   return {
     txHash: known.txHash,
@@ -160,5 +169,6 @@ export function factsWithoutTransaction(
     counterparties: [],
     tokenDataAt: null,
     observedAt: known.observedAt,
+    headTime: known.headTime,
   };
 }

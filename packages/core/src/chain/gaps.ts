@@ -7,6 +7,25 @@ const gap = (code: Gap['code'], detail: string): Gap => ({ code, detail });
 /** How far a block's time may run ahead of this host's clock (clock skew) before it is not believed. */
 export const BLOCK_TIME_SKEW_MS = 60_000;
 
+/**
+ * How far the newest head's block time may lag the observation before the nodes are stalled. A working
+ * node's head is at most a block (3 s) old; a minute (20 blocks) also leaves room for this host's clock
+ * skew, as `BLOCK_TIME_SKEW_MS` does the other way.
+ */
+export const HEAD_STALE_MS = 60_000;
+
+/**
+ * The nodes' newest head is older than `HEAD_STALE_MS`: a stalled or lagging node, whose view of the
+ * chain is stale. It can only understate confirmations, but it cannot rule a transaction out, and
+ * stale evidence is never a clean result.
+ */
+export function headGaps({ answers, placement: { headTime } }: Reading): Gap[] {
+  const behindMs = headTime === null ? 0 : answers.observedAt.getTime() - headTime.getTime();
+  if (headTime === null || behindMs <= HEAD_STALE_MS) return [];
+  const detail = `the nodes' newest head is from ${headTime.toISOString()}, ${Math.floor(behindMs / 1000)} s before the observation`;
+  return [gap('head_stale', detail)];
+}
+
 /** Every node call that got no usable answer (the four lookups and both head blocks). */
 export function nodeCallGaps({ answers }: Reading): Gap[] {
   const { full, solidity } = answers;

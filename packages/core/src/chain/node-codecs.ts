@@ -72,9 +72,14 @@ export const NodeTransactionInfo = t.intersection([
 ]);
 export type NodeTransactionInfo = t.TypeOf<typeof NodeTransactionInfo>;
 
+/**
+ * A head block. Its number and time are required, so a head without one is a bad response: the number
+ * places the tx (confirmations, the solidity race guard), the time dates the chain data (freshness);
+ * proto3 omits only a 0, and block 0 is genesis, never a head.
+ */
 export const NodeBlock = t.type({
   block_header: t.type({
-    raw_data: t.intersection([t.partial({ number: Height }), t.partial({ timestamp: Height })]),
+    raw_data: t.type({ number: Height, timestamp: BlockTime }),
   }),
 });
 export type NodeBlock = t.TypeOf<typeof NodeBlock>;

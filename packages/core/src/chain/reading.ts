@@ -10,9 +10,11 @@ export interface Placement {
   head: number | null;
   /** The solidity node's head: the highest solidified block. */
   solidifiedHead: number | null;
+  /** Block time of the newest head the nodes answered: how current their view of the chain is. */
+  headTime: Date | null;
   /** A head below the tx block: a lagging or load-balanced node, so confirmations cannot be counted. */
   headBelowBlock: boolean;
-  /** head − block + 1; 0 for a broadcast transaction not yet in a block; null when unknown. */
+  /** head − block + 1; 0 for a broadcast transaction not yet in a block (see `unplacedConfirmations`); null when unknown. */
   confirmations: number | null;
   /** The solidity node has the tx info: it answers one only for a solidified block. */
   finalized: boolean;
@@ -38,7 +40,14 @@ export interface Reading {
 export const valueOf = <A>(answer: Answer<A | null>): A | null => (answer.isOk() ? answer.value : null);
 
 const headOf = (block: Answer<NodeBlock>): number | null =>
-  block.isOk() ? (block.value.block_header.raw_data.number ?? null) : null;
+  block.isOk() ? block.value.block_header.raw_data.number : null;
+
+function newestHeadTime({ full, solidity }: NodeAnswers): Date | null {
+  const times = [full.block, solidity.block].flatMap((b) =>
+    b.isOk() ? [b.value.block_header.raw_data.timestamp] : [],
+  );
+  return times.length > 0 ? new Date(Math.max(...times)) : null;
+}
 
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
 
@@ -52,17 +61,30 @@ function failedIn(answers: NodeAnswers): boolean {
   );
 }
 
+/**
+ * A transaction no tx info places: 0 when the full node answered it has no info (broadcast, in no block
+ * yet); else unknown. Failed lookups say nothing, nor does the solidity node's `{}` (it has an info only
+ * once the block is solidified).
+ */
+const unplacedConfirmations = ({ full }: NodeAnswers, tx: NodeTransaction | null, info: NodeTransactionInfo | null) =>
+  tx !== null && info === null && full.info.isOk() && full.info.value === null ? 0 : null;
+
 function placementOf(answers: NodeAnswers, tx: NodeTransaction | null, info: NodeTransactionInfo | null): Placement {
   const blockNumber = info?.blockNumber ?? null;
   const heads = [headOf(answers.full.block), headOf(answers.solidity.block)].filter((h): h is number => h !== null);
   const head = heads.length > 0 ? Math.max(...heads) : null;
   const headBelowBlock = head !== null && blockNumber !== null && head < blockNumber;
   const confirmations =
-    blockNumber === null ? (tx && !info ? 0 : null) : head === null || headBelowBlock ? null : head - blockNumber + 1;
+    blockNumber === null
+      ? unplacedConfirmations(answers, tx, info)
+      : head === null || headBelowBlock
+        ? null
+        : head - blockNumber + 1;
   return {
     blockNumber,
     head,
     solidifiedHead: headOf(answers.solidity.block),
+    headTime: newestHeadTime(answers),
     headBelowBlock,
     confirmations,
     finalized: valueOf(answers.solidity.info) !== null,

@@ -8,6 +8,8 @@ export interface StateEvidence {
   found: boolean;
   /** The four lookups (body and info on both nodes) were answered, found or not. */
   lookupsAnswered: boolean;
+  /** The nodes' head is recent (no `head_stale` gap): a stale view of the chain cannot rule a transaction out. */
+  current: boolean;
   /** Any answer says the execution failed. */
   failed: boolean;
   /** The lookups and the full node's head were answered, and no gap leaves the state open. */
@@ -18,7 +20,7 @@ export interface StateEvidence {
 
 /** First matching row wins. */
 const STATE_TABLE: readonly { when: (e: StateEvidence) => boolean; state: TransactionState }[] = [
-  { when: (e) => !e.found && e.lookupsAnswered, state: 'not_found' },
+  { when: (e) => !e.found && e.lookupsAnswered && e.current, state: 'not_found' },
   { when: (e) => !e.found, state: 'unknown' },
   { when: (e) => e.failed, state: 'failed' },
   { when: (e) => !e.established, state: 'unknown' },
@@ -46,6 +48,7 @@ export function stateEvidence(reading: Reading, gaps: readonly Gap[]): StateEvid
   return {
     found: reading.tx !== null || reading.info !== null,
     lookupsAnswered: lookups.every((r) => r.isOk()),
+    current: !gaps.some((g) => g.code === 'head_stale'),
     failed: reading.failed,
     // The solidity node's head only places the tx; a failure there does not leave the state open.
     established: [...lookups, full.block].every((r) => r.isOk()) && !gaps.some((g) => STATE_GAPS.has(g.code)),

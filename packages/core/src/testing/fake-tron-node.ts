@@ -20,8 +20,10 @@ import {
  * built from the recorded fixtures; `{}` is "not found", as java-tron says it.
  *
  * Defaults: every fixture transaction is solidified (head = highest fixture block + 100, solidified =
- * head − 20). Tests shape scenarios with `setHeights`, `setTransaction`/`addTransaction`, `setToken`,
- * `setAsset`, and inject faults with `fault`.
+ * head − 20). The heads follow the clock: `getnowblock` on the full node answers a head block made now
+ * (`headAgeMs` ago, 0 by default), the solidity node's 3 s a block before it, as on mainnet, whatever
+ * the recorded transactions' times. Tests shape scenarios with `setHeights`, `setTransaction`/`addTransaction`,
+ * `setToken`, `setAsset`, and inject faults with `fault`.
  */
 export type FakeTronNodeName = 'full' | 'solidity';
 
@@ -85,6 +87,13 @@ export type FakeTronScenario =
   /** The first log's data changed on the solidity node only. */
   | { kind: 'tampered_log' };
 
+export interface FakeTronHeights {
+  head: number;
+  solidified: number;
+  /** How long before the answer the full node's head block was made (ms); 0: the heads follow the clock. */
+  headAgeMs: number;
+}
+
 export interface FakeTronNodeOptions {
   /** Delay before every answer (ms); default 0. */
   latencyMs?: number;
@@ -102,9 +111,12 @@ export interface FakeTronNode {
   clearCalls(): void;
   /** Hash of the synthetic failed (OUT_OF_ENERGY) USDT transaction. */
   readonly failedUsdtTx: string;
-  /** Move the chain: the full node's head and the solidity node's head. */
-  setHeights(heights: { head?: number; solidified?: number }): void;
-  readonly heights: { head: number; solidified: number };
+  /**
+   * Move the chain: the full node's head and the solidity node's head, and how long ago the full node's
+   * head block was made (`headAgeMs`; a node stalled in the past has a large one).
+   */
+  setHeights(heights: Partial<FakeTronHeights>): void;
+  readonly heights: FakeTronHeights;
   /** Serve a custom transaction (both nodes, following the heights, like the fixtures). */
   addTransaction(entry: FakeTronTransaction): void;
   /**
@@ -192,6 +204,14 @@ function block(number: number): JsonObject {
   };
 }
 
+/** Block `number` as a head made `ageMs` before now. */
+function headBlock(number: number, ageMs: number): JsonObject {
+  const made = block(number);
+  const header = made.block_header as JsonObject;
+  const rawData = { ...(header.raw_data as JsonObject), timestamp: Date.now() - ageMs };
+  return { ...made, block_header: { ...header, raw_data: rawData } };
+}
+
 const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -217,7 +237,7 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
   const pending = new Set<ServerResponse>();
 
   const highest = Math.max(...[...transactions.values()].map((t) => Number(t.info?.blockNumber ?? 0)));
-  const heights = { head: options.headBlock ?? highest + 100, solidified: 0 };
+  const heights: FakeTronHeights = { head: options.headBlock ?? highest + 100, solidified: 0, headAgeMs: 0 };
   heights.solidified = options.solidifiedBlock ?? heights.head - 20;
 
   const lookup = (node: FakeTronNodeName, hash: string): FakeTronTransaction => {
@@ -240,7 +260,9 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
       case 'gettransactioninfobyid':
         return lookup(node, String(body.value ?? '').toLowerCase()).info ?? {};
       case 'getnowblock':
-        return block(node === 'full' ? heights.head : heights.solidified);
+        return node === 'full'
+          ? headBlock(heights.head, heights.headAgeMs)
+          : headBlock(heights.solidified, heights.headAgeMs + (heights.head - heights.solidified) * 3000);
       case 'getblockbynum': {
         const num = Number(body.num ?? 0);
         return num <= (node === 'full' ? heights.head : heights.solidified) ? block(num) : {};
@@ -397,9 +419,8 @@ export async function startFakeTronNode(options: FakeTronNodeOptions = {}): Prom
     clearCalls: () => void calls.splice(0),
     failedUsdtTx: fixtures.failedUsdtTx,
     heights,
-    setHeights: ({ head, solidified }) => {
-      if (head !== undefined) heights.head = head;
-      if (solidified !== undefined) heights.solidified = solidified;
+    setHeights: (moved) => {
+      for (const key of ['head', 'solidified', 'headAgeMs'] as const) heights[key] = moved[key] ?? heights[key];
     },
     addTransaction: (entry) => {
       const hash = String(entry.transaction?.txID ?? entry.info?.id ?? '').toLowerCase();

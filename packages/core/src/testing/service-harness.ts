@@ -50,6 +50,7 @@ export function confirmedTrxFacts(txHash: string, observedAt = new Date()): Chai
     counterparties: [],
     tokenDataAt: null,
     observedAt,
+    headTime: new Date(observedAt.getTime() - 1_000),
   };
 }
 
