@@ -3,7 +3,8 @@
 // Memory mode (no DATABASE_URL): the host's state lives in its process and is rebuilt from the
 // seed file at every start, so the seed file *is* the durable state. Each command loads the seed
 // file into in-memory stores, runs through the same admin API the host uses, and writes the file
-// back (atomically, mode 0600: it holds full keys). Restart the host to apply a change. Usage
+// back (atomically, mode 0600: it holds full keys), holding the file's lock from load to write so
+// that commands run at once do not lose each other's changes. Restart the host to apply a change. Usage
 // counts live only in the running host: `usage` asks it over HTTP with one of the
 // organization's keys from the seed file.
 // PostgreSQL mode (DATABASE_URL): the commands act on the database the hosts share (schema
@@ -12,7 +13,7 @@
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
 // (configuration, unreadable seed file, host unreachable); 64 wrong command line (and, for the
-// sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number).
+// sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
@@ -33,6 +34,7 @@ import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.j
 import { HOST_VERSION } from './cli-flags.js';
 import { parseConfig } from './config.js';
 import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile, type SeedMemberSecret } from './seed-file.js';
+import { lockSeedFile, SeedFileBusy } from './seed-file-lock.js';
 import { openStores, type HostStores } from './stores.js';
 
 const OPERATOR = { kind: 'operator' } as const;
@@ -59,6 +61,8 @@ interface Session {
 
 /** Stores opened by this run, closed when the command ends. */
 const opened: HostStores[] = [];
+/** Seed file locks taken by this run, released when the command ends. */
+const locks: (() => void)[] = [];
 
 // Only the admin API is used: no chain provider, and risk providers that are never called.
 const adminOf = (stores: HostStores['stores']) =>
@@ -73,7 +77,13 @@ async function openDatabase(databaseUrl: string): Promise<HostStores['stores']> 
   return stores.value.stores;
 }
 
-async function openSession(path: string | undefined, create = false): Promise<Session> {
+/**
+ * What a command does with the state: only reads it, changes it (memory mode: the seed file is locked
+ * from load to write), or changes it and may create the seed file.
+ */
+type Intent = 'read' | 'change' | 'create';
+
+async function openSession(path: string | undefined, intent: Intent): Promise<Session> {
   const databaseUrl = process.env.DATABASE_URL?.trim();
   if (databaseUrl) {
     const stores = await openDatabase(databaseUrl);
@@ -81,6 +91,10 @@ async function openSession(path: string | undefined, create = false): Promise<Se
   }
   if (!path)
     throw new Exit(2, 'no seed file: pass --seed-file <path> or set SAFETY_SEED_FILE (or DATABASE_URL for PostgreSQL)');
+  const missing = () =>
+    new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
+  if (intent !== 'create' && !existsSync(path)) throw missing();
+  if (intent !== 'read') await lock(path);
   const admin = adminOf(createMemoryStores());
   const keys = new Map<string, string>();
   const members = new Map<string, SeedMemberSecret>();
@@ -89,8 +103,8 @@ async function openSession(path: string | undefined, create = false): Promise<Se
     const loaded = await loadSeedFile(path);
     if (loaded.isErr()) throw new Exit(2, loaded.error.message);
     seed = loaded.value;
-  } else if (!create) {
-    throw new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
+  } else if (intent !== 'create') {
+    throw missing();
   }
   const applied = await applySeed(
     admin,
@@ -100,6 +114,16 @@ async function openSession(path: string | undefined, create = false): Promise<Se
   );
   if (applied.isErr()) throw new Exit(2, applied.error.message);
   return { mode: 'memory', admin, keys, members, save: () => writeSeedFile(admin, { keys, members }, path) };
+}
+
+/** Holds the seed file's lock until the command ends (another command's change waits, or is exit 2 after 30 s). */
+async function lock(path: string): Promise<void> {
+  try {
+    locks.push(await lockSeedFile(path));
+  } catch (e) {
+    if (e instanceof SeedFileBusy) throw new Exit(2, e.message);
+    throw new Exit(2, `cannot lock the seed file ${path} (${(e as Error).message})`);
+  }
 }
 
 /** Serializes the stores back into the seed file format and replaces the file. */
@@ -208,20 +232,25 @@ export function buildProgram(): Command {
     .description(
       'Manage organizations, API keys, plans and usage of the TRON safety host (memory mode: edits the seed file)',
     )
-    .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
     .version(HOST_VERSION, '-V, --version', "the host package's version")
-    .option('--json', 'machine-readable output')
+    // The program's options stand before the command: `plans create --version N` is the plan's version.
+    .enablePositionalOptions()
     // With --json, runAdmin prints commander's own errors as JSON instead.
     .configureOutput({ writeErr: (text) => void (json || process.stderr.write(text)) })
     .exitOverride()
     .showHelpAfterError();
-  const seedPath = () => (program.opts().seedFile as string | undefined) ?? process.env.SAFETY_SEED_FILE;
+  addCommonOptions(program);
+  // Given after a command's name, they are that command's own (see addCommonOptions).
+  let seedFile: string | undefined;
+  program.hook('preAction', (_program, command) => {
+    seedFile = command.optsWithGlobals().seedFile as string | undefined;
+  });
 
-  const open = (create = false) => openSession(seedPath(), create);
+  const open: OpenSession = (intent) => openSession(seedFile ?? process.env.SAFETY_SEED_FILE, intent);
   addPlanCommands(program, open);
   addOrganizationCommands(program, open);
   addKeyCommands(program, open);
-  registerMemberCommands(program, { open: () => open(), unwrap, print });
+  registerMemberCommands(program, { open: () => open('change'), unwrap, print });
   addUsageCommand(program, open);
   addSanctionsCommands(program, {
     print,
@@ -232,16 +261,34 @@ export function buildProgram(): Command {
       return (await openDatabase(databaseUrl)).sanctionsLists;
     },
   });
+  forEachCommand(program, addCommonOptions);
   return program;
 }
 
-/** Opens the session of one command: the seed file's stores (created when asked) or the database. */
-type OpenSession = (create?: boolean) => Promise<Session>;
+/**
+ * `--seed-file` and `--json`, which every command takes before or after its name: each command has
+ * them, as the program's own options stand only before the command.
+ */
+function addCommonOptions(command: Command): void {
+  command
+    .option('--seed-file <path>', 'seed file of the memory-mode host (default: $SAFETY_SEED_FILE)')
+    .option('--json', 'machine-readable output');
+}
+
+function forEachCommand(command: Command, visit: (command: Command) => void): void {
+  for (const sub of command.commands) {
+    visit(sub);
+    forEachCommand(sub, visit);
+  }
+}
+
+/** Opens the session of one command: the seed file's stores or the database. */
+type OpenSession = (intent: Intent) => Promise<Session>;
 
 function addPlanCommands(program: Command, open: OpenSession): void {
   const plans = program.command('plans').description('versioned plans');
   plans.command('list').action(async () => {
-    const s = await open();
+    const s = await open('read');
     const list = unwrap(await s.admin.listPlans(OPERATOR));
     print(list, list.map(planLine).join('\n') || '(no plans)');
   });
@@ -251,16 +298,17 @@ function addPlanCommands(program: Command, open: OpenSession): void {
       .description('create a plan version (the next version of CODE unless --version)')
       .requiredOption('--code <code>')
       .requiredOption('--name <name>')
-      .option('--version <n>', 'explicit version', int('--version')),
+      .option('--version <n>', 'explicit version (1 or more)', int('--version')),
     true,
   ).action(async (o: LimitOptions & { code: string; name: string; version?: number }) => {
-    const s = await open(true);
+    const s = await open('create');
     const e = entitlements(o)!;
     const plan = unwrap(
       await s.admin.createPlanVersion(OPERATOR, {
         code: o.code,
         name: o.name,
-        ...(o.version ? { version: o.version } : {}),
+        // 0 goes to the core, which refuses it: it is no version, not "the next one".
+        ...(o.version !== undefined ? { version: o.version } : {}),
         ...e,
       }),
     );
@@ -272,7 +320,7 @@ function addPlanCommands(program: Command, open: OpenSession): void {
 function addOrganizationCommands(program: Command, open: OpenSession): void {
   const orgs = program.command('orgs').alias('organizations').description('organizations (tenants)');
   orgs.command('list').action(async () => {
-    const s = await open();
+    const s = await open('read');
     const list = unwrap(await s.admin.listOrganizations(OPERATOR));
     print(list, list.map(orgLine).join('\n') || '(no organizations)');
   });
@@ -282,7 +330,7 @@ function addOrganizationCommands(program: Command, open: OpenSession): void {
     ['activate', 'active'],
   ] as const) {
     orgs.command(`${name} <orgId>`).action(async (id: string) => {
-      const s = await open();
+      const s = await open('change');
       const view = unwrap(await s.admin.setOrganizationStatus(OPERATOR, id, status));
       await s.save();
       print(view, orgLine(view.organization));
@@ -292,7 +340,7 @@ function addOrganizationCommands(program: Command, open: OpenSession): void {
     .command('set-plan <orgId>')
     .requiredOption('--plan <code[@version]>', 'plan (latest version when omitted)', planRef)
     .action(async (id: string, o: { plan: { code: string; version?: number } }) => {
-      const s = await open();
+      const s = await open('change');
       const view = unwrap(await s.admin.setOrganizationPlan(OPERATOR, id, o.plan));
       await s.save();
       print(view, orgLine(view.organization));
@@ -301,7 +349,7 @@ function addOrganizationCommands(program: Command, open: OpenSession): void {
     orgs.command('set-entitlements <orgId>').description('custom entitlements instead of a plan'),
     true,
   ).action(async (id: string, o: LimitOptions) => {
-    const s = await open();
+    const s = await open('change');
     const view = unwrap(await s.admin.setCustomEntitlements(OPERATOR, id, entitlements(o)!));
     await s.save();
     print(view, orgLine(view.organization));
@@ -319,12 +367,12 @@ function addOrganizationCreate(orgs: Command, open: OpenSession): void {
     false,
   ).action(
     async (o: LimitOptions & { name: string; plan?: { code: string; version?: number }; suspended?: boolean }) => {
-      const s = await open(true);
+      const s = await open('create');
       const custom = entitlements(o);
       if ((o.plan === undefined) === (custom === null))
         throw new Exit(64, 'give either --plan or custom entitlements (--rate-limit, --concurrency, --quota)');
       const assignment = o.plan
-        ? { plan: o.plan.code, ...(o.plan.version ? { version: o.plan.version } : {}) }
+        ? { plan: o.plan.code, ...(o.plan.version !== undefined ? { version: o.plan.version } : {}) }
         : { entitlements: custom! };
       const view = unwrap(
         await s.admin.createOrganization(OPERATOR, {
@@ -345,7 +393,7 @@ function addKeyCommands(program: Command, open: OpenSession): void {
     .command('create <orgId>')
     .requiredOption('--label <label>')
     .action(async (orgId: string, o: { label: string }) => {
-      const s = await open();
+      const s = await open('change');
       const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
       s.keys.set(issued.metadata.id, issued.key);
       await s.save();
@@ -358,7 +406,7 @@ function addKeyCommands(program: Command, open: OpenSession): void {
     .command('list <orgId>')
     .description('list keys by prefix')
     .action(async (orgId: string) => {
-      const s = await open();
+      const s = await open('read');
       const list = unwrap(await s.admin.listApiKeys(OPERATOR, orgId));
       print(
         list,
@@ -370,14 +418,14 @@ function addKeyCommands(program: Command, open: OpenSession): void {
     .command('rotate <orgId> <keyId>')
     .description('revoke the key and issue its replacement, atomically')
     .action(async (orgId: string, keyId: string) => {
-      const s = await open();
+      const s = await open('change');
       const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
       s.keys.set(rotated.metadata.id, rotated.key);
       await s.save();
       print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
     });
   keys.command('revoke <orgId> <keyId>').action(async (orgId: string, keyId: string) => {
-    const s = await open();
+    const s = await open('change');
     const revoked = unwrap(await s.admin.revokeApiKey(OPERATOR, orgId, keyId));
     await s.save();
     print(revoked, `revoked ${revoked.id} (${revoked.prefix}…)`);
@@ -393,7 +441,7 @@ function addUsageCommand(program: Command, open: OpenSession): void {
     .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
     .action(async (orgId: string, o: { url: string; days: number }) => {
-      const s = await open();
+      const s = await open('read');
       if (s.mode === 'postgres') return printUsage(unwrap(await s.admin.usage(OPERATOR, orgId, o.days)));
       printUsage(await usageFromHost(s, orgId, o));
     });
@@ -461,6 +509,7 @@ export async function runAdmin(argv: string[]): Promise<number> {
     if (error instanceof Exit) return fail(error.code, error.message);
     return fail(2, error instanceof Error ? error.message : String(error));
   } finally {
+    for (const release of locks.splice(0)) release();
     await Promise.all(opened.splice(0).map((stores) => stores.close()));
   }
 }

@@ -8,6 +8,7 @@ import {
   checkMaxAgeDays,
   DEFAULT_OFAC_DOWNLOAD_LIMITS,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
+  MAX_SANCTIONS_LIST_MAX_AGE_DAYS,
   OfacRefresher,
   parseOfacXml,
   parseSanctionsList,
@@ -65,7 +66,11 @@ function maxAgeDays(ctx: SanctionsCommandContext): number {
   const days = riskConfigFromEnv({ [MAX_AGE_VARIABLE]: raw })
     .mapErr((e) => e.message)
     .andThen((config) => checkMaxAgeDays(config.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS));
-  if (days.isErr()) throw ctx.exit(64, `${MAX_AGE_VARIABLE} must be a positive whole number of days, got '${raw}'`);
+  if (days.isErr())
+    throw ctx.exit(
+      64,
+      `${MAX_AGE_VARIABLE} must be a whole number of days from 1 to ${MAX_SANCTIONS_LIST_MAX_AGE_DAYS}, got '${raw}'`,
+    );
   return days.value;
 }
 

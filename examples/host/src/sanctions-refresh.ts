@@ -1,4 +1,5 @@
 import type { SanctionsList, SanctionsListStore } from '@tron-safety/core';
+import { publicUrl } from '@tron-safety/core/internal';
 import {
   DEFAULT_OFAC_SDN_URL,
   OfacRefresher,
@@ -32,7 +33,8 @@ export function readOfacConfig(read: ConfigReader): OfacHostConfig {
   } catch {
     // reported below
   }
-  return read.fail('OFAC_SDN_URL', `must be an http(s) or file: URL, or off; got '${raw}'`, {
+  // Shown without its user-info or query: a mirror's URL may carry a token.
+  return read.fail('OFAC_SDN_URL', `must be an http(s) or file: URL, or off; got '${publicUrl(raw)}'`, {
     url: null,
     refreshSeconds,
   });
@@ -159,6 +161,6 @@ export function describeSanctions(status: OfacListStatus, maxAgeDays: number, ur
     age_hours: ageHours,
     max_age_days: maxAgeDays,
     past_limit: now - status.confirmedAt.getTime() > maxAgeDays * 24 * HOUR_MS,
-    refresh: url === null ? 'off' : url,
+    refresh: url === null ? 'off' : publicUrl(url),
   };
 }

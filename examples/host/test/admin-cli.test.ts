@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
+import { staleReason } from '../build-state.mjs';
 import { runAdmin } from '../src/admin-cli.js';
 import { applySeed, loadSeedFile } from '../src/seed-file.js';
+import { lockSeedFile, SeedFileBusy } from '../src/seed-file-lock.js';
 import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
 /** Runs the CLI in-process, capturing what it prints. */
@@ -184,9 +188,9 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.match(pg.err, /cannot prepare PostgreSQL/);
   });
 
-  test('sanctions status and load: a SANCTIONS_LIST_MAX_AGE_DAYS that is not a positive whole number is exit 64 on stderr, before anything runs', async (t) => {
+  test('sanctions status and load: a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30 is exit 64 on stderr, before anything runs', async (t) => {
     const file = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'list.txt');
-    for (const value of ['abc', '0', '1.5', '-3', '2 days']) {
+    for (const value of ['abc', '0', '1.5', '-3', '2 days', '31', '9999999999']) {
       process.env.SANCTIONS_LIST_MAX_AGE_DAYS = value;
       try {
         for (const args of [
@@ -201,7 +205,7 @@ describe('admin CLI (memory mode: the seed file)', () => {
             args[0] === '--json' ? (JSON.parse(run.err) as { error: { message: string } }).error.message : run.err;
           assert.match(
             message,
-            new RegExp(`SANCTIONS_LIST_MAX_AGE_DAYS must be a positive whole number of days, got '${value}'`),
+            new RegExp(`SANCTIONS_LIST_MAX_AGE_DAYS must be a whole number of days from 1 to 30, got '${value}'`),
           );
           assert.doesNotMatch(run.err, /\n\s+at /, 'no stack trace');
         }
@@ -210,11 +214,13 @@ describe('admin CLI (memory mode: the seed file)', () => {
       }
     }
     // A valid value goes on to the store (memory mode: exit 2, the list lives in the host's process).
-    process.env.SANCTIONS_LIST_MAX_AGE_DAYS = '3';
-    try {
-      assert.equal((await admin(t, 'sanctions', 'status')).code, 2);
-    } finally {
-      delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+    for (const value of ['3', '30']) {
+      process.env.SANCTIONS_LIST_MAX_AGE_DAYS = value;
+      try {
+        assert.equal((await admin(t, 'sanctions', 'status')).code, 2, value);
+      } finally {
+        delete process.env.SANCTIONS_LIST_MAX_AGE_DAYS;
+      }
     }
   });
 
@@ -368,5 +374,157 @@ describe('admin CLI: portal members', () => {
       written.map((m) => [m.email, m.role]),
       [['owner@example.com', 'owner']],
     );
+  });
+});
+
+/** A new seed file (memory mode) with plan `p` version 1 and one organization on it. */
+async function seedWithOrganization(t: { mock: any }): Promise<{ seed: string; orgId: string }> {
+  const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+  const limits = ['--rate-limit', '60', '--concurrency', '2', '--quota', '100'];
+  assert.equal(
+    (await admin(t, '--seed-file', seed, 'plans', 'create', '--code', 'p', '--name', 'P', ...limits)).code,
+    0,
+  );
+  const org = await admin(t, '--seed-file', seed, '--json', 'orgs', 'create', '--name', 'Acme', '--plan', 'p');
+  assert.equal(org.code, 0, org.err);
+  return { seed, orgId: (JSON.parse(org.out) as { organization: { id: string } }).organization.id };
+}
+
+const seedPlans = (seed: string) =>
+  (JSON.parse(readFileSync(seed, 'utf8')) as { plans: { code: string; version: number; name: string }[] }).plans.map(
+    (p) => `${p.code}@${p.version} ${p.name}`,
+  );
+
+describe('admin CLI: plan versions', () => {
+  test("plans create --version N creates version N (the program's -V, --version stands before the command); 0 is refused, never read as the latest", async (t) => {
+    const { seed, orgId } = await seedWithOrganization(t);
+    const limits = ['--rate-limit', '60', '--concurrency', '2', '--quota', '100'];
+    const create = (version: string, name: string) =>
+      admin(t, 'plans', 'create', '--code', 'p', '--name', name, ...limits, '--version', version, '--seed-file', seed);
+    const v3 = await create('3', 'P3');
+    assert.equal(v3.code, 0, v3.err);
+    assert.match(v3.out, /^created p@3 {2}P3 /);
+    const zero = await create('0', 'P0');
+    assert.equal(zero.code, 1);
+    assert.match(zero.err, /invalid: invalid plan: version/);
+    assert.deepEqual(seedPlans(seed), ['p@1 P', 'p@3 P3']);
+
+    const onZero = await admin(t, '--seed-file', seed, 'orgs', 'create', '--name', 'B', '--plan', 'p@0');
+    assert.equal(onZero.code, 1, 'not created on the latest version (p@3)');
+    assert.match(onZero.err, /not_found: no plan p version 0/);
+    const moved = await admin(t, '--seed-file', seed, 'orgs', 'set-plan', orgId, '--plan', 'p@0');
+    assert.equal(moved.code, 1);
+    const orgs = JSON.parse((await admin(t, '--seed-file', seed, '--json', 'orgs', 'list')).out) as {
+      assignment: { version: number };
+    }[];
+    assert.deepEqual(
+      orgs.map((o) => o.assignment.version),
+      [1],
+    );
+    // --seed-file and --json after the command's name still apply to it.
+    const listed = await admin(t, 'plans', 'list', '--seed-file', seed, '--json');
+    assert.equal((JSON.parse(listed.out) as unknown[]).length, 2);
+  });
+});
+
+describe('admin CLI: a wrong id or a blank name is refused (exit 1), nothing written', () => {
+  test('keys list of an organization that does not exist is not_found, as keys create is', async (t) => {
+    const { seed, orgId } = await seedWithOrganization(t);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const command of ['list', 'create']) {
+      const run = await admin(
+        t,
+        '--seed-file',
+        seed,
+        'keys',
+        command,
+        unknown,
+        ...(command === 'create' ? ['--label', 'x'] : []),
+      );
+      assert.equal(run.code, 1, command);
+      assert.match(run.err, /not_found: no such organization/);
+    }
+    assert.equal((await admin(t, '--seed-file', seed, 'keys', 'list', orgId)).code, 0);
+  });
+
+  test('plans create with a blank name is invalid (the core refuses it, on either store), the seed file unchanged', async (t) => {
+    const { seed } = await seedWithOrganization(t);
+    const before = readFileSync(seed, 'utf8');
+    const limits = ['--rate-limit', '60', '--concurrency', '2', '--quota', '100'];
+    for (const name of [' ', '\t \n']) {
+      const run = await admin(t, '--seed-file', seed, 'plans', 'create', '--code', 'blank', '--name', name, ...limits);
+      assert.equal(run.code, 1, JSON.stringify(name));
+      assert.match(run.err, /invalid: invalid plan: name/);
+    }
+    assert.equal(readFileSync(seed, 'utf8'), before);
+  });
+});
+
+describe('admin CLI: commands run at once (memory mode: the seed file lock)', () => {
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const entry =
+    staleReason(root) === null
+      ? ['examples/host/dist/admin.js']
+      : ['--conditions=source', '--import', 'tsx', 'examples/host/src/admin.ts'];
+  /** The CLI in a process of its own, as scripts run it. */
+  const adminProcess = (...args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+      const { NODE_TEST_CONTEXT: _, DATABASE_URL: __, ...env } = process.env;
+      const child = spawn(process.execPath, [...entry, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      const timer = setTimeout(() => child.kill(), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => (clearTimeout(timer), resolve({ code, out, err })));
+    });
+
+  test('keys create in four processes at once: every printed key is in the seed file and authenticates', async () => {
+    // Its member's password is hashed at each load (scrypt): every command reads, then writes, a few hundred ms apart.
+    const seed = portalSeedFile();
+    const orgId = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.id;
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        adminProcess('--seed-file', seed, '--json', 'keys', 'create', orgId, '--label', `k${i}`),
+      ),
+    );
+    const printed = runs.map((run) => {
+      assert.equal(run.code, 0, run.err);
+      return (JSON.parse(run.out) as { key: string }).key;
+    });
+    const kept = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.api_keys.map((k) => k.key);
+    assert.deepEqual([...kept].sort(), [...printed].sort());
+    for (const key of printed) assert.equal(await usageStatus(seed, key), 200);
+    assert.ok(!existsSync(`${seed}.lock`), 'the lock is released');
+  });
+
+  test("a lock left by a command that died is taken over; a live command's lock makes the next wait, then give up", async () => {
+    const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
+    const lock = `${seed}.lock`;
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(lock, JSON.stringify({ pid: dead, host: hostname(), token: 'dead' }));
+    const release = await lockSeedFile(seed, { waitMs: 0 });
+    assert.notEqual(JSON.parse(readFileSync(lock, 'utf8')).token, 'dead');
+
+    const started = Date.now();
+    await assert.rejects(lockSeedFile(seed, { waitMs: 300 }), (e) => {
+      assert.ok(e instanceof SeedFileBusy);
+      assert.match(e.message, new RegExp(`locked by process ${process.pid} on `));
+      return true;
+    });
+    assert.ok(Date.now() - started >= 300, 'it waited');
+    const waiting = lockSeedFile(seed, { waitMs: 5_000 });
+    setTimeout(release, 100);
+    (await waiting)();
+    assert.ok(!existsSync(lock));
+
+    // Another machine's lock: taken over once older than the bound, never before.
+    writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', token: 'remote' }));
+    await assert.rejects(lockSeedFile(seed, { waitMs: 100, staleMs: 60_000 }), SeedFileBusy);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    (await lockSeedFile(seed, { waitMs: 0, staleMs: 60_000 }))();
+    assert.ok(!existsSync(lock));
   });
 });

@@ -108,6 +108,7 @@ describe('configuration from the environment', () => {
       [{ TRON_FULLNODE_URL: 'ftp://x' }, 'TRON_FULLNODE_URL'],
       [{ RISK_CACHE_TTL_SECONDS: 'long' }, 'RISK_CACHE_TTL_SECONDS'],
       [{ RISK_TIMEOUT_MS: '-5' }, 'RISK_TIMEOUT_MS'],
+      [{ RISK_CACHE_TTL_SECONDS: '86401' }, 'RISK_CACHE_TTL_SECONDS'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
       [{ HOST_FRAMEWORK: 'fastify' }, 'HOST_FRAMEWORK'],
     ];

@@ -74,6 +74,10 @@ describe('the host in-process', () => {
       [{ CHAINALYSIS_API_URL: 'not a url' }, 'CHAINALYSIS_API_URL'],
       [{ CHAINALYSIS_SANCTIONS_URL: 'ftp://lists.example' }, 'CHAINALYSIS_SANCTIONS_URL'],
       [{ RISK_TIMEOUT_MS: '0' }, 'RISK_TIMEOUT_MS'],
+      // Upper bounds: Node's timer overflow (a 1 ms timeout), AbortSignal.timeout throwing, a stale list proving clean.
+      [{ RISK_TIMEOUT_MS: '2147483648' }, 'RISK_TIMEOUT_MS'],
+      [{ RISK_TIMEOUT_MS: '9999999999' }, 'RISK_TIMEOUT_MS'],
+      [{ SANCTIONS_LIST_MAX_AGE_DAYS: '9999999999' }, 'SANCTIONS_LIST_MAX_AGE_DAYS'],
       [{ TOKEN_REGISTRY_FILE: '/nonexistent/tokens.json' }, 'TOKEN_REGISTRY_FILE'],
       [{ TOKEN_REGISTRY_FILE: redeclaredUsdt() }, 'TOKEN_REGISTRY_FILE'],
       [{ TOKEN_REGISTRY_FILE: usdtElsewhere() }, 'TOKEN_REGISTRY_FILE'],

@@ -25,6 +25,7 @@ import { runAdmin } from '../src/admin-cli.js';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
+import { describeSanctions } from '../src/sanctions-refresh.js';
 
 const KEY = 'tsk_live_sanctions_test_key_0000000000000';
 const PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
@@ -238,6 +239,23 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
     assert.equal(clean.freshness.risk_data_at, '2025-11-27T12:26:36.000Z', 'risk_data_at shows how old the list is');
     const listed = await check(host, BUNDLED);
     assert.deepEqual([listed.overall_state, listed.sanctions_hit], ['HIGH_RISK', true]);
+  });
+
+  test("Secrets: OFAC_SDN_URL's token or user-info is in no log line, nor in the start-up line's sanctions state", async () => {
+    const url = ofac.url.replace('http://', 'http://mirror:S3CRET-PASS@');
+    const host = await start({ OFAC_SDN_URL: `${url}?token=S3CRET-TOKEN` });
+    const refreshed = await nextRefresh();
+    assert.equal(refreshed.event, 'sanctions_refresh');
+    assert.equal(refreshed.list_source, ofac.url);
+    const startup = describeSanctions(host.sanctions.status(), 2, `${url}?token=S3CRET-TOKEN`);
+    assert.deepEqual([startup.list, startup.refresh], [ofac.url, ofac.url]);
+    assert.doesNotMatch(JSON.stringify(lines), /S3CRET/);
+
+    const refused = parseConfig({ OFAC_SDN_URL: 'ftp://mirror:S3CRET-PASS@lists.example/sdn.xml?token=S3CRET-TOKEN' });
+    assert.equal(
+      refused._unsafeUnwrapErr().message,
+      "OFAC_SDN_URL: must be an http(s) or file: URL, or off; got 'ftp://lists.example/sdn.xml'",
+    );
   });
 });
 

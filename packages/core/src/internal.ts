@@ -24,6 +24,7 @@ export { newToken, tokenHash } from './runtime/tokens.js';
 export { requestIdFrom } from './runtime/request-id.js';
 export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';
 export { withApiHeaders } from './runtime/api-headers.js';
+export { publicUrl } from './risk/public-url.js';
 
 // The adapters' answer to a body parser's refusal (their safetyParserErrors).
 export { parserErrorResponse } from './runtime/parser-errors.js';

@@ -6,6 +6,7 @@ export {
   loadSanctionsListFile,
   OFAC_TRON_LIST,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
+  MAX_SANCTIONS_LIST_MAX_AGE_DAYS,
 } from './risk/sanctions-list.js';
 export { OFAC_TRON_AS_OF, OFAC_TRON_PROVENANCE } from './risk/data/ofac-tron.js';
 export * from './risk/ofac/download.js';

@@ -417,16 +417,20 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       const { option, variable, message } = createRiskProviders(config)._unsafeUnwrapErr();
       return [option, variable, message];
     };
-    assert.deepEqual(refused({ timeoutMs: 0 }), ['timeoutMs', 'RISK_TIMEOUT_MS', 'must be a positive integer, got 0']);
+    assert.deepEqual(refused({ timeoutMs: 0 }), [
+      'timeoutMs',
+      'RISK_TIMEOUT_MS',
+      'must be an integer from 1 to 600000, got 0',
+    ]);
     assert.deepEqual(refused({ cacheTtlMs: -1 }), [
       'cacheTtlMs',
       'RISK_CACHE_TTL_SECONDS',
-      'must be a nonnegative integer, got -1',
+      'must be an integer from 0 to 86400000, got -1',
     ]);
     assert.deepEqual(refused({ sanctionsListMaxAgeDays: 0 }), [
       'sanctionsListMaxAgeDays',
       'SANCTIONS_LIST_MAX_AGE_DAYS',
-      'must be a positive integer, got 0',
+      'must be an integer from 1 to 30, got 0',
     ]);
     assert.deepEqual(refused({ chainalysisSanctionsMaxAddresses: 0 }), [
       'chainalysisSanctionsMaxAddresses',
@@ -436,7 +440,7 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.deepEqual(refused({ chainalysisApiUrl: 'ftp://x' }), [
       'chainalysisApiUrl',
       'CHAINALYSIS_API_URL',
-      'must be an http(s) URL, got "ftp://x"',
+      'must be an http(s) URL, got "ftp://x/"',
     ]);
     assert.deepEqual(refused({ chainalysisSanctionsUrl: 'x' }).slice(0, 2), [
       'chainalysisSanctionsUrl',
@@ -450,6 +454,49 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       ['extraTokens', null],
     );
     assert.deepEqual(refused({ deadlineMarginMs: -1 }).slice(0, 2), ['deadlineMarginMs', null]);
+  });
+
+  test('Secrets: a refused CHAINALYSIS_API_URL or CHAINALYSIS_SANCTIONS_URL is shown without its user-info or query', () => {
+    const cases = [
+      ['ftp://user:S3CRET@lists.example/v1?token=S3CRET', 'must be an http(s) URL, got "ftp://lists.example/v1"'],
+      ['S3CRET not a URL', 'must be an http(s) URL, got "(not a URL)"'],
+    ];
+    for (const [value, message] of cases) {
+      for (const variable of ['CHAINALYSIS_API_URL', 'CHAINALYSIS_SANCTIONS_URL']) {
+        const error = riskConfigFromEnv({ [variable]: value }).andThen((c) => createRiskProviders(c));
+        assert.deepEqual([error._unsafeUnwrapErr().variable, error._unsafeUnwrapErr().message], [variable, message]);
+      }
+    }
+  });
+
+  test('Settings: RISK_TIMEOUT_MS, RISK_CACHE_TTL_SECONDS and SANCTIONS_LIST_MAX_AGE_DAYS are bounded above: a typo (more digits) is refused, not a timer that fires at once or a protection switched off', () => {
+    const fromEnv = (env: Record<string, string>) => riskConfigFromEnv(env).andThen((c) => createRiskProviders(c));
+    const refusedAs = (env: Record<string, string>) => {
+      const { variable, message } = fromEnv(env)._unsafeUnwrapErr();
+      return [variable, message];
+    };
+    // 2^31 ms: Node's timer overflow (fires after 1 ms); 2^32 ms: AbortSignal.timeout throws.
+    for (const value of ['600001', '2147483648', '4294967296', '9999999999'])
+      assert.deepEqual(refusedAs({ RISK_TIMEOUT_MS: value }), [
+        'RISK_TIMEOUT_MS',
+        `must be an integer from 1 to 600000, got ${value}`,
+      ]);
+    for (const value of ['86401', '9999999999'])
+      assert.deepEqual(refusedAs({ RISK_CACHE_TTL_SECONDS: value }), [
+        'RISK_CACHE_TTL_SECONDS',
+        `must be an integer from 0 to 86400, got "${value}"`,
+      ]);
+    for (const value of ['31', '365', '9999999999'])
+      assert.deepEqual(refusedAs({ SANCTIONS_LIST_MAX_AGE_DAYS: value }), [
+        'SANCTIONS_LIST_MAX_AGE_DAYS',
+        `must be an integer from 1 to 30, got ${value}`,
+      ]);
+    const largest = { RISK_TIMEOUT_MS: '600000', RISK_CACHE_TTL_SECONDS: '86400', SANCTIONS_LIST_MAX_AGE_DAYS: '30' };
+    assert.ok(fromEnv(largest).isOk());
+    assert.throws(
+      () => createListSanctionsProvider([OFAC_TRON_LIST], { maxAgeDays: 31 }),
+      /maxAgeDays must be an integer/,
+    );
   });
 
   test('SANCTIONS_LIST_MAX_AGE_DAYS: a list older than the limit leaves a clean address unscreened; a hit stands', async () => {

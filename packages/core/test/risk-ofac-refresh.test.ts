@@ -245,6 +245,39 @@ describe('A refresh never makes things worse', () => {
     assert.equal(refresher.status().confirmedAt.toISOString(), '2026-11-23T01:00:00.000Z');
   });
 
+  test("Secrets: OFAC_SDN_URL's query and user-info (a mirror's token) are never stored or shown; its refreshes stay conditional", async () => {
+    const stores = createMemoryStores();
+    for (const token of ['S3CRET-1', 'S3CRET-2']) {
+      const url = `${ofac.url}?token=${token}#${token}`;
+      const refresher = new OfacRefresher({ store: stores.sanctionsLists, url });
+      await refresher.sync();
+      assert.ok((await refresher.refresh()).isOk());
+      assert.equal(refresher.status().source, ofac.url);
+    }
+    // The second token's request was conditional: the stored source matched without the token.
+    assert.equal(ofac.requests.at(-1)?.status, 304);
+    const stored = await stores.sanctionsLists.currentList();
+    assert.equal(stored?.source, ofac.url);
+    assert.doesNotMatch(JSON.stringify(stored), /S3CRET/);
+
+    const withUser = new OfacRefresher({
+      store: createMemoryStores().sanctionsLists,
+      url: ofac.url.replace('http://', 'http://mirror:S3CRET@'),
+    });
+    assert.ok((await withUser.refresh()).isOk());
+    assert.equal(withUser.status().source, ofac.url);
+
+    // A list stored whole by an earlier version is shown, and matched for a conditional request, without it.
+    const earlier = createMemoryStores().sanctionsLists;
+    const list = (await stores.sanctionsLists.currentList())!;
+    await earlier.replaceList({ replaces: null, list: { ...list, source: `${ofac.url}?token=S3CRET-0` } });
+    const upgraded = new OfacRefresher({ store: earlier, url: `${ofac.url}?token=S3CRET-3` });
+    await upgraded.sync();
+    assert.equal(upgraded.status().source, ofac.url);
+    assert.deepEqual((await upgraded.refresh())._unsafeUnwrap(), { kind: 'confirmed' });
+    assert.equal(ofac.requests.at(-1)?.status, 304);
+  });
+
   test('Sanctions age: an air-gapped copy (file: URL) is as current as its modification time, never re-confirmed while unchanged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ofac-age-'));
     try {

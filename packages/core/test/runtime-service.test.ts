@@ -191,6 +191,23 @@ describe('usage', () => {
     assert.ok((await s.service.admin.setCustomEntitlements(operator, s.organizationId, largest)).isOk());
     assert.equal(json(await getUsage(s)).period.limit, MAX_ENTITLEMENT);
   });
+
+  test('Plans: a blank name (only whitespace) is invalid, not stored', async () => {
+    const s = await setup();
+    const operator = { kind: 'operator' } as const;
+    const limits = { rateLimitPerMinute: 100, maxConcurrentRequests: 5, monthlyQuota: 1000, enabledNetworks: ['tron'] };
+    for (const name of ['', ' ', '\t\n ', '\u3000']) {
+      const plan = await s.service.admin.createPlanVersion(operator, { code: 'blank', name, ...limits });
+      assert.equal(plan._unsafeUnwrapErr().code, 'invalid', JSON.stringify(name));
+    }
+    assert.deepEqual(
+      (await s.service.admin.listPlans(operator))._unsafeUnwrap().filter((p) => p.code === 'blank'),
+      [],
+    );
+    assert.ok(
+      (await s.service.admin.createPlanVersion(operator, { code: 'blank', name: ' Named ', ...limits })).isOk(),
+    );
+  });
 });
 
 describe('admin roles and keys', () => {
@@ -235,6 +252,15 @@ describe('admin roles and keys', () => {
       (await admin.suspendOrganization(member('owner'), s.organizationId))._unsafeUnwrapErr().code,
       'forbidden',
     );
+  });
+
+  test('API keys: listing the keys of an organization that does not exist is not_found, as creating one is', async () => {
+    const s = await setup();
+    const operator = { kind: 'operator' } as const;
+    const unknown = '00000000-0000-4000-8000-000000000099';
+    assert.equal((await s.service.admin.listApiKeys(operator, unknown))._unsafeUnwrapErr().code, 'not_found');
+    assert.equal((await s.service.admin.createApiKey(operator, unknown, 'x'))._unsafeUnwrapErr().code, 'not_found');
+    assert.ok((await s.service.admin.listApiKeys(operator, s.organizationId)).isOk());
   });
 
   test('Authentication 5: seeding: an imported key authenticates; keys are stored hashed', async () => {

@@ -12,12 +12,15 @@ import {
   OFAC_TRON_LIST,
   type SanctionsList,
 } from './sanctions-list.js';
-import { nonnegativeInteger, positiveInteger } from './settings.js';
+import { integerWithin, nonnegativeInteger, positiveInteger } from './settings.js';
 import {
   DEFAULT_RISK_CACHE_TTL_MS,
   DEFAULT_RISK_DEADLINE_MARGIN_MS,
   DEFAULT_RISK_TIMEOUT_MS,
+  MAX_RISK_CACHE_TTL_MS,
+  MAX_RISK_TIMEOUT_MS,
 } from './shared-lookup.js';
+import { publicUrl } from './public-url.js';
 import type { AssetRef, RiskProviders } from './signals.js';
 import {
   amlCoveredAssets,
@@ -65,9 +68,9 @@ export interface RiskConfig {
   tokenRegistryFile?: string | null;
   /** Assets the AML vendor covers (default: TRX and every TRC20 of the registry, extensions included). */
   amlSupportedAssets?: readonly AssetRef[];
-  /** Reuse of vendor answers (default 5 minutes; 0 = no cache). */
+  /** Reuse of vendor answers (default 5 minutes; 0 = no cache; at most a day, `MAX_RISK_CACHE_TTL_MS`). */
   cacheTtlMs?: number;
-  /** Each vendor call's timeout (default 4 s), always within the check deadline. */
+  /** Each vendor call's timeout (default 4 s; at most 10 minutes, `MAX_RISK_TIMEOUT_MS`), always within the check deadline. */
   timeoutMs?: number;
   /** A vendor lookup gives up this long before the request deadline (default 500 ms; no variable). */
   deadlineMarginMs?: number;
@@ -142,8 +145,8 @@ type RiskSettings = ReturnType<typeof checkedSettings> extends Result<infer S, u
 /** The numbers and URLs of the configuration, defaulted and checked. */
 function checkedSettings(config: RiskConfig) {
   const settings = Result.combine([
-    checked('cacheTtlMs', nonnegativeInteger(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
-    checked('timeoutMs', positiveInteger(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
+    checked('cacheTtlMs', integerWithin(0, MAX_RISK_CACHE_TTL_MS)(config.cacheTtlMs ?? DEFAULT_RISK_CACHE_TTL_MS)),
+    checked('timeoutMs', integerWithin(1, MAX_RISK_TIMEOUT_MS)(config.timeoutMs ?? DEFAULT_RISK_TIMEOUT_MS)),
     checked('deadlineMarginMs', nonnegativeInteger(config.deadlineMarginMs ?? DEFAULT_RISK_DEADLINE_MARGIN_MS)),
     checked(
       'chainalysisSanctionsMaxAddresses',
@@ -247,6 +250,10 @@ export function riskConfigFromEnv(
   ]);
   if (numbers.isErr()) return err(numbers.error);
   const [ttlSeconds, timeoutMs, maxAgeDays, maxAddresses] = numbers.value;
+  // In the variable's own unit: createRiskProviders checks milliseconds.
+  const maxTtlSeconds = MAX_RISK_CACHE_TTL_MS / 1000;
+  if (ttlSeconds !== undefined && ttlSeconds > maxTtlSeconds)
+    return err(configError('cacheTtlMs', `must be an integer from 0 to ${maxTtlSeconds}, got "${ttlSeconds}"`));
   const files = value('sanctionsListFiles')
     ?.split(',')
     .map((f) => f.trim())
@@ -272,5 +279,5 @@ function httpUrl(value: string): Result<string, string> {
   } catch {
     // reported below
   }
-  return err(`must be an http(s) URL, got "${value}"`);
+  return err(`must be an http(s) URL, got "${publicUrl(value)}"`);
 }

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
 import { bundledOfacList } from './ofac/list-in-use.js';
-import { positiveInteger } from './settings.js';
+import { integerWithin } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
 export interface ListedAddress {
@@ -87,7 +87,7 @@ export function loadSanctionsListFile(path: string, now: Date = new Date()): Res
 export interface ListSanctionsOptions {
   /**
    * Past this age (days since the newest full list was last confirmed current) the lists no longer prove
-   * an address clean: no hit is `unavailable`, while a hit still stands. Default 2; there is no "no limit".
+   * an address clean: no hit is `unavailable`, while a hit still stands. Default 2, at most 30; there is no "no limit".
    */
   maxAgeDays?: number;
   now?: () => number;
@@ -95,12 +95,17 @@ export interface ListSanctionsOptions {
 
 /** OFAC publishes changes on working days; two days without a confirmation is stale. */
 export const DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS = 2;
+/**
+ * The longest age limit accepted: a month covers an air-gapped copy brought in by hand, while a typo (a few
+ * digits too many) would make a year-old list prove addresses clean.
+ */
+export const MAX_SANCTIONS_LIST_MAX_AGE_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 
-/** The one check of a maximum list age (a positive whole number of days). */
+/** The one check of a maximum list age (a whole number of days from 1 to `MAX_SANCTIONS_LIST_MAX_AGE_DAYS`). */
 export function checkMaxAgeDays(maxAgeDays: number): Result<number, string> {
-  return positiveInteger(maxAgeDays);
+  return integerWithin(1, MAX_SANCTIONS_LIST_MAX_AGE_DAYS)(maxAgeDays);
 }
 
 /** Lists that change while the process runs (a refreshed OFAC list): read at each screen. */

@@ -21,6 +21,13 @@ export interface SharedLookupOptions {
 export const DEFAULT_RISK_CACHE_TTL_MS = 300_000;
 export const DEFAULT_RISK_TIMEOUT_MS = 4_000;
 export const DEFAULT_RISK_DEADLINE_MARGIN_MS = 500;
+/**
+ * Upper bounds (`createRiskProviders` refuses more): a call's timeout is within the request deadline, whose
+ * longest setting in the host is 10 minutes (past 2^31 - 1 ms Node fires a timer after 1 ms, and from 2^32 ms
+ * `AbortSignal.timeout` throws: every vendor call failed); a vendor answer is reused for a day at most.
+ */
+export const MAX_RISK_TIMEOUT_MS = 600_000;
+export const MAX_RISK_CACHE_TTL_MS = 86_400_000;
 
 export function lookupOptions(partial: Partial<SharedLookupOptions>): SharedLookupOptions {
   return {

@@ -86,7 +86,8 @@ const PlanCodec = t.intersection([
   t.type({
     code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
     version: t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT, 'PlanVersion'),
-    name: t.refinement(t.string, (s) => s.length > 0 && s.length <= 200, 'PlanName'),
+    // A blank name shows as nothing in lists and usage answers (and the seed file refuses it).
+    name: t.refinement(t.string, (s) => s.trim() !== '' && s.length <= 200, 'PlanName'),
   }),
 ]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -345,6 +346,8 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
     async listApiKeys(actor: AdminActor, organizationId: string): Promise<Result<ApiKeyMetadata[], AdminError>> {
       const allowed = permit(actor, organizationId, 'read');
       if (allowed.isErr()) return err(allowed.error);
+      // An unknown organization is not one without keys (a mistyped id would read as "no keys").
+      if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
       return ok((await apiKeys.listKeys(organizationId)).map(keyMetadata));
     },
 

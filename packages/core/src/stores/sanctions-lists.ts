@@ -12,7 +12,7 @@ export interface SanctionsListEntry {
 export interface StoredSanctionsListHeader {
   /** Unique per saved list: a host that holds this id holds these entries. */
   id: string;
-  /** The URL or file it was read from. */
+  /** The URL (without its user-info or query: they may hold credentials) or file it was read from. */
   source: string;
   format: SanctionsListFormat;
   /** The list's own publication date. */

@@ -1,5 +1,6 @@
 import type { SanctionsListEntry, SanctionsListFormat, StoredSanctionsList } from '../../stores/sanctions-lists.js';
 import { OFAC_TRON_AS_OF, OFAC_TRON_ENTRIES } from '../data/ofac-tron.js';
+import { publicUrl } from '../public-url.js';
 import type { SanctionsList } from '../sanctions-list.js';
 import type { OfacValidators } from './download.js';
 
@@ -7,7 +8,7 @@ import type { OfacValidators } from './download.js';
 export interface OfacListInUse {
   /** The stored list's id; null for the bundled snapshot (never stored). */
   id: string | null;
-  /** The URL or file it was read from, or `bundled`. */
+  /** The URL (without user-info or query, see `publicUrl`) or file it was read from, or `bundled snapshot`. */
   source: string;
   format: SanctionsListFormat | 'bundled';
   publishedAt: Date;
@@ -35,7 +36,8 @@ export function screeningList(
 export function listInUseOf(stored: StoredSanctionsList): OfacListInUse {
   return {
     id: stored.id,
-    source: stored.source,
+    // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
+    source: /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source,
     format: stored.format,
     publishedAt: stored.publishedAt,
     confirmedAt: stored.confirmedAt,

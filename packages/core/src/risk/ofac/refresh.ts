@@ -10,6 +10,7 @@ import type {
 import type { SanctionsList } from '../sanctions-list.js';
 import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from './download.js';
 import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
+import { publicUrl } from '../public-url.js';
 import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 
 /** A list read from a download or a file, before it is judged against the list in use. */
@@ -140,7 +141,9 @@ export class OfacRefresher {
     if (url === null) throw new Error('refresh() without a URL: refreshing is off');
     const startedAt = this.#now();
     const asked = this.#inUse;
-    const kept = asked.source === url ? asked.validators : null;
+    // Stored, logged and shown without the URL's credentials (a token in its query, user-info).
+    const source = publicUrl(url);
+    const kept = asked.source === source ? asked.validators : null;
     // Validators without a value (a server that sent neither header) make the request unconditional.
     const validators = kept?.etag || kept?.lastModified ? kept : null;
     const downloaded = await downloadOfacList({
@@ -159,7 +162,7 @@ export class OfacRefresher {
       return this.#confirm(asked.id, currentAt, validators);
     }
     const { list, validators: received } = downloaded.value;
-    return this.apply({ ...list, source: url, confirmedAt: currentAt, validators: received });
+    return this.apply({ ...list, source, confirmedAt: currentAt, validators: received });
   }
 
   /** Judges `candidate` against the newest list in use and stores and adopts it when it is no worse (or `force`). */
