@@ -3,6 +3,7 @@ import { decode } from '@tron-safety/codec';
 import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import type { TokenAuthenticity } from '../contract/enums.js';
+import { repeatedKey } from '../repeated-key.js';
 import { isTronAddress } from '../tron/address.js';
 import { OFFICIAL_TRON_TOKENS, type OfficialTokenData } from './data/official-tokens.js';
 import { impersonationRule, onlyTags, type Mark } from './impersonation.js';
@@ -215,38 +216,6 @@ const TOKEN_FILE_FIELDS = ['contract', 'symbol', 'decimals', 'name'] as const;
 /** `TOKEN_REGISTRY_FILE`: a JSON array of a deployment's own official TRC20 tokens. */
 const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, decimals: t.number, name: t.string });
 
-const STRING_LITERAL = /"(?:[^"\\]|\\.)*"/y;
-
-/**
- * The first key an object in `text` (valid JSON) repeats, with the index of the top-level element holding
- * it. JSON.parse keeps the last silently, so an entry edited without removing the old line would count
- * with a value its reader may not see.
- */
-function repeatedKey(text: string): { entry: number; key: string } | null {
-  const open: ({ keys: Set<string>; atKey: boolean } | null)[] = []; // per container; null for an array
-  let entry = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    const top = open.at(-1);
-    if (ch === '{') open.push({ keys: new Set(), atKey: true });
-    else if (ch === '[') open.push(null);
-    else if (ch === '}' || ch === ']') open.pop();
-    else if (ch === ',' && top) top.atKey = true;
-    else if (ch === ',' && open.length === 1) entry++;
-    else if (ch === ':' && top) top.atKey = false;
-    else if (ch === '"') {
-      STRING_LITERAL.lastIndex = i;
-      const literal = STRING_LITERAL.exec(text)?.[0] ?? '""';
-      i += literal.length - 1;
-      if (!top?.atKey) continue;
-      const key = JSON.parse(literal) as string;
-      if (top.keys.has(key)) return { entry, key };
-      top.keys.add(key);
-    }
-  }
-  return null;
-}
-
 /**
  * Reads a token registry file (`[{"contract","symbol","decimals","name"}]`) through its codec: unreadable
  * files, other JSON, missing, mistyped, unknown or repeated fields are errors naming the file and the entry.
@@ -269,7 +238,7 @@ export function loadTokenRegistryFile(
   }
   if (!Array.isArray(json)) return err(`${path}: must be a JSON array of {contract, symbol, decimals, name}`);
   const repeated = repeatedKey(text);
-  if (repeated) return err(`${path}: entry ${repeated.entry}: field "${repeated.key}" is given twice`);
+  if (repeated) return err(`${path}: entry ${repeated.element}: field "${repeated.key}" is given twice`);
   const tokens: OfficialTokenData[] = [];
   for (const [i, entry] of json.entries()) {
     const decoded = decode(TokenRegistryFileEntry, entry);
