@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { err, type Result } from 'neverthrow';
 import { describeNodeError, type NodeCallError, type TronNode, type TronNodeClient } from './client.js';
 import type { CallWindow, NodeAnswers, NodeRound } from './collect.js';
+import { forCaller } from './for-caller.js';
 
 /**
  * Which TRON network a node serves. A URL says nothing about it: a Nile or Shasta testnet node (a
@@ -101,7 +102,8 @@ export class NetworkVerifier {
     const [full, solidity] = await Promise.all(
       NODES.map((node) => {
         const late = `the ${node} node's network was not established within the check's time`;
-        return within(this.networkOf(node), window, { status: 'unverified', node, detail: late });
+        const fallback = (): NodeNetwork => ({ status: 'unverified', node, detail: late });
+        return forCaller(this.networkOf(node), window, fallback, fallback);
       }),
     );
     return { full: full!, solidity: solidity! };
@@ -209,28 +211,3 @@ const unverified = (node: TronNode, error: NodeCallError): NodeNetwork => ({
   node,
   detail: `the ${node} node's network could not be established (${describeNodeError(error)})`,
 });
-
-/** The shared verification's answer, or `fallback` once the caller's deadline passes or its signal fires. */
-function within(
-  shared: Promise<NodeNetwork>,
-  { signal, deadline }: CallWindow,
-  fallback: NodeNetwork,
-): Promise<NodeNetwork> {
-  return new Promise((resolve, reject) => {
-    const finish = (value: NodeNetwork) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => finish(fallback);
-    const left = deadline - performance.now();
-    const timer = Number.isFinite(left) ? setTimeout(onAbort, Math.max(0, left)) : undefined;
-    signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) onAbort();
-    shared.then(finish, (error: unknown) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-  });
-}

@@ -3,6 +3,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { decodeAbiString, decodeDecimals, hexToText } from '../tron/abi.js';
 import { base58ToHexAddress } from '../tron/address.js';
 import type { NodeCallError, TronNode, TronNodeClient } from './client.js';
+import { forCaller } from './for-caller.js';
 import { LruCache } from './lru.js';
 import type { NodeConstantCall } from './node-codecs.js';
 import { SeededTokens, type KnownToken, type KnownTokenDisagreement, type Seed } from './seeded-tokens.js';
@@ -81,33 +82,6 @@ const unknownMetadata = (): TokenMetadata => ({
 });
 
 /**
- * The shared read's answer, 'aborted' once the caller's signal fires, or unknown metadata once its
- * deadline passes. A read that rejects (a bug: node failures are answers) rejects the caller too.
- */
-const forCaller = (
-  promise: Promise<TokenMetadata>,
-  { signal, deadline }: MetadataRequest,
-): Promise<TokenMetadata | 'aborted'> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return resolve('aborted');
-    const stop = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const finish = (value: TokenMetadata | 'aborted') => {
-      stop();
-      resolve(value);
-    };
-    const onAbort = () => finish('aborted');
-    const timer = setTimeout(() => finish(unknownMetadata()), Math.max(0, deadline - performance.now()));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(finish, (error: unknown) => {
-      stop();
-      reject(error);
-    });
-  });
-
-/**
  * Token metadata through the node: TRC20 `decimals()`/`symbol()`/`name()` by triggerconstantcontract,
  * TRC10 by getassetissuebyid; the nodes in the order the caller gives (the provider puts a node that
  * failed its first round last), each with its share of the lookup's budget, so one hanging node still
@@ -180,7 +154,8 @@ export class TokenMetadataReader {
         .finally(() => this.inflight.delete(key));
       this.inflight.set(key, shared);
     }
-    return forCaller(shared, request);
+    // 'aborted' once the caller's signal fires, unknown metadata once its deadline passes.
+    return forCaller(shared, request, () => 'aborted' as const, unknownMetadata);
   }
 
   /**
