@@ -6,20 +6,24 @@
  *      PostgreSQL ÷ memory at 1, 8 and 32 clients;
  *   3. one busy tenant: checks per second of one organization ÷ the same load over 32, at 32 clients;
  *   4. `GET /v1/usage?days=90` latency at 0, 100k and 1M recorded checks, on both stores;
- *   5. service CPU per check (store-memory, instant providers, one at a time).
+ *   5. service CPU per check (store-memory, instant providers, one at a time);
+ *   6. /v1/transaction/check ÷ each framework's bare JSON endpoint (bench/adapters, in a process of its
+ *      own once PostgreSQL has stopped, 1 s runs, 2 × rounds + 1 rounds).
  * Rounds are interleaved and every ratio is the median of per-round ratios (the machine is shared).
  * Beside 2., CPU µs per check from /proc: this process (host and load generator) on each store,
  * and the PostgreSQL processes.
  *
  *   node --conditions=source --import tsx bench/scale/index.ts [seconds per run, default 2] [rounds, default 3]
  *
- * SCALE_SECTIONS=throughput,tenant (any of roundtrips, throughput, tenant, usage, cpu) runs only those.
+ * SCALE_SECTIONS=throughput,tenant (any of roundtrips, throughput, tenant, usage, cpu, adapters) runs only those.
  * SCALE_PIN=1 puts PostgreSQL on a core of its own and this process on another (see cores.ts).
  * Uses TEST_DATABASE_URL when set, else a throwaway cluster (see store-postgres/src/testing.ts).
  */
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { createSafetyService, type SafetyService, type SafetyStores } from '@tron-safety/core';
 import { utcDay, addDays } from '@tron-safety/core/internal';
@@ -43,7 +47,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 const range = (values: number[]) => `${Math.min(...values).toFixed(2)}..${Math.max(...values).toFixed(2)}`;
-const SECTIONS = new Set((process.env.SCALE_SECTIONS ?? 'roundtrips,throughput,tenant,usage,cpu').split(','));
+const SECTIONS = new Set((process.env.SCALE_SECTIONS ?? 'roundtrips,throughput,tenant,usage,cpu,adapters').split(','));
 const APPLICATION_NAME = 'tron-safety-bench';
 const tx = () => randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', '');
 
@@ -295,3 +299,14 @@ if (SECTIONS.has('cpu')) {
 await pgStores.close();
 await database.drop();
 await server.stop();
+
+// ---- 6. check ÷ bare framework endpoint ------------------------------------------------------------------
+// Its own process, so the server's thread is measured alone, as `bench/adapters` does when run by itself.
+if (SECTIONS.has('adapters')) {
+  console.log('\n/v1/transaction/check ÷ bare JSON endpoint (bench/adapters):');
+  const adapters = fileURLToPath(new URL('../adapters/index.ts', import.meta.url));
+  const run = spawnSync(process.execPath, [...process.execArgv, adapters, '1', String(2 * ROUNDS + 1)], {
+    stdio: 'inherit',
+  });
+  if (run.status !== 0) process.exitCode = 1;
+}
