@@ -139,6 +139,53 @@ describe("Freshness: the nodes' head dates the chain data", () => {
     }
   });
 
+  /** The full node's head as it answers now, moved `ageMs` into the past (200 blocks lower). */
+  async function fullHeadFrom(ageMs: number): Promise<string> {
+    const res = await fetch(`${g.node.url}/wallet/getnowblock`, { method: 'POST', body: '{}' });
+    const block = (await res.json()) as { block_header: { raw_data: { number: number; timestamp: number } } };
+    block.block_header.raw_data.number -= 200;
+    block.block_header.raw_data.timestamp = Date.now() - ageMs;
+    return JSON.stringify(block);
+  }
+
+  test("a full node stalled beside a current solidity node: head_stale, and an unknown hash is unknown, not not_found (a not_found rests on the full node's view)", async () => {
+    const { head, solidified } = g.node.heights;
+    g.node.setHeights({ solidified: head - 15 }); // the solidity head 45 s old: the newest head is current
+    const body = await fullHeadFrom(10 * 60_000);
+    const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });
+    try {
+      const f = await factsOf(g.provider, 'ab'.repeat(32));
+      assert.deepEqual([f.state, f.missing.map((m) => m.code)], ['unknown', ['head_stale']]);
+      assert.match(f.missing[0]!.detail, /^the full node's head is from \S+, 60\d s before the observation$/);
+    } finally {
+      remove();
+      g.node.setHeights({ solidified });
+    }
+  });
+
+  test("the full node's head unanswered: an unknown hash is unknown, not not_found, beside a current solidity head or none", async () => {
+    const { head, solidified } = g.node.heights;
+    g.node.setHeights({ solidified: head - 15 });
+    const removeFull = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'status', status: 500 } });
+    try {
+      assert.equal((await factsOf(g.provider, 'ab'.repeat(32))).state, 'unknown');
+      const removeSolidity = g.node.fault({
+        node: 'solidity',
+        path: 'getnowblock',
+        fault: { kind: 'status', status: 500 },
+      });
+      try {
+        assert.equal((await factsOf(g.provider, 'cd'.repeat(32))).state, 'unknown');
+      } finally {
+        removeSolidity();
+      }
+    } finally {
+      removeFull();
+      g.node.setHeights({ solidified });
+    }
+    assert.equal((await factsOf(g.provider, 'ef'.repeat(32))).state, 'not_found');
+  });
+
   test('a head without a block time is a bad response: it cannot date the chain data', async () => {
     const body = JSON.stringify({ blockID: '00', block_header: { raw_data: { number: g.node.heights.head } } });
     const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });

@@ -15,16 +15,28 @@ export const BLOCK_TIME_SKEW_MS = 60_000;
 export const HEAD_STALE_MS = 60_000;
 
 /**
- * The nodes' newest head is older than `HEAD_STALE_MS`: a stalled or lagging node, whose view of the
- * chain is stale. It can only understate confirmations, but it cannot rule a transaction out, and
- * stale evidence is never a clean result.
+ * The nodes' view of the chain is stale: their newest head is older than `HEAD_STALE_MS` (a stalled or
+ * lagging node), or the full node's own head is, beside a current solidity head. A stale view can only
+ * understate confirmations, but it cannot rule a transaction out (a `not_found` rests on the full node's
+ * `{}`: the solidity node's only says "not solidified yet"), and stale evidence is never a clean result.
  */
 export function headGaps({ answers, placement: { headTime } }: Reading): Gap[] {
-  const behindMs = headTime === null ? 0 : answers.observedAt.getTime() - headTime.getTime();
-  if (headTime === null || behindMs <= HEAD_STALE_MS) return [];
-  const detail = `the nodes' newest head is from ${headTime.toISOString()}, ${Math.floor(behindMs / 1000)} s before the observation`;
-  return [gap('head_stale', detail)];
+  const at = answers.observedAt.getTime();
+  const newest = headTime === null ? [] : staleHead("the nodes' newest head", headTime.getTime(), at);
+  if (newest.length > 0) return newest;
+  const full = answers.full.block;
+  return full.isOk() ? staleHead("the full node's head", full.value.block_header.raw_data.timestamp, at) : [];
 }
+
+const staleHead = (whose: string, time: number, at: number): Gap[] =>
+  at - time > HEAD_STALE_MS
+    ? [
+        gap(
+          'head_stale',
+          `${whose} is from ${new Date(time).toISOString()}, ${Math.floor((at - time) / 1000)} s before the observation`,
+        ),
+      ]
+    : [];
 
 const nodeGapCode = (error: NodeCallError): Gap['code'] =>
   error.kind !== 'untrusted_node'

@@ -8,7 +8,10 @@ export interface StateEvidence {
   found: boolean;
   /** The four lookups (body and info on both nodes) were answered, found or not. */
   lookupsAnswered: boolean;
-  /** The nodes' head is recent (no `head_stale` gap): a stale view of the chain cannot rule a transaction out. */
+  /**
+   * The full node's head was answered and the view is recent (no `head_stale` gap): a not_found rests on
+   * the full node, and neither a stale view nor one whose head is unknown can rule a transaction out.
+   */
   current: boolean;
   /** Any answer says the execution failed. */
   failed: boolean;
@@ -48,7 +51,7 @@ export function stateEvidence(reading: Reading, gaps: readonly Gap[]): StateEvid
   return {
     found: reading.tx !== null || reading.info !== null,
     lookupsAnswered: lookups.every((r) => r.isOk()),
-    current: !gaps.some((g) => g.code === 'head_stale'),
+    current: full.block.isOk() && !gaps.some((g) => g.code === 'head_stale'),
     failed: reading.failed,
     // The solidity node's head only places the tx; a failure there does not leave the state open.
     established: [...lookups, full.block].every((r) => r.isOk()) && !gaps.some((g) => STATE_GAPS.has(g.code)),
