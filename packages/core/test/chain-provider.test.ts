@@ -148,7 +148,7 @@ describe("Freshness: the nodes' head dates the chain data", () => {
     return JSON.stringify(block);
   }
 
-  test("a full node stalled beside a current solidity node: head_stale, and an unknown hash is unknown, not not_found (a not_found rests on the full node's view)", async () => {
+  test("a full node stalled beside a current solidity node: head_stale, also for a found transaction, and an unknown hash is unknown, not not_found (a not_found rests on the full node's view)", async () => {
     const { head, solidified } = g.node.heights;
     g.node.setHeights({ solidified: head - 15 }); // the solidity head 45 s old: the newest head is current
     const body = await fullHeadFrom(10 * 60_000);
@@ -157,6 +157,11 @@ describe("Freshness: the nodes' head dates the chain data", () => {
       const f = await factsOf(g.provider, 'ab'.repeat(32));
       assert.deepEqual([f.state, f.missing.map((m) => m.code)], ['unknown', ['head_stale']]);
       assert.match(f.missing[0]!.detail, /^the full node's head is from \S+, 60\d s before the observation$/);
+      const found = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
+      assert.ok(
+        found.missing.some((m) => m.code === 'head_stale'),
+        JSON.stringify(found.missing),
+      );
     } finally {
       remove();
       g.node.setHeights({ solidified });
