@@ -378,7 +378,8 @@ async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promi
 
 /**
  * The organization's members, inserted when their email is new (a password hashed, an invitation
- * kept pending); a stored member keeps its role, and a different one in the file is a difference.
+ * kept pending); a stored member keeps its role, and a different one in the file is a difference, as
+ * is a member the organization has removed (never inserted again).
  */
 async function applyMembers(
   admin: SeedTarget,
@@ -407,7 +408,12 @@ async function applyMembers(
         : {}),
     });
     if (imported.isErr()) return err({ field: at, message: imported.error.message });
-    const stored = imported.value;
+    if (imported.value.removed) {
+      // Removed since (portal, admin CLI): it stays removed, as a revoked key is never reopened.
+      differences.push({ field: `${at}.removed`, stored: true, seed: false });
+      continue;
+    }
+    const stored = imported.value.member;
     onMember(stored.id, { password: member.password, invitation: member.invitation });
     if (!known.has(stored.id)) inserted++;
     else if (stored.role !== member.role)

@@ -32,7 +32,7 @@ export type {
   MemberRole,
   OrganizationView,
 } from './runtime/admin.js';
-export type { IssuedInvitation, MembersApi, MemberView } from './runtime/members.js';
+export type { IssuedInvitation, MembersApi, MemberView, SeededMember } from './runtime/members.js';
 export type { LatencyStatistics, UsageStatistics } from './runtime/usage-statistics.js';
 export type { RequestError, RequestErrorCode } from './validation/request-error.js';
 

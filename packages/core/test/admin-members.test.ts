@@ -8,19 +8,19 @@ import { hashPassword, passwordProblem, verifyPassword } from '../src/runtime/pa
 const operator = { kind: 'operator' } as const;
 const PASSWORD = 'correct horse battery';
 
+/** An organization without members. */
+async function anotherOrganization(admin: ReturnType<typeof createAdminApi>, name: string) {
+  const entitlements = { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] };
+  return (await admin.createOrganization(operator, { name, assignment: { entitlements } }))._unsafeUnwrap()
+    .organization;
+}
+
 /** An organization with its owner (signed up through an invitation) and a clock the test moves. */
 async function organization() {
   const stores = createMemoryStores();
   let now = new Date('2026-06-01T12:00:00Z');
   const admin = createAdminApi(stores, () => now);
-  const org = (
-    await admin.createOrganization(operator, {
-      name: 'Acme',
-      assignment: {
-        entitlements: { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] },
-      },
-    })
-  )._unsafeUnwrap().organization;
+  const org = await anotherOrganization(admin, 'Acme');
   const invited = (
     await admin.members.inviteMember(operator, org.id, { email: ' Owner@Example.COM ', role: 'owner' })
   )._unsafeUnwrap();
@@ -224,14 +224,11 @@ describe('Members: passwords and the seed', () => {
     const { admin, org, stores } = await organization();
     const input = { organizationId: org.id, email: 'Seeded@example.com', role: 'billing', password: PASSWORD };
     const seeded = (await admin.members.seed.importMember(input))._unsafeUnwrap();
-    assert.equal(seeded.status, 'active');
+    assert.equal(!seeded.removed && seeded.member.status, 'active');
     const stored = await stores.members.findMemberByEmail('seeded@example.com');
     assert.ok(stored?.passwordHash?.startsWith('scrypt$') && !stored.passwordHash.includes(PASSWORD));
-    assert.equal(
-      (await admin.members.seed.importMember({ ...input, role: 'viewer' }))._unsafeUnwrap().role,
-      'billing',
-      'stored state is kept',
-    );
+    const again = (await admin.members.seed.importMember({ ...input, role: 'viewer' }))._unsafeUnwrap();
+    assert.equal(!again.removed && again.member.role, 'billing', 'stored state is kept');
     const elsewhere = { ...input, organizationId: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001' };
     assert.equal((await admin.members.seed.importMember(elsewhere))._unsafeUnwrapErr().code, 'conflict');
     assert.equal(
@@ -246,5 +243,42 @@ describe('Members: passwords and the seed', () => {
       )._unsafeUnwrapErr().code,
       'invalid',
     );
+  });
+
+  test('a member removed since stays removed when the seed file lists it again, as a revoked key stays revoked', async () => {
+    const { admin, org, stores, advance } = await organization();
+    const input = { organizationId: org.id, email: 'ex@example.com', role: 'admin', password: PASSWORD };
+    const seeded = (await admin.members.seed.importMember(input))._unsafeUnwrap();
+    assert.ok(!seeded.removed);
+    const removedAt = advance(1000);
+    (await admin.members.removeMember(operator, org.id, seeded.member.id))._unsafeUnwrap();
+    advance(1000);
+    assert.deepEqual((await admin.members.seed.importMember(input))._unsafeUnwrap(), { removed: true, removedAt });
+    assert.equal(await stores.members.findMemberByEmail('ex@example.com'), null, 'not inserted again');
+    assert.equal(await admin.members.checkPassword('ex@example.com', PASSWORD), null);
+    const listed = (await admin.members.listMembers(operator, org.id))._unsafeUnwrap();
+    assert.deepEqual(
+      listed.map((m) => m.email),
+      ['owner@example.com'],
+    );
+  });
+
+  test('a removed email is free for a new invitation, here or in another organization, and the seed of the first is no conflict', async () => {
+    const { admin, org } = await organization();
+    const input = { organizationId: org.id, email: 'ex@example.com', role: 'admin', password: PASSWORD };
+    const seeded = (await admin.members.seed.importMember(input))._unsafeUnwrap();
+    assert.ok(!seeded.removed);
+    (await admin.members.removeMember(operator, org.id, seeded.member.id))._unsafeUnwrap();
+    const other = await anotherOrganization(admin, 'Other');
+    const elsewhere = (
+      await admin.members.inviteMember(operator, other.id, { email: 'ex@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    assert.equal((await admin.members.seed.importMember(input))._unsafeUnwrap().removed, true);
+    (await admin.members.removeMember(operator, other.id, elsewhere.member.id))._unsafeUnwrap();
+    const back = (
+      await admin.members.inviteMember(operator, org.id, { email: 'ex@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    const now = (await admin.members.seed.importMember(input))._unsafeUnwrap();
+    assert.deepEqual(now, { removed: false, member: back.member }, 'invited back: the stored member, its role kept');
   });
 });

@@ -1,5 +1,6 @@
 import type {
   AcceptInvitationParams,
+  InsertMemberOptions,
   MemberChangeOutcome,
   MemberRecord,
   MemberStore,
@@ -9,15 +10,19 @@ import type {
 import { err, ok } from 'neverthrow';
 
 const copyMember = (m: MemberRecord): MemberRecord => ({ ...m, invitation: m.invitation && { ...m.invitation } });
+const removalKey = (organizationId: string, email: string) => `${organizationId}\u0000${email}`;
 
 /** Members in memory; each method reads and writes without yielding, so it is one atomic step. */
 export class MemoryMemberStore implements MemberStore {
   readonly #byId = new Map<string, MemberRecord>();
   readonly #idByEmail = new Map<string, string>();
   readonly #idByInvitation = new Map<string, string>();
+  /** When each organization last removed a member's email (`removalKey`): one entry per pair, as few as removals. */
+  readonly #removedAt = new Map<string, Date>();
 
-  async insertMember(record: MemberRecord): Promise<boolean> {
+  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
     if (this.#byId.has(record.id) || this.#idByEmail.has(record.email)) return false;
+    if (options.unlessRemoved && this.#removedAt.has(removalKey(record.organizationId, record.email))) return false;
     this.#byId.set(record.id, copyMember(record));
     this.#idByEmail.set(record.email, record.id);
     if (record.invitation) this.#idByInvitation.set(record.invitation.tokenHash, record.id);
@@ -73,7 +78,13 @@ export class MemoryMemberStore implements MemberStore {
     this.#byId.delete(member.id);
     this.#idByEmail.delete(member.email);
     if (member.invitation) this.#idByInvitation.delete(member.invitation.tokenHash);
+    this.#removedAt.set(removalKey(member.organizationId, member.email), new Date(params.now));
     return ok(copyMember(member));
+  }
+
+  async removedAt(organizationId: string, email: string): Promise<Date | null> {
+    const at = this.#removedAt.get(removalKey(organizationId, email));
+    return at ? new Date(at) : null;
   }
 
   #copyOf(id: string | undefined): MemberRecord | null {

@@ -1,5 +1,6 @@
 import type {
   AcceptInvitationParams,
+  InsertMemberOptions,
   MemberChangeOutcome,
   MemberRecord,
   MemberRole,
@@ -15,6 +16,7 @@ import { decodeRow, decodeRows, PgDate } from './rows.js';
 
 const Role = t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null });
 const MemberRoleRow = t.type({ role: Role });
+const RemovalRow = t.type({ removed_at: PgDate });
 const MemberRow = t.type({
   id: t.string,
   organization_id: t.string,
@@ -33,7 +35,7 @@ const COLUMNS =
 /**
  * Advisory lock class of an organization's member changes ("memb" in ASCII), object = hash of the
  * organization id: a role change or removal counts the owners and writes under it, so two
- * concurrent demotions cannot both see another owner.
+ * concurrent demotions cannot both see another owner; a seed insert reads the removals under it.
  */
 const MEMBERS_LOCK_CLASS = 1835361634;
 
@@ -41,23 +43,18 @@ const MEMBERS_LOCK_CLASS = 1835361634;
 export class PostgresMemberStore implements MemberStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async insertMember(record: MemberRecord): Promise<boolean> {
-    // No conflict target: a clash on the id, the email or the invitation all mean "not inserted".
-    const result = await this.pool.query(
-      `INSERT INTO portal_members (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [
-        record.id,
-        record.organizationId,
-        record.email,
-        record.role,
-        record.passwordHash,
-        record.invitation?.tokenHash ?? null,
-        record.invitation?.expiresAt ?? null,
-        record.createdAt,
-        record.updatedAt,
-      ],
-    );
-    return result.rowCount === 1;
+  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
+    if (!options.unlessRemoved) return insertRow(this.pool, record);
+    // Under the organization's member lock, which a removal holds until it commits: a removal either
+    // came first (and is seen here) or comes after this insert (and removes the member).
+    return inTransaction(this.pool, async (client) => {
+      await lockMembers(client, record.organizationId);
+      const removed = await client.query(
+        'SELECT 1 FROM portal_member_removals WHERE organization_id = $1 AND email = $2',
+        [record.organizationId, record.email],
+      );
+      return removed.rowCount === 0 && insertRow(client, record);
+    });
   }
 
   findMemberByEmail(email: string): Promise<MemberRecord | null> {
@@ -110,11 +107,26 @@ export class PostgresMemberStore implements MemberStore {
   removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome> {
     return this.#changeKeepingAnOwner(
       params,
-      `DELETE FROM portal_members m
-        WHERE m.organization_id = $1 AND m.id = $2 AND m.role = $3 AND ${KEEPS_AN_OWNER}
-        RETURNING ${COLUMNS}`,
-      [],
+      `WITH removed AS (
+         DELETE FROM portal_members m
+          WHERE m.organization_id = $1 AND m.id = $2 AND m.role = $3 AND ${KEEPS_AN_OWNER}
+          RETURNING ${COLUMNS}),
+       recorded AS (
+         INSERT INTO portal_member_removals (organization_id, email, member_id, removed_at)
+         SELECT organization_id, email, id, $4 FROM removed
+         ON CONFLICT (organization_id, email)
+           DO UPDATE SET member_id = EXCLUDED.member_id, removed_at = EXCLUDED.removed_at)
+       SELECT ${COLUMNS} FROM removed`,
+      [params.now],
     );
+  }
+
+  async removedAt(organizationId: string, email: string): Promise<Date | null> {
+    const { rows } = await this.pool.query(
+      'SELECT removed_at FROM portal_member_removals WHERE organization_id = $1 AND email = $2',
+      [organizationId, email],
+    );
+    return decodeRow(RemovalRow, rows, 'portal_member_removals')?.removed_at ?? null;
   }
 
   /** Runs the conditional change under the organization's lock; tells why it did not apply. */
@@ -124,7 +136,7 @@ export class PostgresMemberStore implements MemberStore {
     extra: unknown[],
   ): Promise<MemberChangeOutcome> {
     return inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERS_LOCK_CLASS, params.organizationId]);
+      await lockMembers(client, params.organizationId);
       // Each statement after the lock sees every change committed before it was granted.
       const { organizationId, memberId, expectedRole } = params;
       const changed = await client.query(sql, [organizationId, memberId, expectedRole, ...extra]);
@@ -145,6 +157,31 @@ export class PostgresMemberStore implements MemberStore {
     const row = decodeRow(MemberRow, rows, 'portal_members');
     return row ? toRecord(row) : null;
   }
+}
+
+/** Takes the organization's member lock until the transaction ends. */
+async function lockMembers(client: pg.PoolClient, organizationId: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MEMBERS_LOCK_CLASS, organizationId]);
+}
+
+/** Inserts the row; false when its id, email or invitation exists. */
+async function insertRow(db: pg.Pool | pg.PoolClient, record: MemberRecord): Promise<boolean> {
+  // No conflict target: a clash on the id, the email or the invitation all mean "not inserted".
+  const result = await db.query(
+    `INSERT INTO portal_members (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+    [
+      record.id,
+      record.organizationId,
+      record.email,
+      record.role,
+      record.passwordHash,
+      record.invitation?.tokenHash ?? null,
+      record.invitation?.expiresAt ?? null,
+      record.createdAt,
+      record.updatedAt,
+    ],
+  );
+  return result.rowCount === 1;
 }
 
 /**

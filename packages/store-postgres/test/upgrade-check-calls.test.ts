@@ -125,7 +125,10 @@ describe('store-postgres: migration 010 on a database of 009 with checks in flig
     assert.equal((await previousFinish(pool, done)).billed, true);
     inFlight = await previousBegin(pool, 'in-flight');
     assert.equal(inFlight.row.stage, 'started');
-    assert.deepEqual(await migrate(pool), { applied: [10], version: 10 });
+    assert.deepEqual(await migrate(pool, { migrations: all.filter((m) => m.version <= 10) }), {
+      applied: [10],
+      version: 10,
+    });
     stores = createPostgresStores({ pool });
   });
   after(() => database?.drop());

@@ -18,6 +18,12 @@ export interface MemberView {
   createdAt: Date;
 }
 
+/**
+ * What a seed file's member is in the store: the member (inserted now or before), or an email the
+ * organization has removed since, which stays removed (as a revoked key stays revoked).
+ */
+export type SeededMember = { removed: false; member: MemberView } | { removed: true; removedAt: Date };
+
 /** A new member and the one-time token of its invitation link, shown once. */
 export interface IssuedInvitation {
   member: MemberView;
@@ -111,6 +117,8 @@ function membersContext(stores: SafetyStores, now: () => Date) {
     role: string;
     passwordHash: string | null;
     invitation: Invitation | null;
+    /** See `InsertMemberOptions`. */
+    unlessRemoved?: boolean;
   }): Promise<Result<MemberRecord, AdminError>> {
     const email = normalizeEmail(input.email);
     if (!email) return fail('invalid', 'email must be an email address');
@@ -127,7 +135,8 @@ function membersContext(stores: SafetyStores, now: () => Date) {
       createdAt: at,
       updatedAt: at,
     };
-    return (await members.insertMember(record)) ? ok(record) : fail('conflict', 'a member with this email exists');
+    const inserted = await members.insertMember(record, { unlessRemoved: input.unlessRemoved ?? false });
+    return inserted ? ok(record) : fail('conflict', 'a member with this email exists');
   }
 
   /** The member of the organization, with the permission to change it checked. */
@@ -198,7 +207,8 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
     ): Promise<Result<MemberView, AdminError>> {
       const member = await changeable(actor, organizationId, memberId, null);
       if (member.isErr()) return err(member.error);
-      const removed = await members.removeMember({ organizationId, memberId, expectedRole: member.value.role });
+      const expectedRole = member.value.role;
+      const removed = await members.removeMember({ organizationId, memberId, expectedRole, now: now() });
       if (removed.isErr()) return refusedChange(removed.error, 'removed');
       await stores.sessions.deleteMemberSessions(memberId);
       return ok(memberView(removed.value));
@@ -244,10 +254,21 @@ function memberSignIn({ members, now }: MembersContext) {
 }
 
 function memberSeed({ members, newMember }: MembersContext) {
+  /** What the store holds of a seed member's email for the organization; null when nothing (insert it). */
+  async function stored(organizationId: string, email: string): Promise<Result<SeededMember, AdminError> | null> {
+    const member = await members.findMemberByEmail(email);
+    if (member?.organizationId === organizationId) return ok({ removed: false, member: memberView(member) });
+    // Removed here, then perhaps invited elsewhere: removed for this organization, never a conflict.
+    const removedAt = await members.removedAt(organizationId, email);
+    if (removedAt) return ok({ removed: true, removedAt });
+    return member ? fail('conflict', 'this email is a member of another organization') : null;
+  }
+
   return {
     /**
-     * Inserts the member when its email is new (hashing a given password); a member of the
-     * same organization already stored is returned as it is, one of another organization is a conflict.
+     * Inserts the member when the store has nothing of its email for the organization (hashing a
+     * given password); a member of the organization already stored is returned as it is, an email the
+     * organization removed stays removed, and a member of another organization is a conflict.
      */
     async importMember(input: {
       organizationId: string;
@@ -255,25 +276,22 @@ function memberSeed({ members, newMember }: MembersContext) {
       role: string;
       password?: string;
       invitation?: Invitation;
-    }): Promise<Result<MemberView, AdminError>> {
+    }): Promise<Result<SeededMember, AdminError>> {
       const email = normalizeEmail(input.email);
-      const existing = email ? await members.findMemberByEmail(email) : null;
-      if (existing)
-        return existing.organizationId === input.organizationId
-          ? ok(memberView(existing))
-          : fail('conflict', 'this email is a member of another organization');
+      if (!email) return fail('invalid', 'email must be an email address');
+      const before = await stored(input.organizationId, email);
+      if (before) return before;
       if (input.password !== undefined) {
         const problem = passwordProblem(input.password);
         if (problem) return fail('invalid', problem);
       } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
       const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-      const created = await newMember({ ...input, passwordHash, invitation: input.invitation ?? null });
-      // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
-      if (created.isErr() && created.error.code === 'conflict' && email) {
-        const winner = await members.findMemberByEmail(email);
-        if (winner?.organizationId === input.organizationId) return ok(memberView(winner));
-      }
-      return created.map(memberView);
+      const invitation = input.invitation ?? null;
+      const created = await newMember({ ...input, passwordHash, invitation, unlessRemoved: true });
+      // Another host seeding at once, or a removal meanwhile: the store now holds what won.
+      if (created.isErr() && created.error.code === 'conflict')
+        return (await stored(input.organizationId, email)) ?? err(created.error);
+      return created.map((record): SeededMember => ({ removed: false, member: memberView(record) }));
     },
   };
 }

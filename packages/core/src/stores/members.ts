@@ -59,16 +59,29 @@ export interface RemoveMemberParams {
   memberId: string;
   /** As in `SetMemberRoleParams`. */
   expectedRole: MemberRole;
+  /** When the removal is recorded (see `MemberStore.removedAt`). */
+  now: Date;
+}
+
+export interface InsertMemberOptions {
+  /**
+   * Refuse (false) when the organization has removed a member with this email, in the same atomic step
+   * as the insert: a seed file still listing a member removed since must not bring it back.
+   */
+  unlessRemoved?: boolean;
 }
 
 export interface MemberStore {
-  /** Inserts a member; false (and no change) when its id or email exists. */
-  insertMember(record: MemberRecord): Promise<boolean>;
+  /**
+   * Inserts a member; false (and no change) when its id, its email or its invitation's token hash
+   * exists, or (with `unlessRemoved`) when the organization removed a member with this email.
+   */
+  insertMember(record: MemberRecord, options?: InsertMemberOptions): Promise<boolean>;
   /** The member with this (normalized) email, in any organization, or null. */
   findMemberByEmail(email: string): Promise<MemberRecord | null>;
   /** The member `memberId` of the organization, or null (a member of another organization is null too). */
   getMember(organizationId: string, memberId: string): Promise<MemberRecord | null>;
-  /** Every member of the organization, oldest first. */
+  /** Every member of the organization, oldest first (the same creation time: by id, in code units). */
   listMembers(organizationId: string): Promise<MemberRecord[]>;
   /** The member whose invitation has this token hash and expires after `now`, or null. */
   findInvitation(tokenHash: string, now: Date): Promise<MemberRecord | null>;
@@ -84,6 +97,16 @@ export interface MemberStore {
    * one succeeds.
    */
   setMemberRole(params: SetMemberRoleParams): Promise<MemberChangeOutcome>;
-  /** One atomic step: deletes the member while its role is still `expectedRole`, unless it is the organization's last owner. */
+  /**
+   * One atomic step: deletes the member while its role is still `expectedRole`, unless it is the
+   * organization's last owner, and records that the organization removed its email (`removedAt`).
+   * A removed member is no member at all (no listing, sign-in or session), and its email is free
+   * for a new invitation, in this organization or another.
+   */
   removeMember(params: RemoveMemberParams): Promise<MemberChangeOutcome>;
+  /**
+   * When the organization last removed a member with this (normalized) email, or null: kept like a
+   * revoked key, so loading a seed file never re-creates a member removed since.
+   */
+  removedAt(organizationId: string, email: string): Promise<Date | null>;
 }

@@ -117,7 +117,7 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         expectedRole,
         now: at(5),
       });
-      const remove = { organizationId: orgId, memberId: owner.id, expectedRole: 'owner' as const };
+      const remove = { organizationId: orgId, memberId: owner.id, expectedRole: 'owner' as const, now: at(5) };
       assert.equal(refusal(await members.setMemberRole(params(owner.id, 'admin', 'owner'))), 'last_owner');
       assert.equal(refusal(await members.removeMember(remove)), 'last_owner');
       const elsewhere = { ...params(dev.id, 'owner', 'developer'), organizationId: randomUUID() };
@@ -161,7 +161,7 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         assert.ok((await members.setMemberRole(promote)).isOk());
         const demote = { ...promote, role: 'viewer' as const, now: at(6) };
         assert.equal(refusal(await members.setMemberRole(demote)), 'role_changed');
-        const remove = { organizationId: orgId, memberId: dev.id, expectedRole: 'developer' as const };
+        const remove = { organizationId: orgId, memberId: dev.id, expectedRole: 'developer' as const, now: at(6) };
         assert.equal(refusal(await members.removeMember(remove)), 'role_changed');
         const stored = await members.getMember(orgId, dev.id);
         assert.equal(stored?.role, 'owner', 'neither the stale demotion nor the stale removal applied');
@@ -181,8 +181,13 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         invitation: { tokenHash: randomUUID(), expiresAt: at(60 * MINUTE) },
       });
       for (const m of [active, invited, other]) await members.insertMember(m);
-      const ofOwner = (memberId: string) => ({ organizationId: orgId, memberId, expectedRole: 'owner' as const });
-      const params = (memberId: string) => ({ ...ofOwner(memberId), role: 'viewer' as const, now: at(5) });
+      const ofOwner = (memberId: string) => ({
+        organizationId: orgId,
+        memberId,
+        expectedRole: 'owner' as const,
+        now: at(5),
+      });
+      const params = (memberId: string) => ({ ...ofOwner(memberId), role: 'viewer' as const });
       assert.equal(refusal(await members.setMemberRole(params(active.id))), 'last_owner');
       assert.equal(refusal(await members.removeMember(ofOwner(active.id))), 'last_owner');
       assert.ok((await members.removeMember(ofOwner(invited.id))).isOk());
@@ -202,7 +207,12 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         invitation: { ...pending.invitation, tokenHash: randomUUID() },
       });
       for (const m of [first, second]) await members.insertMember(m);
-      const seededOwner = (memberId: string) => ({ organizationId: seeded, memberId, expectedRole: 'owner' as const });
+      const seededOwner = (memberId: string) => ({
+        organizationId: seeded,
+        memberId,
+        expectedRole: 'owner' as const,
+        now: at(5),
+      });
       assert.ok((await members.removeMember(seededOwner(first.id))).isOk());
       assert.equal(refusal(await members.removeMember(seededOwner(second.id))), 'last_owner');
     });
@@ -217,6 +227,7 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         organizationId,
         memberId: m.id,
         expectedRole: m.role,
+        now: at(5),
       });
       assert.equal(refusal(await members.removeMember(of(viewer, randomUUID()))), 'not_found');
       const removed = (await members.removeMember(of(viewer)))._unsafeUnwrap();
@@ -228,6 +239,34 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       assert.equal((await members.listMembers(orgId)).length, 1);
       assert.equal(await members.insertMember({ ...viewer, id: randomUUID() }), true, 'a removed email is free again');
     });
+    withStores(
+      'a removal is recorded for its organization and email: a seed insert stays refused, an invitation is not',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const viewer = member(orgId, 'viewer');
+        await members.insertMember(viewer);
+        const remove = { organizationId: orgId, memberId: viewer.id, expectedRole: 'viewer' as const };
+        (await members.removeMember({ ...remove, now: at(7) }))._unsafeUnwrap();
+        assert.deepEqual(await members.removedAt(orgId, viewer.email), at(7));
+        assert.equal(await members.removedAt(randomUUID(), viewer.email), null, 'only in its organization');
+        assert.equal(await members.removedAt(orgId, `${randomUUID()}@example.com`), null);
+        assert.equal(await members.getMember(orgId, viewer.id), null);
+        assert.deepEqual(await members.listMembers(orgId), []);
+
+        const again = { ...viewer, id: randomUUID() };
+        assert.equal(await members.insertMember(again, { unlessRemoved: true }), false, 'the seed brings none back');
+        assert.equal(await members.findMemberByEmail(viewer.email), null);
+        const fresh = member(orgId, 'viewer');
+        assert.equal(await members.insertMember(fresh, { unlessRemoved: true }), true, 'an email never removed');
+        assert.equal(await members.insertMember(again), true, 'invited back');
+        assert.deepEqual(await members.findMemberByEmail(viewer.email), again);
+        (await members.removeMember({ ...remove, memberId: again.id, now: at(9) }))._unsafeUnwrap();
+        assert.deepEqual(await members.removedAt(orgId, viewer.email), at(9), 'the latest removal');
+
+        const elsewhere = member(randomUUID(), 'owner', { email: viewer.email });
+        assert.equal(await members.insertMember(elsewhere, { unlessRemoved: true }), true, 'another organization');
+      },
+    );
   });
 
   describe('portal sessions', () => {

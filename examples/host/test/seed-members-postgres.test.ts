@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startFakeTronNode, type FakeTronNode } from '@tron-safety/core/testing';
+// store-postgres's test support: TEST_DATABASE_URL (CI) or a throwaway cluster, a schema per caller.
+import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-safety/store-postgres/testing';
+import { runAdmin } from '../src/admin-cli.js';
+import { parseConfig } from '../src/config.js';
+import { startHost, type RunningHost } from '../src/host.js';
+import { createLogger } from '../src/log.js';
+import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+
+// Seed file and stored state, for members: hosts on one PostgreSQL database load the same seed file
+// at every start (a deploy, another host), and a member removed since (portal, admin CLI) stays
+// removed, as a revoked key stays revoked.
+
+const postgres: TestPostgres = await startTestPostgres();
+const operator = { kind: 'operator' } as const;
+
+describe('Seed file and stored state: a removed member stays removed (PostgreSQL)', { skip: postgres.skip }, () => {
+  let db: TestDatabase;
+  let node: FakeTronNode;
+  let seed: string;
+  const hosts: RunningHost[] = [];
+  /** A host on the shared database with the seed file. */
+  const start = async () => {
+    const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: db.url, TRON_FULLNODE_URL: node.url };
+    const config = parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap();
+    const started = await startHost(config, createLogger('silent'));
+    if (started.isOk()) hosts.push(started.value);
+    return started;
+  };
+  /** The seed differences a start reported for removed members. */
+  const removed = (host: RunningHost) => host.seeded!.differences.filter((d) => d.field.endsWith('.removed'));
+
+  before(async () => {
+    db = await postgres.createDatabase();
+    node = await startFakeTronNode();
+    seed = portalSeedFile([
+      { email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD },
+      { email: 'ex@example.com', role: 'admin', password: PORTAL_PASSWORD },
+      { email: 'cli@example.com', role: 'viewer', password: PORTAL_PASSWORD },
+    ]);
+  });
+  after(async () => {
+    await Promise.all(hosts.map((h) => h.stop('test end')));
+    await node?.close();
+    await db?.drop();
+    await postgres.stop();
+  });
+
+  test('a member removed in the portal cannot sign in after another host starts with the seed file', async () => {
+    const a = (await start())._unsafeUnwrap();
+    const s = new HttpSession(a.url);
+    assert.equal((await s.signIn('owner@example.com')).status, 303);
+    const members = await s.send('GET', '/portal/members');
+    const id = /\/portal\/members\/([0-9a-f-]{36})\/remove" class="danger" aria-label="Remove ex@example.com"/.exec(
+      members.body,
+    )![1]!;
+    const confirm = await s.send('GET', `/portal/members/${id}/remove`);
+    assert.equal((await s.send('POST', `/portal/members/${id}/remove`, { csrf: confirm.csrf })).status, 303);
+
+    const b = (await start())._unsafeUnwrap();
+    assert.equal((await new HttpSession(b.url).signIn('ex@example.com')).status, 401, 'not seeded again');
+    assert.deepEqual(removed(b), [{ field: 'organizations[0].members[1].removed', stored: true, seed: false }]);
+    assert.equal(b.seeded!.inserted.members, 0);
+    const orgId = (await b.service.admin.listOrganizations(operator))._unsafeUnwrap()[0]!.id;
+    const listed = (await b.service.admin.members.listMembers(operator, orgId))._unsafeUnwrap();
+    assert.deepEqual(listed.map((m) => m.email).sort(), ['cli@example.com', 'owner@example.com']);
+  });
+
+  test('a member removed by the admin CLI (DATABASE_URL) stays removed at the next start', async (t) => {
+    const a = hosts[0]!;
+    const orgId = (await a.service.admin.listOrganizations(operator))._unsafeUnwrap()[0]!.id;
+    t.mock.method(console, 'log', () => {});
+    process.env.DATABASE_URL = db.url;
+    try {
+      assert.equal(await runAdmin(['--json', 'members', 'remove', orgId, 'cli@example.com']), 0);
+    } finally {
+      delete process.env.DATABASE_URL;
+    }
+    const c = (await start())._unsafeUnwrap();
+    assert.equal((await new HttpSession(c.url).signIn('cli@example.com')).status, 401);
+    assert.deepEqual(
+      removed(c).map((d) => d.field),
+      ['organizations[0].members[1].removed', 'organizations[0].members[2].removed'],
+    );
+  });
+
+  test('a removed member invited into another organization does not stop the next host start', async () => {
+    const a = hosts[0]!;
+    const other = (
+      await a.service.admin.createOrganization(operator, { name: 'Other Co', assignment: { plan: 'team' } })
+    )._unsafeUnwrap().organization.id;
+    const invited = await a.service.admin.members.inviteMember(operator, other, {
+      email: 'ex@example.com',
+      role: 'viewer',
+    });
+    assert.ok(invited.isOk(), 'the removed email is free for an invitation elsewhere');
+    const started = await start();
+    assert.ok(started.isOk(), started.isErr() ? started.error.message : '');
+    const theirs = (await started.value.service.admin.members.listMembers(operator, other))._unsafeUnwrap();
+    assert.deepEqual(
+      theirs.map((m) => [m.email, m.role]),
+      [['ex@example.com', 'viewer']],
+      'the other organization keeps its member',
+    );
+  });
+});
