@@ -20,6 +20,7 @@ import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
 import { createMembersApi } from './members.js';
 import { buildUsageReport } from './usage-report.js';
+import { hasControlCharacter } from './stored-text.js';
 import { readUsageStatistics, type UsageStatistics } from './usage-statistics.js';
 
 /** Member roles of an organization (spec Authentication 4). */
@@ -70,9 +71,13 @@ const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
 export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role);
 /** Whether a member of this role may run checks in the portal: the same roles (spec Authentication 4). */
 export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
-const MAX_LABEL_LENGTH = 200;
+const MAX_TEXT_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
+/** A name or label: not blank, at most 200 characters, no control character (see `hasControlCharacter`). */
+const textOk = (text: string) => text.trim().length > 0 && text.length <= MAX_TEXT_LENGTH && !hasControlCharacter(text);
+const LABEL_RULE = 'label must be 1 to 200 characters, without control characters';
+const NAME_RULE = 'organization name must be 1 to 200 characters, without control characters';
 
 const Count = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0 && n <= MAX_ENTITLEMENT, 'Count');
 const EntitlementsCodec = t.type({
@@ -86,8 +91,8 @@ const PlanCodec = t.intersection([
   t.type({
     code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
     version: t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT, 'PlanVersion'),
-    // A blank name shows as nothing in lists and usage answers (and the seed file refuses it).
-    name: t.refinement(t.string, (s) => s.trim() !== '' && s.length <= 200, 'PlanName'),
+    // A blank name shows as nothing in lists and usage answers (and the seed file refuses it); see textOk.
+    name: t.refinement(t.string, textOk, 'PlanName'),
   }),
 ]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -205,8 +210,6 @@ function adminContext(stores: SafetyStores, now: () => Date) {
   return { stores, organizations, apiKeys, now, resolveAssignment, view, update, insertKey, organizationExists };
 }
 
-const labelOk = (label: string) => label.trim().length > 0 && label.length <= MAX_LABEL_LENGTH;
-
 /** A new, unrevoked key's stored record: its hash and display prefix, never the key. */
 function newKeyRecord(k: { id: string; organizationId: string; key: string; label: string; at: Date }): ApiKeyRecord {
   return {
@@ -267,7 +270,7 @@ function organizationAdmin({ organizations, now, resolveAssignment, view, update
     ): Promise<Result<OrganizationView, AdminError>> {
       const allowed = permit(actor, null, 'operate');
       if (allowed.isErr()) return err(allowed.error);
-      if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
+      if (!textOk(input.name)) return fail('invalid', NAME_RULE);
       const assignment = await resolveAssignment(input.assignment);
       if (assignment.isErr()) return err(assignment.error);
       const at = now();
@@ -336,7 +339,7 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
     ): Promise<Result<IssuedApiKey, AdminError>> {
       const allowed = permit(actor, organizationId, 'manage_keys');
       if (allowed.isErr()) return err(allowed.error);
-      if (!labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
+      if (!textOk(label)) return fail('invalid', LABEL_RULE);
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
       const key = generateApiKey();
       const inserted = await insertKey(organizationId, key, label);
@@ -360,7 +363,7 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
     ): Promise<Result<IssuedApiKey & { revoked: ApiKeyMetadata }, AdminError>> {
       const allowed = permit(actor, organizationId, 'manage_keys');
       if (allowed.isErr()) return err(allowed.error);
-      if (label !== undefined && !labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
+      if (label !== undefined && !textOk(label)) return fail('invalid', LABEL_RULE);
       const current = (await apiKeys.listKeys(organizationId)).find((k) => k.id === keyId);
       if (!current) return fail('not_found', 'no such key');
       const key = generateApiKey();
@@ -416,9 +419,16 @@ function usageAdmin({ stores, organizations, now, organizationExists }: AdminCon
 
 /** Why a key cannot be imported, null when it can. */
 function importedKeyProblem(input: { key: string; label: string }): string | null {
-  if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || /\s/.test(input.key))
-    return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`;
-  return labelOk(input.label) ? null : 'label must be 1 to 200 characters';
+  const { key } = input;
+  // Its display prefix is stored: no control character in it either.
+  if (
+    key.length < MIN_IMPORTED_KEY_LENGTH ||
+    key.length > MAX_API_KEY_LENGTH ||
+    /\s/.test(key) ||
+    hasControlCharacter(key)
+  )
+    return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} characters, without spaces or control characters`;
+  return textOk(input.label) ? null : LABEL_RULE;
 }
 
 /** The key's metadata when it is already stored for this organization; a conflict for another; else null. */
@@ -461,7 +471,7 @@ function seedAdmin({
       assignment: AssignmentInput;
     }): Promise<Result<OrganizationView, AdminError>> {
       if (!UUID.test(input.id)) return fail('invalid', 'organization id must be a lower-case UUID');
-      if (!labelOk(input.name)) return fail('invalid', 'organization name must be 1 to 200 characters');
+      if (!textOk(input.name)) return fail('invalid', NAME_RULE);
       const assignment = await resolveAssignment(input.assignment);
       if (assignment.isErr()) return err(assignment.error);
       const existing = await organizations.getOrganization(input.id);

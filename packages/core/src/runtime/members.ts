@@ -3,6 +3,7 @@ import { err, ok, type Result } from 'neverthrow';
 import type { SafetyStores } from '../stores/index.js';
 import type { Invitation, MemberRecord, MemberRole } from '../stores/members.js';
 import type { AdminActor, AdminError } from './admin.js';
+import { hasControlCharacter } from './stored-text.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
 
@@ -62,10 +63,11 @@ export function memberView(record: MemberRecord): MemberView {
   };
 }
 
-/** The email as stored (trimmed, lower case), or null when it is not an address. */
+/** The email as stored (trimmed, lower case), or null when it is not an address (or holds a control character). */
 export function normalizeEmail(email: string): string | null {
   const normalized = email.trim().toLowerCase();
-  return normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized) ? normalized : null;
+  const address = normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized);
+  return address && !hasControlCharacter(normalized) ? normalized : null;
 }
 
 /** Whether a member of this role may invite, change and remove members. */

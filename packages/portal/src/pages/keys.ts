@@ -94,7 +94,7 @@ export async function createKey(ctx: SignedIn): Promise<CoreHttpResponse> {
   );
   if (created.isErr()) {
     return created.error.code === 'invalid'
-      ? keysPage(ctx, { error: 'A label of 1 to 200 characters is needed.', status: 422 })
+      ? keysPage(ctx, { error: 'A label of 1 to 200 characters, without control characters, is needed.', status: 422 })
       : refusal(ctx, created.error);
   }
   return issuedPage(ctx, created.value, `Key “${created.value.metadata.label}” created.`);

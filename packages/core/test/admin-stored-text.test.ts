@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createMemoryStores } from '@tron-safety/store-memory';
+import { createAdminApi } from '../src/runtime/admin.js';
+import { normalizeEmail } from '../src/runtime/members.js';
+import { hasControlCharacter } from '../src/runtime/stored-text.js';
+
+// Free text the admin API stores (organization and plan names, key labels, imported keys, whose prefix
+// is stored, and emails) never holds a C0 control character or DEL: PostgreSQL's text refuses U+0000
+// (a 500 where memory stored it), and none belongs in a name.
+
+const operator = { kind: 'operator' } as const;
+const CONTROLS = ['\u0000', '\u0001', '\t', '\n', '\r', '\u001b', '\u001f', '\u007f'];
+const entitlements = { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] };
+const KEY = 'tsk_live_stored_text_0123456789abcdef';
+
+async function organization() {
+  const stores = createMemoryStores();
+  const admin = createAdminApi(stores, () => new Date('2026-06-01T12:00:00Z'));
+  const org = (
+    await admin.createOrganization(operator, { name: 'Acme', assignment: { entitlements } })
+  )._unsafeUnwrap();
+  return { stores, admin, orgId: org.organization.id };
+}
+
+test('Stored text: C0 control characters and DEL are found anywhere; other characters are not', () => {
+  for (const c of CONTROLS) assert.equal(hasControlCharacter(`a${c}b`), true, JSON.stringify(c));
+  for (const text of ['Acme Pay', 'Zürich GmbH', '株式会社', ' ', '\u0080', '\u00a0', '\u200b', '']) {
+    assert.equal(hasControlCharacter(text), false, JSON.stringify(text));
+  }
+});
+
+test('Stored text: an email with a control character is no address (invitations refused, sign-in fails)', async () => {
+  const { admin, stores, orgId } = await organization();
+  for (const c of CONTROLS.filter((c) => c.trim() !== '')) {
+    for (const email of [`new${c}@example.com`, `new@example.com${c}`, `${c}new@example.com`]) {
+      assert.equal(normalizeEmail(email), null, JSON.stringify(email));
+      const invited = await admin.members.inviteMember(operator, orgId, { email, role: 'viewer' });
+      assert.equal(invited._unsafeUnwrapErr().code, 'invalid', JSON.stringify(email));
+      const seeded = await admin.members.seed.importMember({
+        organizationId: orgId,
+        email,
+        role: 'viewer',
+        password: 'a long password',
+      });
+      assert.equal(seeded._unsafeUnwrapErr().code, 'invalid', JSON.stringify(email));
+    }
+  }
+  assert.equal(await admin.members.checkPassword('new\u0000@example.com', 'a long password'), null);
+  assert.equal(normalizeEmail(' New@Example.com\n'), 'new@example.com', 'whitespace around it is trimmed, as before');
+  assert.deepEqual(await stores.members.listMembers(orgId), []);
+});
+
+test('Stored text: organization and plan names, key labels and imported keys with a control character are invalid, never stored', async () => {
+  const { admin, stores, orgId } = await organization();
+  const plan = { code: 'starter', ...entitlements };
+  for (const c of CONTROLS) {
+    const text = `Acme${c}Pay`;
+    const at = JSON.stringify(c);
+    const org = await admin.createOrganization(operator, { name: text, assignment: { entitlements } });
+    assert.equal(org._unsafeUnwrapErr().code, 'invalid', at);
+    const seededOrg = await admin.seed.upsertOrganization({
+      id: '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a0f1',
+      name: text,
+      assignment: { entitlements },
+    });
+    assert.equal(seededOrg._unsafeUnwrapErr().code, 'invalid', at);
+    assert.equal((await admin.createPlanVersion(operator, { ...plan, name: text }))._unsafeUnwrapErr().code, 'invalid');
+    const seededPlan = await admin.seed.upsertPlanVersion({ ...plan, version: 1, name: text });
+    assert.equal(seededPlan._unsafeUnwrapErr().code, 'invalid', at);
+    assert.equal((await admin.createApiKey(operator, orgId, text))._unsafeUnwrapErr().code, 'invalid', at);
+    const imported = await admin.seed.importApiKey({ organizationId: orgId, key: KEY, label: text });
+    assert.equal(imported._unsafeUnwrapErr().code, 'invalid', at);
+    const badKey = await admin.seed.importApiKey({
+      organizationId: orgId,
+      key: `${KEY.slice(0, 12)}${c}${KEY}`,
+      label: 'k',
+    });
+    assert.equal(badKey._unsafeUnwrapErr().code, 'invalid', at);
+  }
+  const key = (await admin.createApiKey(operator, orgId, 'checkout'))._unsafeUnwrap();
+  const rotated = await admin.rotateApiKey(operator, orgId, key.metadata.id, 'checkout\u0000server');
+  assert.equal(rotated._unsafeUnwrapErr().code, 'invalid');
+  assert.deepEqual(
+    (await stores.apiKeys.listKeys(orgId)).map((k) => [k.label, k.revokedAt]),
+    [['checkout', null]],
+    'the refused rotation changed nothing',
+  );
+  assert.deepEqual(
+    (await stores.organizations.listOrganizations()).map((o) => o.name),
+    ['Acme'],
+  );
+  assert.deepEqual(await stores.organizations.listPlans(), []);
+});
