@@ -2,6 +2,7 @@ import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core
 import { LAST_USED_RESOLUTION_MS } from '@tron-safety/core/internal';
 import { err, ok } from 'neverthrow';
 import { frozenCopy } from './frozen.js';
+import { byCreation } from './order.js';
 
 export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #byId = new Map<string, ApiKeyRecord>();
@@ -32,9 +33,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   }
 
   async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-    return [...this.#byId.values()]
-      .filter((k) => k.organizationId === organizationId)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return [...this.#byId.values()].filter((k) => k.organizationId === organizationId).sort(byCreation);
   }
 
   async revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {

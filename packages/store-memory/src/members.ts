@@ -8,6 +8,7 @@ import type {
   SetMemberRoleParams,
 } from '@tron-safety/core';
 import { err, ok } from 'neverthrow';
+import { byCreation } from './order.js';
 
 const copyMember = (m: MemberRecord): MemberRecord => ({ ...m, invitation: m.invitation && { ...m.invitation } });
 const removalKey = (organizationId: string, email: string) => `${organizationId}\u0000${email}`;
@@ -22,6 +23,8 @@ export class MemoryMemberStore implements MemberStore {
 
   async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
     if (this.#byId.has(record.id) || this.#idByEmail.has(record.email)) return false;
+    // One member per invitation link, as PostgreSQL's UNIQUE (invitation_hash).
+    if (record.invitation && this.#idByInvitation.has(record.invitation.tokenHash)) return false;
     if (options.unlessRemoved && this.#removedAt.has(removalKey(record.organizationId, record.email))) return false;
     this.#byId.set(record.id, copyMember(record));
     this.#idByEmail.set(record.email, record.id);
@@ -41,7 +44,7 @@ export class MemoryMemberStore implements MemberStore {
   async listMembers(organizationId: string): Promise<MemberRecord[]> {
     return [...this.#byId.values()]
       .filter((m) => m.organizationId === organizationId)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .sort(byCreation)
       .map(copyMember);
   }
 

@@ -1,5 +1,6 @@
 import type { Organization, OrganizationAccess, OrganizationStore, OrganizationUpdate, Plan } from '@tron-safety/core';
 import { frozenCopy } from './frozen.js';
+import { byCreation } from './order.js';
 
 /** Plans and organizations, stored frozen: reads hand out the stored objects, never copies. */
 export class MemoryOrganizationStore implements OrganizationStore {
@@ -53,7 +54,7 @@ export class MemoryOrganizationStore implements OrganizationStore {
   }
 
   async listOrganizations(): Promise<Organization[]> {
-    return [...this.#organizations.values()];
+    return [...this.#organizations.values()].sort(byCreation);
   }
 
   async updateOrganization(id: string, update: OrganizationUpdate): Promise<Organization | null> {

@@ -40,7 +40,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
 
   async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id`,
+      `SELECT ${COLUMNS} FROM api_keys WHERE organization_id = $1 ORDER BY created_at, id COLLATE "C"`,
       [organizationId],
     );
     return decodeRows(ApiKeyRow, rows, 'api_keys').map(toRecord);

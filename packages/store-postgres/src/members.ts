@@ -70,7 +70,7 @@ export class PostgresMemberStore implements MemberStore {
 
   async listMembers(organizationId: string): Promise<MemberRecord[]> {
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM portal_members WHERE organization_id = $1 ORDER BY created_at, id`,
+      `SELECT ${COLUMNS} FROM portal_members WHERE organization_id = $1 ORDER BY created_at, id COLLATE "C"`,
       [organizationId],
     );
     return decodeRows(MemberRow, rows, 'portal_members').map(toRecord);

@@ -141,7 +141,9 @@ export class PostgresOrganizationStore implements OrganizationStore {
   }
 
   async listOrganizations(): Promise<Organization[]> {
-    const { rows } = await this.pool.query(`SELECT ${ORGANIZATION_COLUMNS} FROM organizations ORDER BY created_at, id`);
+    const { rows } = await this.pool.query(
+      `SELECT ${ORGANIZATION_COLUMNS} FROM organizations ORDER BY created_at, id COLLATE "C"`,
+    );
     return decodeRows(OrganizationRow, rows, 'organizations').map(toOrganization);
   }
 

@@ -33,7 +33,7 @@ export interface ApiKeyStore {
   insertKey(record: ApiKeyRecord): Promise<boolean>;
   /** The key (revoked or not) whose hash is `hash`, or null. */
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
-  /** Every key of the organization, oldest first. */
+  /** Every key of the organization, oldest first (the same creation time: by id, in code units). */
   listKeys(organizationId: string): Promise<ApiKeyRecord[]>;
   /**
    * Marks the key revoked at `now` (idempotent: an already revoked key keeps its time).

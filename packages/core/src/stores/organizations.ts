@@ -62,6 +62,7 @@ export interface OrganizationStore {
   putOrganization(organization: Organization): Promise<void>;
   /** The organization and its assigned plan version, in one read (a join in SQL). */
   getOrganization(id: string): Promise<OrganizationAccess | null>;
+  /** Every organization, oldest first (the same creation time: by id, in code units). */
   listOrganizations(): Promise<Organization[]>;
   /** Applies the given fields; null when the id is unknown. */
   updateOrganization(id: string, update: OrganizationUpdate): Promise<Organization | null>;

@@ -4,6 +4,7 @@ import { describe } from 'node:test';
 import type { SafetyStores } from '../stores/index.js';
 import type { MemberChangeOutcome, MemberRecord, MemberRole } from '../stores/members.js';
 import type { SessionRecord } from '../stores/sessions.js';
+import { tiedIds } from './stores/support.js';
 
 // The portal's stores (members, sessions, sign-in failures) in the store conformance suite: every
 // store package runs these through `runStoreConformance`. Ids, emails and hashes are random, so
@@ -66,6 +67,37 @@ export function runPortalStoreConformance(withStores: WithStores): void {
           [first.id, second.id],
         );
         assert.deepEqual(await members.listMembers(randomUUID()), []);
+      },
+    );
+
+    withStores(
+      'Lists: members created in the same millisecond are listed by id, in code units',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const { inserted, listed } = tiedIds();
+        for (const id of inserted) assert.equal(await members.insertMember(member(orgId, 'viewer', { id })), true);
+        assert.deepEqual(
+          (await members.listMembers(orgId)).map((m) => m.id),
+          listed,
+        );
+      },
+    );
+
+    withStores(
+      'one member per invitation link: a second member with its token hash is not inserted',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const invitation = { tokenHash: hash(), expiresAt: at(MINUTE) };
+        const first = member(orgId, 'viewer', { passwordHash: null, invitation });
+        const second = member(randomUUID(), 'developer', { passwordHash: null, invitation: { ...invitation } });
+        assert.equal(await members.insertMember(first), true);
+        assert.equal(await members.insertMember(second), false);
+        assert.equal(await members.findMemberByEmail(second.email), null);
+        assert.deepEqual(
+          await members.findInvitation(invitation.tokenHash, at(0)),
+          first,
+          'the link still opens the first',
+        );
       },
     );
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
 import type { RotateOutcome } from '../../stores/api-keys.js';
-import { T0, at, apiKey, type WithStores } from './support.js';
+import { T0, at, apiKey, tiedIds, type WithStores } from './support.js';
 
 export function storeApiKeysTests(withStores: WithStores): void {
   describe('api keys', () => {
@@ -35,6 +35,18 @@ export function storeApiKeysTests(withStores: WithStores): void {
         assert.deepEqual((await apiKeys.findKeyByHash(first.hash))?.revokedAt, at(5000));
       },
     );
+
+    withStores('Lists: keys created in the same millisecond are listed by id, in code units', async ({ apiKeys }) => {
+      const orgId = randomUUID();
+      const { inserted, listed } = tiedIds();
+      for (const id of inserted) assert.equal(await apiKeys.insertKey({ ...apiKey(orgId, at(1000)), id }), true);
+      const older = apiKey(orgId, T0);
+      await apiKeys.insertKey(older);
+      assert.deepEqual(
+        (await apiKeys.listKeys(orgId)).map((k) => k.id),
+        [older.id, ...listed],
+      );
+    });
 
     withStores('Authentication 5: rotation revokes and replaces atomically, once', async ({ apiKeys }) => {
       const orgId = randomUUID();

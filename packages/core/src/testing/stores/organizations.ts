@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
 import { type Plan } from '../../stores/organizations.js';
-import { ENTITLEMENTS, T0, at, organization, type WithStores } from './support.js';
+import { ENTITLEMENTS, T0, at, organization, tiedIds, type WithStores } from './support.js';
 
 export function storeOrganizationsTests(withStores: WithStores): void {
   describe('organizations and plans', () => {
@@ -52,5 +52,21 @@ export function storeOrganizationsTests(withStores: WithStores): void {
       assert.equal((await organizations.getOrganization(org.id))?.organization.name, 'Renamed');
       assert.ok((await organizations.listOrganizations()).some((o) => o.id === org.id));
     });
+
+    withStores(
+      'Lists: organizations oldest first, the same millisecond by id in code units',
+      async ({ organizations }) => {
+        const { inserted, listed } = tiedIds();
+        for (const id of inserted) assert.equal(await organizations.createOrganization(organization({ id })), true);
+        const older = organization({ id: `${listed[2]}-older`, createdAt: at(-1000) });
+        await organizations.createOrganization(older);
+        const ours = new Set([...listed, older.id]);
+        const all = await organizations.listOrganizations();
+        assert.deepEqual(
+          all.filter((o) => ours.has(o.id)).map((o) => o.id),
+          [older.id, ...listed],
+        );
+      },
+    );
   });
 }

@@ -18,6 +18,17 @@ export const ENTITLEMENTS: Entitlements = {
   enabledNetworks: ['tron'],
 };
 
+/**
+ * Ids of entries created in the same millisecond: `listed` is the order every list gives them (by id in
+ * UTF-16 code units, `0` < `B` < `a`, where most locales' collations put `a` before `B`), `inserted`
+ * another order to insert them in.
+ */
+export function tiedIds(): { inserted: string[]; listed: string[] } {
+  const base = randomUUID();
+  const listed = [`${base}-0`, `${base}-B`, `${base}-a`];
+  return { inserted: [listed[2]!, listed[0]!, listed[1]!], listed };
+}
+
 export function organization(overrides: Partial<Organization> = {}): Organization {
   return {
     id: randomUUID(),
