@@ -65,8 +65,18 @@ const opened: HostStores[] = [];
 const locks: (() => void)[] = [];
 
 // Only the admin API is used: no chain provider, and risk providers that are never called.
-const adminOf = (stores: HostStores['stores']) =>
-  createSafetyService(stores, { chain: null, risk: createRiskProviders()._unsafeUnwrap() }).admin;
+const adminOf = (stores: HostStores['stores'], now?: () => Date) =>
+  createSafetyService(stores, { chain: null, risk: createRiskProviders()._unsafeUnwrap() }, now ? { now } : {}).admin;
+
+/**
+ * A clock that never gives a millisecond twice. Lists are oldest first, ties by id (random for members),
+ * so entries a memory session loads in the same millisecond would be written back in another order
+ * each time; with a creation time each, the seed file keeps its order, and new entries come last.
+ */
+function clockWithoutTies(): () => Date {
+  let last = 0;
+  return () => new Date((last = Math.max(Date.now(), last + 1)));
+}
 
 async function openDatabase(databaseUrl: string): Promise<HostStores['stores']> {
   const config = parseConfig({ DATABASE_URL: databaseUrl });
@@ -95,7 +105,7 @@ async function openSession(path: string | undefined, intent: Intent): Promise<Se
     new Exit(2, `seed file ${path} does not exist (create it with \`plans create\` or \`orgs create\`)`);
   if (intent !== 'create' && !existsSync(path)) throw missing();
   if (intent !== 'read') await lock(path);
-  const admin = adminOf(createMemoryStores());
+  const admin = adminOf(createMemoryStores(), clockWithoutTies());
   const keys = new Map<string, string>();
   const members = new Map<string, SeedMemberSecret>();
   let seed: SeedFile = { plans: [], organizations: [] };
