@@ -122,7 +122,7 @@ export async function loadSeedFile(path: string): Promise<Result<SeedFile, Confi
   return decodeSeed(json);
 }
 
-/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids, keys and emails. */
+/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids, keys, emails and invitations. */
 function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   const fail = (field: string, message: string) =>
     err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
@@ -135,6 +135,7 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   const orgIds = new Set<string>();
   const keys = new Set<string>();
   const emails = new Set<string>();
+  const invitations = new Set<string>();
   for (const [i, org] of seed.organizations.entries()) {
     const at = `organizations[${i}]`;
     if (orgIds.has(org.id.toLowerCase())) return fail(`${at}.id`, `repeats organization ${org.id}`);
@@ -158,6 +159,11 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
       emails.add(email);
       if ((member.password === undefined) === (member.invitation === undefined))
         return fail(`${at}.members[${m}]`, 'needs exactly one of password and invitation');
+      // One member per invitation link, as every store keeps it.
+      const link = member.invitation?.token_sha256;
+      if (link && invitations.has(link))
+        return fail(`${at}.members[${m}].invitation`, 'repeats the invitation of another member');
+      if (link) invitations.add(link);
     }
   }
   return ok(seed);

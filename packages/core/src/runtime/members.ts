@@ -138,7 +138,7 @@ function membersContext(stores: SafetyStores, now: () => Date) {
       updatedAt: at,
     };
     const inserted = await members.insertMember(record, { unlessRemoved: input.unlessRemoved ?? false });
-    return inserted ? ok(record) : fail('conflict', 'a member with this email exists');
+    return inserted ? ok(record) : fail('conflict', 'a member with this email or invitation exists');
   }
 
   /** The member of the organization, with the permission to change it checked. */

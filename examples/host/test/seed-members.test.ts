@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { startFakeTronNode, type FakeTronNode } from '@tron-safety/core/testing';
 // store-postgres's test support: TEST_DATABASE_URL (CI) or a throwaway cluster, a schema per caller.
@@ -7,11 +8,12 @@ import { runAdmin } from '../src/admin-cli.js';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
+import { decodeSeed, type SeedFile } from '../src/seed-file.js';
 import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
 // Seed file and stored state, for members: hosts on one PostgreSQL database load the same seed file
 // at every start (a deploy, another host), and a member removed since (portal, admin CLI) stays
-// removed, as a revoked key stays revoked.
+// removed, as a revoked key stays revoked. And the file's own rule of one member per invitation.
 
 const postgres: TestPostgres = await startTestPostgres();
 const operator = { kind: 'operator' } as const;
@@ -105,4 +107,16 @@ describe('Seed file and stored state: a removed member stays removed (PostgreSQL
       'the other organization keeps its member',
     );
   });
+});
+
+test('Seed file: one member per invitation link; a second member with the same invitation refuses the file, naming it', () => {
+  const invitation = { token_sha256: 'ab'.repeat(32), expires_at: '2099-01-01T00:00:00Z' };
+  const seed = JSON.parse(readFileSync(portalSeedFile(), 'utf8')) as SeedFile;
+  seed.organizations[0]!.members = [
+    { email: 'one@example.com', role: 'owner', invitation },
+    { email: 'two@example.com', role: 'viewer', invitation: { ...invitation } },
+  ];
+  const refused = decodeSeed(seed)._unsafeUnwrapErr();
+  assert.equal(refused.field, 'seed:organizations[0].members[1].invitation');
+  assert.match(refused.message, /repeats the invitation of another member/);
 });
