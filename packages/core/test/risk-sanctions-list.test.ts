@@ -197,25 +197,34 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
   });
 });
 
-describe('Sanctions age: a list file is never current beyond now', () => {
-  test('a # full-list file whose # as-of is in the future (a typo) is current from its load, not until then', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+describe('Sanctions age: a list dated in the future refuses to load', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const loadedAt = new Date('2026-11-21T00:00:00Z');
+
+  test('a # full-list file whose # as-of is in the future (3024 for 2024) is a start error naming it, not current at every start', () => {
     const path = join(dir, 'full.txt');
-    writeFileSync(path, '# full-list\n# as-of: 2027-11-21T00:00:00Z\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
-    const loadedAt = new Date('2026-11-21T00:00:00Z');
-    let now = loadedAt.getTime();
-    const { sanctions } = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
-    assert.deepEqual(await sanctions.screen(NOT_LISTED, ctx), { status: 'answered', hits: [], asOf: loadedAt });
-    now += 49 * 3_600_000;
-    const stale = await sanctions.screen(NOT_LISTED, ctx);
-    assert.deepEqual([stale.status, stale.asOf], ['unavailable', loadedAt], 'stale two days after the load');
-    assert.equal((await sanctions.screen(['TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8'], ctx)).status, 'answered');
-    // The same for a file written with a clock ahead (no # as-of: its modification time dates it).
+    writeFileSync(path, '# full-list\n# as-of: 3024-11-01\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
+    assert.equal(
+      loadSanctionsListFile(path, loadedAt)._unsafeUnwrapErr(),
+      `${path}: '# as-of' 3024-11-01T00:00:00.000Z is in the future (this host's clock reads 2026-11-21T00:00:00.000Z): no list is known current beyond now`,
+    );
+    const refused = createRiskProviders({ sanctionsListFiles: [path], now: () => loadedAt.getTime() });
+    assert.equal(refused._unsafeUnwrapErr().variable, 'SANCTIONS_LIST_FILES');
+  });
+
+  test('within a minute of clock skew a date counts as the load; a supplement modified in the future is refused too', () => {
+    const path = join(dir, 'skewed.txt');
+    writeFileSync(
+      path,
+      `# as-of: ${new Date(loadedAt.getTime() + 30_000).toISOString()}\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n`,
+    );
+    assert.equal(loadSanctionsListFile(path, loadedAt)._unsafeUnwrap().asOf.getTime(), loadedAt.getTime());
+    // Undated: its modification time dates it, and a clock ahead would make it current at every start.
     writeFileSync(path, 'TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
     const ahead = new Date(Date.now() + 86_400_000);
     utimesSync(path, ahead, ahead);
-    assert.ok(loadSanctionsListFile(path)._unsafeUnwrap().asOf.getTime() <= Date.now());
+    assert.match(loadSanctionsListFile(path)._unsafeUnwrapErr(), /: modified .* is in the future/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
+import { futureDate, notInFuture } from './list-dates.js';
 import { bundledOfacList } from './ofac/list-in-use.js';
 import { integerWithin } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
@@ -64,9 +65,9 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
 /**
  * Reads a list file at startup. A full list must say its date (`# as-of`): it dates the screen, and a
  * file's modification time is when it was copied (a checkout, an unpacked artifact), not how current
- * its list is. An undated supplement is as of its modification time. A list is never current beyond
- * now: a date in the future (a typo in `# as-of`, a clock ahead) counts from the load, so the age limit
- * runs from there.
+ * its list is. An undated supplement is as of its modification time. A date in the future (a typo in
+ * `# as-of`, a clock ahead) refuses the file: counted from the load, it would make the list current
+ * again at every start (see `notInFuture`).
  */
 export function loadSanctionsListFile(path: string, now: Date = new Date()): Result<SanctionsList, string> {
   let text: string;
@@ -78,9 +79,12 @@ export function loadSanctionsListFile(path: string, now: Date = new Date()): Res
     return err(`${path}: cannot read sanctions list (${(cause as Error).message})`);
   }
   return parseSanctionsList(text, path, new Date(Number.NaN)).andThen((list) => {
-    if (!Number.isNaN(list.asOf.getTime())) return ok(list.asOf > now ? { ...list, asOf: now } : list);
-    if (list.full) return err(`${path}: a '# full-list' file needs a '# as-of: DATE' line`);
-    return ok({ ...list, asOf: modified > now ? now : modified });
+    const dated = !Number.isNaN(list.asOf.getTime());
+    if (!dated && list.full) return err(`${path}: a '# full-list' file needs a '# as-of: DATE' line`);
+    const claimed = dated ? list.asOf : modified;
+    const asOf = notInFuture(claimed, now);
+    if (asOf === null) return err(`${path}: ${futureDate(dated ? "'# as-of'" : 'modified', claimed, now)}`);
+    return ok({ ...list, asOf });
   });
 }
 
