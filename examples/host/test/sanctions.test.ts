@@ -252,6 +252,31 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
   };
   const bundledAddresses = () => bundledSdnEntries().map((e) => e.ids[0]!.number);
 
+  test("Sanctions age: an empty '# full-list' file dated today is a start error naming it, not a current screen beside a stale OFAC list", async () => {
+    const empty = listFile(`# full-list\n# as-of: ${new Date().toISOString().slice(0, 10)}\n`);
+    const refused = (await starting({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: empty }))._unsafeUnwrapErr();
+    assert.equal(refused.field, 'SANCTIONS_LIST_FILES');
+    assert.match(
+      refused.message,
+      new RegExp(`^SANCTIONS_LIST_FILES: ${empty}: a '# full-list' file must hold at least 90% of the \\d+ addresses`),
+    );
+  });
+
+  test('Sanctions age: a full list file dates the screen, and the start-up line says the same date', async () => {
+    const asOf = new Date(Date.now() - 3_600_000);
+    const full = listFile(`# full-list\n# as-of: ${asOf.toISOString()}\n${bundledAddresses().join('\n')}\n`);
+    const host = await start({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: full });
+    const clean = await check(host, CLEAN);
+    assert.deepEqual([clean.overall_state, clean.freshness.risk_data_at], ['CLEAR', asOf.toISOString()]);
+    const startup = describeSanctions(host.sanctions.status(), 2, null, { asOf: host.sanctionsAsOf() });
+    assert.deepEqual([startup.as_of, startup.past_limit, startup.age_hours], [asOf.toISOString(), false, 1]);
+    assert.equal(
+      startup.confirmed_at,
+      '2025-11-27T12:26:36.000Z',
+      'the OFAC list in use is still the bundled snapshot',
+    );
+  });
+
   test("Sanctions age: a '# full-list' file dated in the future (3024 for 2024) is a start error, not current at every start", async () => {
     const typo = listFile(`# full-list\n# as-of: 3024-11-01\n${bundledAddresses().join('\n')}\n`);
     const refused = (await starting({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: typo }))._unsafeUnwrapErr();

@@ -8,7 +8,10 @@ import {
   checkMaxAgeDays,
   createListSanctionsProvider,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
+  listsAsOf,
+  listsBesideOfac,
   loadSanctionsListFile,
+  notAFullList,
   OFAC_TRON_LIST,
   type SanctionsList,
 } from './sanctions-list.js';
@@ -110,18 +113,25 @@ export interface RiskHooks {
   onCall?: ProviderCallObserver;
 }
 
+/** The configured providers, and the date their sanctions lists are as of (for a host's status lines and gauges). */
+export interface ConfiguredRiskProviders extends RiskProviders {
+  /** The lists' screen date: the newest full list's (the OFAC list in use or a `# full-list` file), however old. */
+  sanctionsListsAsOf(): Date;
+}
+
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
 export function createRiskProviders(
   config: RiskConfig = {},
   hooks: RiskHooks = {},
-): Result<RiskProviders, RiskConfigError> {
+): Result<ConfiguredRiskProviders, RiskConfigError> {
   const settings = checkedSettings(config);
   if (settings.isErr()) return err(settings.error);
   const files = sanctionsListFiles(config);
   if (files.isErr()) return err(files.error);
   const { ttlMs, timeoutMs, deadlineMarginMs } = settings.value;
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
-  const sanctions = sanctionsScreen(config, settings.value, files.value, vendorCalls);
+  const lists = listsBesideOfac(ofacListOf(config), files.value);
+  const sanctions = sanctionsScreen(config, settings.value, lists, vendorCalls);
   const registry = tokenRegistryOf(config);
   if (registry.isErr()) return err(registry.error);
 
@@ -134,7 +144,12 @@ export function createRiskProviders(
       })
     : createNotConfiguredAmlProvider();
 
-  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+  return ok({
+    sanctions,
+    aml,
+    tokens: createTokenAuthenticityProvider(registry.value),
+    sanctionsListsAsOf: () => listsAsOf(lists()),
+  });
 }
 
 const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
@@ -178,29 +193,33 @@ function checkedSettings(config: RiskConfig) {
   });
 }
 
-/** The deployment's own sanctions list files, loaded and checked. */
+/** The deployment's own sanctions list files, loaded and checked (a full list against the OFAC list in use). */
 function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
   const files: SanctionsList[] = [];
   const loadedAt = new Date((config.now ?? Date.now)());
+  const ofac = ofacListOf(config).current();
   for (const path of config.sanctionsListFiles ?? []) {
     const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
+    const notFull = list.value.full ? notAFullList(list.value, ofac) : null;
+    if (notFull !== null) return err(configError('sanctionsListFiles', `${path}: ${notFull}`));
     files.push(list.value);
   }
   return ok(files);
 }
 
+const ofacListOf = (config: RiskConfig) => config.ofacList ?? { current: () => OFAC_TRON_LIST };
+
 /** The lists (OFAC's in use and the files), with Chainalysis' sanctions API beside them when it has a key. */
 function sanctionsScreen(
   config: RiskConfig,
   settings: RiskSettings,
-  files: SanctionsList[],
+  lists: () => readonly SanctionsList[],
   vendorCalls: { ttlMs: number; timeoutMs: number; deadlineMarginMs: number; onCall: RiskHooks['onCall'] },
 ) {
   const { maxAddresses } = settings;
-  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   return createSanctionsScreen(
-    createListSanctionsProvider(() => [ofac.current(), ...files], {
+    createListSanctionsProvider(lists, {
       maxAgeDays: settings.maxAgeDays,
       ...(config.now ? { now: config.now } : {}),
     }),

@@ -3,6 +3,7 @@ import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
 import { futureDate, notInFuture } from './list-dates.js';
 import { bundledOfacList } from './ofac/list-in-use.js';
+import { DEFAULT_MAX_LIST_LOSS } from './ofac/refresh.js';
 import { integerWithin } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
@@ -88,6 +89,45 @@ export function loadSanctionsListFile(path: string, now: Date = new Date()): Res
   });
 }
 
+/**
+ * Why `file`, marked `# full-list`, is not a full list beside `ofac` (the OFAC list in use), or null: it
+ * must hold all but `maxLoss` of that list's addresses, the share a refresh may lose (`DEFAULT_MAX_LIST_LOSS`).
+ * OFAC rarely delists, so a current full list holds nearly every address of an older one; an empty,
+ * truncated or mistaken file does not, and its date would make a stale screen look current.
+ */
+export function notAFullList(file: SanctionsList, ofac: SanctionsList, maxLoss = DEFAULT_MAX_LIST_LOSS): string | null {
+  let held = 0;
+  for (const address of ofac.addresses.keys()) if (file.addresses.has(address)) held++;
+  const size = ofac.addresses.size;
+  if (held >= size * (1 - maxLoss)) return null;
+  return (
+    `a '# full-list' file must hold at least ${Math.round((1 - maxLoss) * 100)}% of the ${size} addresses of the ` +
+    `OFAC list in use (as of ${ofac.asOf.toISOString()}), it holds ${held}: it cannot date the screen ` +
+    `(without the '# full-list' line it is screened as a supplement)`
+  );
+}
+
+/**
+ * The lists to screen: the OFAC list in use, then the files. A `# full-list` file dates the screen only
+ * while it is a full list beside the OFAC list in use (`notAFullList`), which a refresh or another host's
+ * list can replace after the load; otherwise it is screened as a supplement. Judged once per OFAC list.
+ */
+export function listsBesideOfac(
+  ofac: { current(): SanctionsList },
+  files: readonly SanctionsList[],
+): () => readonly SanctionsList[] {
+  let judgedFor: SanctionsList['addresses'] | null = null;
+  let judged: readonly SanctionsList[] = files;
+  return () => {
+    const list = ofac.current();
+    if (list.addresses !== judgedFor) {
+      judged = files.map((f) => (f.full && notAFullList(f, list) !== null ? { ...f, full: false } : f));
+      judgedFor = list.addresses;
+    }
+    return [list, ...judged];
+  };
+}
+
 export interface ListSanctionsOptions {
   /**
    * Past this age (days since the newest full list was last confirmed current) the lists no longer prove
@@ -118,6 +158,7 @@ export type SanctionsLists = readonly SanctionsList[] | (() => readonly Sanction
 /**
  * The date the lists are as of: the newest full list's (a current full list makes the screen current,
  * however old the bundled snapshot screened beside it is); without any full list, the oldest list's.
+ * Lists read from files are judged before they are full here (`listsBesideOfac`).
  */
 export function listsAsOf(lists: readonly SanctionsList[]): Date {
   const full = lists.filter((l) => l.full);
