@@ -228,7 +228,7 @@ function tokenRegistryOf(config: RiskConfig) {
 
 /**
  * `RiskConfig` from the environment variables of `RISK_CONFIG_VARIABLES` (SANCTIONS_LIST_FILES:
- * comma-separated paths; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
+ * comma-separated paths, at least one when set; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
  */
 export function riskConfigFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -258,6 +258,8 @@ export function riskConfigFromEnv(
     ?.split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
+  // Set, but naming no file (` , `): a path lost in editing, not "no lists".
+  if (files?.length === 0) return err(configError('sanctionsListFiles', 'is set but names no file'));
   return ok({
     chainalysisApiUrl: value('chainalysisApiUrl') ?? DEFAULT_CHAINALYSIS_API_URL,
     chainalysisApiKey: value('chainalysisApiKey') ?? null,
