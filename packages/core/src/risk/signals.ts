@@ -69,6 +69,11 @@ export type TokenAuthenticityAnswer =
        * holds the chain's reading against them, since one lying node answer would rescale every amount.
        */
       officialDecimals?: number;
+      /**
+       * How the chain's reading contradicts the registry's entry for this asset (a deployment's own token
+       * the chain names otherwise): the assessment reports it as TX_FACTS_DISAGREE.
+       */
+      contradiction?: string;
     }
   | Unavailable;
 
