@@ -1,5 +1,6 @@
 import { err, ok, Result } from 'neverthrow';
 import type { ProviderCallObserver } from '../chain/call-observer.js';
+import { sameNetwork, TRON_MAINNET, type TronNetwork } from '../chain/network.js';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
 import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
@@ -74,6 +75,13 @@ export interface RiskConfig {
   timeoutMs?: number;
   /** A vendor lookup gives up this long before the request deadline (default 500 ms; no variable). */
   deadlineMarginMs?: number;
+  /**
+   * The network of the chain provider beside these (default `TRON_MAINNET`). On another one the bundled
+   * registry (mainnet's contracts and TRC10 ids, TRX) is left out: only `extraTokens` and the file's tokens
+   * are official there, so a testnet token is never called a mainnet one. `createSafetyService` refuses a
+   * chain provider of another network than this.
+   */
+  network?: TronNetwork;
 }
 
 /** A refused risk setting: the option, the variable `riskConfigFromEnv` reads it from, and what is wrong. */
@@ -134,7 +142,8 @@ export function createRiskProviders(
       })
     : createNotConfiguredAmlProvider();
 
-  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+  const network = config.network ?? TRON_MAINNET;
+  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value), network });
 }
 
 const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
@@ -218,12 +227,14 @@ function sanctionsScreen(
   );
 }
 
-/** The official tokens: the bundled ones, the configuration's and the registry file's. */
+/** The official tokens: the bundled ones (on mainnet), the configuration's and the registry file's. */
 function tokenRegistryOf(config: RiskConfig) {
+  const bundled = sameNetwork(config.network ?? TRON_MAINNET, TRON_MAINNET);
   const file = config.tokenRegistryFile;
-  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file, { bundled })) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
-  return checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
+  const extra = [...(config.extraTokens ?? []), ...fileTokens.value];
+  return checked('extraTokens', createTokenRegistry(extra, { bundled }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ProviderContext } from '../chain/facts.js';
+import type { TronNetwork } from '../chain/network.js';
 import type { AmlRiskLevel, ExposureType, TokenAuthenticity } from '../contract/enums.js';
 
 /**
@@ -99,4 +100,6 @@ export interface RiskProviders {
   sanctions: SanctionsProvider;
   aml: AmlProvider;
   tokens: TokenAuthenticityProvider;
+  /** The network whose assets the token registry names; absent: TRON mainnet (see `ChainFactsProvider.network`). */
+  readonly network?: TronNetwork;
 }

@@ -149,6 +149,11 @@ export interface TokenRegistryOptions {
   names?: ExtraTokenNames;
   /** Hears what an operator should know about an accepted extra token (see `namingOf`). */
   onWarning?: (message: string) => void;
+  /**
+   * False: without the bundled tokens (mainnet's), for another network; the extra tokens are then the whole
+   * registry, named as they like (`namingOf` protects the bundled tokens' marks). Default true.
+   */
+  bundled?: boolean;
 }
 
 /**
@@ -159,10 +164,15 @@ export interface TokenRegistryOptions {
  */
 export function createTokenRegistry(
   extra: readonly OfficialTokenData[] = [],
-  { names = EXTRA_TOKENS, onWarning }: TokenRegistryOptions = {},
+  { names = EXTRA_TOKENS, onWarning, bundled = true }: TokenRegistryOptions = {},
 ): Result<TokenRegistry, string> {
   const declarations = [
-    ...OFFICIAL_TRON_TOKENS.map((data, i) => ({ data, name: `bundled token ${i}`, where: BUNDLED, extra: false })),
+    ...(bundled ? OFFICIAL_TRON_TOKENS : []).map((data, i) => ({
+      data,
+      name: `bundled token ${i}`,
+      where: BUNDLED,
+      extra: false,
+    })),
     ...extra.map((data, i) => ({ data, name: names.entry(i), where: names.earlier(i), extra: true })),
   ];
   const byAsset = new Map<string, { token: OfficialToken; where: string }>();
@@ -172,7 +182,7 @@ export function createTokenRegistry(
     const entry = `${name} (${JSON.stringify(data.symbol)} at ${assetText(token.value.asset)})`;
     const key = assetKey(token.value.asset);
     const first = byAsset.get(key);
-    const naming = extra && first?.where !== BUNDLED ? namingOf(token.value) : null;
+    const naming = extra && bundled && first?.where !== BUNDLED ? namingOf(token.value) : null;
     if (naming && 'refused' in naming) return err(`${entry}: ${naming.refused}`);
     if (naming) onWarning?.(`${entry}: ${naming.warning}`);
     if (!first) {
@@ -259,7 +269,7 @@ const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, de
  */
 export function loadTokenRegistryFile(
   path: string,
-  { onWarning }: Pick<TokenRegistryOptions, 'onWarning'> = {},
+  { onWarning, bundled }: Pick<TokenRegistryOptions, 'onWarning' | 'bundled'> = {},
 ): Result<OfficialTokenData[], string> {
   let text: string;
   let json: unknown;
@@ -288,7 +298,7 @@ export function loadTokenRegistryFile(
     }
     tokens.push(decoded.value);
   }
-  return createTokenRegistry(tokens, { names: FILE_ENTRIES, ...(onWarning ? { onWarning } : {}) })
+  return createTokenRegistry(tokens, { names: FILE_ENTRIES, ...(onWarning ? { onWarning } : {}), bundled })
     .map(() => tokens)
     .mapErr((message) => `${path}: ${message}`);
 }
