@@ -23,18 +23,19 @@ describe('Configuration: a variable under the host prefixes that the host does n
   });
 
   test('each prefix of the host is guarded, and the closest name read is suggested', () => {
-    const cases: [string, string][] = [
-      ['TRON_FULL_NODE_URL', 'TRON_FULLNODE_URL'],
-      ['CHAINALYSIS_APIKEY', 'CHAINALYSIS_API_KEY'],
-      ['SANCTION_LIST_FILES', 'SANCTIONS_LIST_FILES'],
-      ['SANCTIONS_MAX_AGE_DAYS', 'SANCTIONS_LIST_MAX_AGE_DAYS'],
-      ['OFAC_URL', 'OFAC_SDN_URL'],
-      ['TOKEN_REGISTRY_FILES', 'TOKEN_REGISTRY_FILE'],
-      ['RISK_TIMEOUT', 'RISK_TIMEOUT_MS'],
-      ['SAFETY_SEED', 'SAFETY_SEED_FILE'],
-      ['DATABASE_URI', 'DATABASE_URL'],
-    ];
-    for (const [name, closest] of cases) {
+    // Each misspelled name, and the name it should have been.
+    const meant: Record<string, string> = {
+      TRON_FULL_NODE_URL: 'TRON_FULLNODE_URL',
+      CHAINALYSIS_APIKEY: 'CHAINALYSIS_API_KEY',
+      SANCTION_LIST_FILES: 'SANCTIONS_LIST_FILES',
+      SANCTIONS_MAX_AGE_DAYS: 'SANCTIONS_LIST_MAX_AGE_DAYS',
+      OFAC_URL: 'OFAC_SDN_URL',
+      TOKEN_REGISTRY_FILES: 'TOKEN_REGISTRY_FILE',
+      RISK_TIMEOUT: 'RISK_TIMEOUT_MS',
+      SAFETY_SEED: 'SAFETY_SEED_FILE',
+      DATABASE_URI: 'DATABASE_URL',
+    };
+    for (const [name, closest] of Object.entries(meant)) {
       const error = parseConfig({ [name]: 'x' })._unsafeUnwrapErr();
       assert.deepEqual([error.field, error.message.includes(`did you mean ${closest}?`)], [name, true], error.message);
     }
