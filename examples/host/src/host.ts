@@ -153,7 +153,7 @@ function hostChainProvider(
     onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
       logger.warn(
         { event: 'known_token_disagrees', contract, registry: known, chain: read },
-        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals (or a file token symbol) differ its payments are never CLEAR (TX_FACTS_DISAGREE, or TOKEN_FAKE when the chain calls it an official token)',
       ),
     onWrongNetwork: ({ node, expected, found, detail }) =>
       logger.error(

@@ -1,5 +1,6 @@
 import { err, ok, Result } from 'neverthrow';
 import type { ProviderCallObserver } from '../chain/call-observer.js';
+import { sameNetwork, TRON_MAINNET, type TronNetwork } from '../chain/network.js';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
 import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
@@ -77,6 +78,13 @@ export interface RiskConfig {
   timeoutMs?: number;
   /** A vendor lookup gives up this long before the request deadline (default 500 ms; no variable). */
   deadlineMarginMs?: number;
+  /**
+   * The network of the chain provider beside these (default `TRON_MAINNET`). On another one the bundled
+   * registry (mainnet's contracts and TRC10 ids, TRX) is left out: only `extraTokens` and the file's tokens
+   * are official there, so a testnet token is never called a mainnet one. `createSafetyService` refuses a
+   * chain provider of another network than this.
+   */
+  network?: TronNetwork;
 }
 
 /** A refused risk setting: the option, the variable `riskConfigFromEnv` reads it from, and what is wrong. */
@@ -144,10 +152,12 @@ export function createRiskProviders(
       })
     : createNotConfiguredAmlProvider();
 
+  const network = config.network ?? TRON_MAINNET;
   return ok({
     sanctions,
     aml,
     tokens: createTokenAuthenticityProvider(registry.value),
+    network,
     sanctionsListsAsOf: () => listsAsOf(lists()),
   });
 }
@@ -237,17 +247,19 @@ function sanctionsScreen(
   );
 }
 
-/** The official tokens: the bundled ones, the configuration's and the registry file's. */
+/** The official tokens: the bundled ones (on mainnet), the configuration's and the registry file's. */
 function tokenRegistryOf(config: RiskConfig) {
+  const bundled = sameNetwork(config.network ?? TRON_MAINNET, TRON_MAINNET);
   const file = config.tokenRegistryFile;
-  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file, { bundled })) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
-  return checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
+  const extra = [...(config.extraTokens ?? []), ...fileTokens.value];
+  return checked('extraTokens', createTokenRegistry(extra, { bundled }));
 }
 
 /**
  * `RiskConfig` from the environment variables of `RISK_CONFIG_VARIABLES` (SANCTIONS_LIST_FILES:
- * comma-separated paths; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
+ * comma-separated paths, at least one when set; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
  */
 export function riskConfigFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -277,6 +289,8 @@ export function riskConfigFromEnv(
     ?.split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
+  // Set, but naming no file (` , `): a path lost in editing, not "no lists".
+  if (files?.length === 0) return err(configError('sanctionsListFiles', 'is set but names no file'));
   return ok({
     chainalysisApiUrl: value('chainalysisApiUrl') ?? DEFAULT_CHAINALYSIS_API_URL,
     chainalysisApiKey: value('chainalysisApiKey') ?? null,
