@@ -3,10 +3,10 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
+  type ConfiguredRiskProviders,
   type KnownToken,
   type NodeNetwork,
   type RiskConfig,
-  type RiskProviders,
   type SafetyService,
   type TronChainFactsProvider,
 } from '@tron-safety/core';
@@ -45,6 +45,8 @@ export interface RunningHost {
   stores: string;
   /** The OFAC list in use, refreshed in the background (README "Operations"). */
   sanctions: HostSanctions;
+  /** The date the sanctions screen is as of: the OFAC list's last confirmation, or a newer `# full-list` file's. */
+  sanctionsAsOf(): Date;
   /** Graceful stop: refuse new work, let in-flight checks finish (up to the grace), release, close. */
   stop(reason: string): Promise<void>;
 }
@@ -64,13 +66,15 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const sanctions = createHostSanctions(config.ofac, logger);
-  // The sanctions list age gauge reads the list in use: when it was last confirmed current.
-  const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
+  // The sanctions list age gauge reads the screen's date (the OFAC list in use, or a newer full list file).
+  let sanctionsAsOf = () => sanctions.status().confirmedAt;
+  const observability = createObservability({ sanctionsListAsOf: () => sanctionsAsOf() });
   const tokens = hostTokens(config.risk);
   if (tokens.isErr()) return err(tokens.error);
   for (const warning of tokens.value.warnings) logger.warn({ event: 'token_registry_file_warning' }, warning);
   const risk = hostRiskProviders(tokens.value.risk, sanctions, observability);
   if (risk.isErr()) return err(risk.error);
+  sanctionsAsOf = risk.value.sanctionsListsAsOf;
   const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);
   if (seed.isErr()) return err(seed.error);
 
@@ -117,6 +121,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     seeded: seeded.value,
     stores: stores.value.description,
     sanctions,
+    sanctionsAsOf,
   });
 }
 
@@ -125,7 +130,7 @@ function hostRiskProviders(
   config: RiskConfig,
   sanctions: HostSanctions,
   observability: Observability,
-): Result<RiskProviders, ConfigError> {
+): Result<ConfiguredRiskProviders, ConfigError> {
   const risk = createRiskProviders({ ...config, ofacList: sanctions.list }, { onCall: observability.onProviderCall });
   if (risk.isOk()) return ok(risk.value);
   const field = risk.error.variable ?? risk.error.option;
@@ -148,7 +153,7 @@ function hostChainProvider(
     onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
       logger.warn(
         { event: 'known_token_disagrees', contract, registry: known, chain: read },
-        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals (or a file token symbol) differ its payments are never CLEAR (TX_FACTS_DISAGREE, or TOKEN_FAKE when the chain calls it an official token)',
       ),
     onWrongNetwork: ({ node, expected, found, detail }) =>
       logger.error(

@@ -75,6 +75,7 @@ export {
   createRiskProviders,
   riskConfigFromEnv,
   RISK_CONFIG_VARIABLES,
+  type ConfiguredRiskProviders,
   type RiskConfig,
   type RiskConfigError,
   type RiskHooks,

@@ -1,5 +1,6 @@
 import type { ResultAsync } from 'neverthrow';
 import type { AssetType, TransactionCategory, TransactionState } from '../contract/enums.js';
+import type { TronNetwork } from './network.js';
 
 /** TRON's finality policy: 19 confirmations together with finalized (solidified) evidence. */
 export const REQUIRED_CONFIRMATIONS = 19;
@@ -143,6 +144,11 @@ export interface ChainFactsContext extends ProviderContext {
 
 export interface ChainFactsProvider {
   getTransactionFacts(txHash: string, ctx: ChainFactsContext): ResultAsync<ChainFacts, ChainProviderError>;
+  /**
+   * The network whose transactions it reads; absent: TRON mainnet. `createSafetyService` refuses risk
+   * providers of another network (their token registry names that network's assets).
+   */
+  readonly network?: TronNetwork;
 }
 
 /**

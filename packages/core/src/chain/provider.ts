@@ -9,6 +9,7 @@ import { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
 import {
   establishedNodes,
   NetworkVerifier,
+  sameNetwork,
   TRON_MAINNET,
   trustedAnswers,
   type NodeNetworks,
@@ -76,7 +77,7 @@ export interface TronChainFactsProviderOptions {
   connections?: number;
   /**
    * TRC20 tokens whose metadata is seeded, so a check reads none for them; default the official
-   * registry's (`REGISTRY_KNOWN_TOKENS`). `warmUp()` has the chain confirm them in the background, then
+   * registry's (`REGISTRY_KNOWN_TOKENS`) on mainnet, none on another `network` (they are mainnet contracts). `warmUp()` has the chain confirm them in the background, then
    * every `tokenCacheMs`; one the chain contradicts is read from the nodes like any other token. `[]`:
    * every token is read from the nodes. A deployment's own registry joins them with
    * `[...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens, asOf)]` (both from `@tron-safety/core/tron`);
@@ -186,18 +187,19 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
     ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
   });
+  const network = options.network ?? TRON_MAINNET;
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
     ...(options.tokenNegativeCacheMs !== undefined ? { negativeCacheMs: options.tokenNegativeCacheMs } : {}),
     ...(options.tokenCacheMs !== undefined ? { cacheMs: options.tokenCacheMs } : {}),
     ...(options.tokenCacheClock !== undefined ? { now: options.tokenCacheClock } : {}),
-    known: options.knownTokens ?? REGISTRY_KNOWN_TOKENS,
+    known: options.knownTokens ?? (sameNetwork(network, TRON_MAINNET) ? REGISTRY_KNOWN_TOKENS : []),
     ...(options.onKnownTokenDisagrees ? { onKnownTokenDisagrees: options.onKnownTokenDisagrees } : {}),
     ...(options.onConfirmationError ? { onConfirmationError: options.onConfirmationError } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
   const networks = new NetworkVerifier(client, {
-    expected: options.network ?? TRON_MAINNET,
+    expected: network,
     budgetMs: client.timeoutMs * 2,
   });
   const parts: Parts = {
@@ -210,6 +212,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     maxTokenLookups: options.maxTokenLookups ?? DEFAULT_MAX_TOKEN_LOOKUPS,
   };
   return {
+    network,
     getTransactionFacts(txHash: string, ctx: ChainFactsContext): ResultAsync<ChainFacts, ChainProviderError> {
       if (!TX_HASH.test(txHash)) return errAsync({ kind: 'unavailable', detail: 'not a 64-hex transaction hash' });
       if (ctx.signal.aborted) return errAsync({ kind: 'aborted' });
