@@ -197,12 +197,18 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
   });
 });
 
+/** A list file of `text` in a directory removed after the test file. */
+function listFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-list-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'full.txt');
+  writeFileSync(path, text);
+  return path;
+}
+
 describe('Sanctions age: a list file is never current beyond now', () => {
   test('a # full-list file whose # as-of is in the future (a typo) is current from its load, not until then', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
-    const path = join(dir, 'full.txt');
-    writeFileSync(path, '# full-list\n# as-of: 2027-11-21T00:00:00Z\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
+    const path = listFile('# full-list\n# as-of: 2027-11-21T00:00:00Z\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
     const loadedAt = new Date('2026-11-21T00:00:00Z');
     let now = loadedAt.getTime();
     const { sanctions } = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
@@ -216,6 +222,28 @@ describe('Sanctions age: a list file is never current beyond now', () => {
     const ahead = new Date(Date.now() + 86_400_000);
     utimesSync(path, ahead, ahead);
     assert.ok(loadSanctionsListFile(path)._unsafeUnwrap().asOf.getTime() <= Date.now());
+  });
+});
+
+describe('Sanctions age: sanctionsStatus() reports the lists as the screener judges them', () => {
+  test('each list by name (ofac, the file path) with its date; past the limit exactly when a clean screen turns unavailable', async () => {
+    const path = listFile('# full-list\n# as-of: 2026-11-21T00:00:00Z\n');
+    const asOf = new Date('2026-11-21T00:00:00Z');
+    let now = asOf.getTime() + 47 * 3_600_000;
+    const risk = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
+    const status = risk.sanctionsStatus();
+    assert.deepEqual(
+      status.lists.map((l) => [l.name, l.full]),
+      [
+        ['ofac', true],
+        [path, true],
+      ],
+    );
+    assert.deepEqual([status.asOf, status.maxAgeDays, status.pastLimit], [asOf, 2, false]);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'answered');
+    now += 2 * 3_600_000;
+    assert.equal(risk.sanctionsStatus().pastLimit, true);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'unavailable');
   });
 });
 

@@ -10,7 +10,10 @@ import {
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
   loadSanctionsListFile,
   OFAC_TRON_LIST,
+  sanctionsListsStatus,
+  type NamedSanctionsList,
   type SanctionsList,
+  type SanctionsListsStatus,
 } from './sanctions-list.js';
 import { integerWithin, nonnegativeInteger, positiveInteger } from './settings.js';
 import {
@@ -110,18 +113,29 @@ export interface RiskHooks {
   onCall?: ProviderCallObserver;
 }
 
+/** The providers `createRiskProviders` builds, with a read-only view of their data for an operator. */
+export interface ConfiguredRiskProviders extends RiskProviders {
+  /**
+   * The sanctions lists screened (the OFAC list in use as `ofac`, each list file by its path), their dates
+   * and whether the screen is past `sanctionsListMaxAgeDays`, by the screener's own rule; no I/O.
+   */
+  sanctionsStatus(): SanctionsListsStatus;
+}
+
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
 export function createRiskProviders(
   config: RiskConfig = {},
   hooks: RiskHooks = {},
-): Result<RiskProviders, RiskConfigError> {
+): Result<ConfiguredRiskProviders, RiskConfigError> {
   const settings = checkedSettings(config);
   if (settings.isErr()) return err(settings.error);
   const files = sanctionsListFiles(config);
   if (files.isErr()) return err(files.error);
   const { ttlMs, timeoutMs, deadlineMarginMs } = settings.value;
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
-  const sanctions = sanctionsScreen(config, settings.value, files.value, vendorCalls);
+  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
+  const lists = (): NamedSanctionsList[] => [{ name: 'ofac', list: ofac.current() }, ...files.value];
+  const sanctions = sanctionsScreen(config, settings.value, lists, vendorCalls);
   const registry = tokenRegistryOf(config);
   if (registry.isErr()) return err(registry.error);
 
@@ -134,7 +148,13 @@ export function createRiskProviders(
       })
     : createNotConfiguredAmlProvider();
 
-  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+  const now = config.now ?? Date.now;
+  return ok({
+    sanctions,
+    aml,
+    tokens: createTokenAuthenticityProvider(registry.value),
+    sanctionsStatus: () => sanctionsListsStatus(lists(), settings.value.maxAgeDays, now()),
+  });
 }
 
 const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
@@ -178,14 +198,14 @@ function checkedSettings(config: RiskConfig) {
   });
 }
 
-/** The deployment's own sanctions list files, loaded and checked. */
-function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
-  const files: SanctionsList[] = [];
+/** The deployment's own sanctions list files, loaded and checked, named by their paths. */
+function sanctionsListFiles(config: RiskConfig): Result<NamedSanctionsList[], RiskConfigError> {
+  const files: NamedSanctionsList[] = [];
   const loadedAt = new Date((config.now ?? Date.now)());
   for (const path of config.sanctionsListFiles ?? []) {
     const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
-    files.push(list.value);
+    files.push({ name: path, list: list.value });
   }
   return ok(files);
 }
@@ -194,13 +214,12 @@ function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskCon
 function sanctionsScreen(
   config: RiskConfig,
   settings: RiskSettings,
-  files: SanctionsList[],
+  lists: () => readonly NamedSanctionsList[],
   vendorCalls: { ttlMs: number; timeoutMs: number; deadlineMarginMs: number; onCall: RiskHooks['onCall'] },
 ) {
   const { maxAddresses } = settings;
-  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   return createSanctionsScreen(
-    createListSanctionsProvider(() => [ofac.current(), ...files], {
+    createListSanctionsProvider(() => lists().map((named) => named.list), {
       maxAgeDays: settings.maxAgeDays,
       ...(config.now ? { now: config.now } : {}),
     }),
