@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses, type ResponseTracker } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { dataReadiness, type DataStatus } from './ops/data-health.js';
 import { createObservability, type Observability } from './ops/observability.js';
 import { startOpsListener } from './ops/server.js';
 import { mountPortal } from './portal-mount.js';
@@ -66,21 +67,20 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const sanctions = createHostSanctions(config.ofac, logger);
-  // The sanctions list age gauge reads the screen's date (the OFAC list in use, or a newer full list file).
-  let sanctionsAsOf = () => sanctions.status().confirmedAt;
-  const observability = createObservability({ sanctionsListAsOf: () => sanctionsAsOf() });
+  const observability = createObservability();
   const tokens = hostTokens(config.risk);
   if (tokens.isErr()) return err(tokens.error);
   for (const warning of tokens.value.warnings) logger.warn({ event: 'token_registry_file_warning' }, warning);
   const risk = hostRiskProviders(tokens.value.risk, sanctions, observability);
   if (risk.isErr()) return err(risk.error);
-  sanctionsAsOf = risk.value.sanctionsListsAsOf;
   const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);
   if (seed.isErr()) return err(seed.error);
 
   const stores = await openStores(config.databaseUrl);
   if (stores.isErr()) return err(stores.error);
   const chain = hostChainProvider(config, tokens.value.knownTokens, observability, logger);
+  const data: DataStatus = { chain: () => chain.status(), sanctions: () => risk.value.sanctionsStatus() };
+  observability.watch(data);
   // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
   // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
@@ -113,7 +113,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await release();
     return err(seeded.error);
   }
-  const serving = await serve({ config, logger, service, stores: stores.value, observability, release });
+  const serving = await serve({ config, logger, service, stores: stores.value, observability, data, release });
   if (serving.isErr()) return err(serving.error);
   return ok({
     ...serving.value,
@@ -121,7 +121,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     seeded: seeded.value,
     stores: stores.value.description,
     sanctions,
-    sanctionsAsOf,
+    sanctionsAsOf: () => risk.value.sanctionsStatus().asOf,
   });
 }
 
@@ -225,6 +225,8 @@ interface Serving {
   service: SafetyService;
   stores: HostStores;
   observability: Observability;
+  /** The providers' data, for `/readyz`. */
+  data: DataStatus;
   /** Stops the sanctions refresh and closes the chain provider and the stores. */
   release(): Promise<void>;
 }
@@ -236,7 +238,7 @@ interface Serving {
 async function serve(
   s: Serving,
 ): Promise<Result<Pick<RunningHost, 'url' | 'opsUrl' | 'server' | 'stop'>, ConfigError>> {
-  const { config, logger, service, stores, observability, release } = s;
+  const { config, logger, service, stores, observability, data, release } = s;
   const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.stores.apiKeys));
   const portal = mountPortal(service, stores.stores, config, logger);
   const server = createHttpServer(handler, config.framework, config.http, portal);
@@ -253,12 +255,15 @@ async function serve(
   }
 
   let stopping: Promise<void> | null = null;
+  const health = dataReadiness(data);
   const ops = await startOpsListener(config.ops, {
     registry: observability.metrics.registry,
     readiness: [
       { component: 'database', check: () => stores.ping().then(() => null) },
       { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
+      ...health.failing,
     ],
+    degraded: health.degraded,
   });
   if (ops.isErr()) {
     await stopAccepting(server);

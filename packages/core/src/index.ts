@@ -46,7 +46,9 @@ export { MAX_ENTITLEMENT } from './stores/organizations.js';
 // Providers: chain facts and risk signals.
 export {
   createTronChainFactsProvider,
+  type ChainStatus,
   type KnownToken,
+  type KnownTokenStatus,
   type NodeNetwork,
   type NodeNetworks,
   type TronChainFactsProvider,
@@ -89,6 +91,7 @@ export {
   type ListSanctionsOptions,
   type SanctionsList,
   type SanctionsLists,
+  type SanctionsListsStatus,
 } from './risk/sanctions-list.js';
 export { combineSanctionsProviders } from './risk/sanctions-combine.js';
 export {

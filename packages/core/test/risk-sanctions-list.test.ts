@@ -198,6 +198,15 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
   });
 });
 
+/** A list file of `text` in a directory removed after the test file. */
+function listFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-list-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'full.txt');
+  writeFileSync(path, text);
+  return path;
+}
+
 describe('Sanctions age: a list dated in the future refuses to load', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -257,7 +266,7 @@ describe('Sanctions age: a # full-list file dates the screen only if it is a ful
     // The refresher's own allowance: a full list may lack up to 10 % (OFAC delists too).
     const enough = fullFile('enough.txt', bundled.slice(0, Math.ceil(bundled.length * 0.9)));
     const screened = providers(enough)._unsafeUnwrap();
-    assert.equal(screened.sanctionsListsAsOf().toISOString(), '2026-11-21T00:00:00.000Z');
+    assert.equal(screened.sanctionsStatus().asOf.toISOString(), '2026-11-21T00:00:00.000Z');
   });
 
   test('a full list file dates the screen, the same date the host reports; once the OFAC list in use outgrows it, the OFAC list dates it', async () => {
@@ -269,18 +278,42 @@ describe('Sanctions age: a # full-list file dates the screen only if it is a ful
       hits: [],
       asOf: new Date('2026-11-21T00:00:00Z'),
     });
-    assert.equal(risk.sanctionsListsAsOf().toISOString(), '2026-11-21T00:00:00.000Z');
+    assert.equal(risk.sanctionsStatus().asOf.toISOString(), '2026-11-21T00:00:00.000Z');
     // Another host's list (older than the file, a third larger) is adopted after the load: the file lacks
     // what it adds, so it is no full list beside it and only its hits count.
     const grown = new Map(OFAC_TRON_LIST.addresses);
     for (let i = 1; i <= bundled.length / 3; i++)
       grown.set(hexToBase58Address(`41${i.toString(16).padStart(40, '0')}`)!, { source: 'OFAC SDN', name: null });
     ofac = { asOf: new Date('2026-11-10T00:00:00Z'), full: true, addresses: grown };
-    assert.equal(risk.sanctionsListsAsOf().toISOString(), '2026-11-10T00:00:00.000Z');
+    assert.equal(risk.sanctionsStatus().asOf.toISOString(), '2026-11-10T00:00:00.000Z');
     const stale = await risk.sanctions.screen(NOT_LISTED, ctx);
     assert.deepEqual([stale.status, stale.asOf], ['unavailable', ofac.asOf], 'past the 2-day limit');
     const hit = await risk.sanctions.screen([bundled[0]!], ctx);
     assert.equal(hit.status === 'answered' && hit.hits.length, 2, "a hit stands (the OFAC list's and the file's)");
+  });
+});
+
+describe('Sanctions age: sanctionsStatus() reports the lists as the screener judges them', () => {
+  test('each list by name (ofac, the file path) with its date; past the limit exactly when a clean screen turns unavailable', async () => {
+    const path = listFile(
+      `# full-list\n# as-of: 2026-11-21T00:00:00Z\n${[...OFAC_TRON_LIST.addresses.keys()].join('\n')}\n`,
+    );
+    const asOf = new Date('2026-11-21T00:00:00Z');
+    let now = asOf.getTime() + 47 * 3_600_000;
+    const risk = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
+    const status = risk.sanctionsStatus();
+    assert.deepEqual(
+      status.lists.map((l) => [l.name, l.full]),
+      [
+        ['ofac', true],
+        [path, true],
+      ],
+    );
+    assert.deepEqual([status.asOf, status.maxAgeDays, status.pastLimit], [asOf, 2, false]);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'answered');
+    now += 2 * 3_600_000;
+    assert.equal(risk.sanctionsStatus().pastLimit, true);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'unavailable');
   });
 });
 

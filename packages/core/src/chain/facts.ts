@@ -106,8 +106,9 @@ export interface ChainFacts {
   /** When the node answers were read. */
   observedAt: Date;
   /**
-   * Block time of the newest head the nodes answered: their view of the chain is as of then, so the chain
-   * data is as old as the older of this and `observedAt` (freshness). Null when no head was answered.
+   * Block time of the head the answer rests on: the full node's, else (when it answered none) the solidity
+   * node's. The view the facts used is as of then, so the chain data is as old as the older of this and
+   * `observedAt` (freshness). Null when no head was answered.
    */
   headTime: Date | null;
 }

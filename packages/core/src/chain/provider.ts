@@ -21,12 +21,13 @@ import {
   TokenMetadataReader,
   type KnownToken,
   type KnownTokenDisagreement,
+  type KnownTokenStatus,
   type TokenMetadata,
 } from './token-metadata.js';
 
 export { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
 export type { NodeNetwork, NodeNetworks, TronNetwork, WrongNetwork } from './network.js';
-export type { KnownToken, KnownTokenDisagreement } from './token-metadata.js';
+export type { KnownToken, KnownTokenDisagreement, KnownTokenStatus } from './token-metadata.js';
 
 /**
  * Transfers kept per transaction. A payment is one transfer and a DEX swap a handful; batch payouts
@@ -124,8 +125,23 @@ export interface TronChainFactsProvider extends ChainFactsProvider {
    * start-up reads it; checks establish it themselves (once per node for the provider's life).
    */
   verifyNetwork(signal?: AbortSignal): Promise<NodeNetworks>;
+  /** What an operator needs to know of the provider's data, read without a call (see `ChainStatus`). */
+  status(): ChainStatus;
   /** Closes the connection pools. */
   close(): Promise<void>;
+}
+
+/** The chain provider's data as it stands, for readiness and metrics: no call is made. */
+export interface ChainStatus {
+  /** The network the nodes must serve (`TronNetwork.name`). */
+  network: string;
+  /**
+   * Each node's network as known now: a final verdict, else `unverified` (not asked yet, or the last
+   * verification could not decide; checks ask again).
+   */
+  nodes: NodeNetworks;
+  /** The known tokens' confirmation by the chain. */
+  knownTokens: KnownTokenStatus[];
 }
 
 const TX_HASH = /^[0-9a-fA-F]{64}$/;
@@ -228,6 +244,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     },
     verifyNetwork: (signal) =>
       signal ? networks.networks({ signal, deadline: Number.POSITIVE_INFINITY }) : networks.verified(),
+    status: () => ({ network: network.name, nodes: networks.known(), knownTokens: metadata.knownStatus() }),
     close: () => {
       networks.close();
       metadata.close();

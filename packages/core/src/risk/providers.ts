@@ -9,12 +9,14 @@ import {
   checkMaxAgeDays,
   createListSanctionsProvider,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
-  listsAsOf,
   listsBesideOfac,
   loadSanctionsListFile,
   notAFullList,
   OFAC_TRON_LIST,
+  sanctionsListsStatus,
+  type NamedSanctionsList,
   type SanctionsList,
+  type SanctionsListsStatus,
 } from './sanctions-list.js';
 import { integerWithin, nonnegativeInteger, positiveInteger } from './settings.js';
 import {
@@ -121,10 +123,13 @@ export interface RiskHooks {
   onCall?: ProviderCallObserver;
 }
 
-/** The configured providers, and the date their sanctions lists are as of (for a host's status lines and gauges). */
+/** The providers `createRiskProviders` builds, with a read-only view of their data for an operator. */
 export interface ConfiguredRiskProviders extends RiskProviders {
-  /** The lists' screen date: the newest full list's (the OFAC list in use or a `# full-list` file), however old. */
-  sanctionsListsAsOf(): Date;
+  /**
+   * The sanctions lists screened (the OFAC list in use as `ofac`, each list file by its path), their dates
+   * and whether the screen is past `sanctionsListMaxAgeDays`, by the screener's own rule; no I/O.
+   */
+  sanctionsStatus(): SanctionsListsStatus;
 }
 
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
@@ -138,7 +143,12 @@ export function createRiskProviders(
   if (files.isErr()) return err(files.error);
   const { ttlMs, timeoutMs, deadlineMarginMs } = settings.value;
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
-  const lists = listsBesideOfac(ofacListOf(config), files.value);
+  const lists = listsBesideOfac(
+    ofacListOf(config),
+    files.value.map((file) => file.list),
+  );
+  const names = ['ofac', ...files.value.map((file) => file.name)];
+  const named = (): NamedSanctionsList[] => lists().map((list, i) => ({ name: names[i]!, list }));
   const sanctions = sanctionsScreen(config, settings.value, lists, vendorCalls);
   const registry = tokenRegistryOf(config);
   if (registry.isErr()) return err(registry.error);
@@ -153,12 +163,13 @@ export function createRiskProviders(
     : createNotConfiguredAmlProvider();
 
   const network = config.network ?? TRON_MAINNET;
+  const now = config.now ?? Date.now;
   return ok({
     sanctions,
     aml,
     tokens: createTokenAuthenticityProvider(registry.value),
     network,
-    sanctionsListsAsOf: () => listsAsOf(lists()),
+    sanctionsStatus: () => sanctionsListsStatus(named(), settings.value.maxAgeDays, now()),
   });
 }
 
@@ -203,9 +214,9 @@ function checkedSettings(config: RiskConfig) {
   });
 }
 
-/** The deployment's own sanctions list files, loaded and checked (a full list against the OFAC list in use). */
-function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
-  const files: SanctionsList[] = [];
+/** The deployment's own sanctions list files, loaded, checked (a full list against the OFAC list in use) and named by their paths. */
+function sanctionsListFiles(config: RiskConfig): Result<NamedSanctionsList[], RiskConfigError> {
+  const files: NamedSanctionsList[] = [];
   const loadedAt = new Date((config.now ?? Date.now)());
   const ofac = ofacListOf(config).current();
   for (const path of config.sanctionsListFiles ?? []) {
@@ -213,7 +224,7 @@ function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskCon
     if (list.isErr()) return err(list.error);
     const notFull = list.value.full ? notAFullList(list.value, ofac) : null;
     if (notFull !== null) return err(configError('sanctionsListFiles', `${path}: ${notFull}`));
-    files.push(list.value);
+    files.push({ name: path, list: list.value });
   }
   return ok(files);
 }

@@ -166,6 +166,40 @@ export function listsAsOf(lists: readonly SanctionsList[]): Date {
   return new Date(full.length > 0 ? Math.max(...times) : Math.min(...times));
 }
 
+/** Past the limit, the lists no longer prove an address clean. */
+const pastLimit = (asOf: Date, limitDays: number, now: number) => now - asOf.getTime() > limitDays * DAY_MS;
+
+/** A list screened, under the name an operator knows it by (`ofac`, a file's path). */
+export interface NamedSanctionsList {
+  name: string;
+  list: SanctionsList;
+}
+
+/** What an operator needs of the lists, read without screening: each list's date, and the screen's. */
+export interface SanctionsListsStatus {
+  lists: { name: string; asOf: Date; full: boolean }[];
+  /** The date the screen is as of (`listsAsOf`). */
+  asOf: Date;
+  maxAgeDays: number;
+  /** Past `maxAgeDays`: a screening without a hit is unavailable (the check LIMITED_DATA). */
+  pastLimit: boolean;
+}
+
+/** The lists' status by the screener's own rule (`createListSanctionsProvider`). */
+export function sanctionsListsStatus(
+  named: readonly NamedSanctionsList[],
+  maxAgeDays: number,
+  now: number,
+): SanctionsListsStatus {
+  const asOf = listsAsOf(named.map((n) => n.list));
+  return {
+    lists: named.map(({ name, list }) => ({ name, asOf: list.asOf, full: list.full })),
+    asOf,
+    maxAgeDays,
+    pastLimit: pastLimit(asOf, maxAgeDays, now),
+  };
+}
+
 /**
  * Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old; the
  * unavailable answer still says how old the lists are, for `freshness.risk_data_at`).
@@ -190,7 +224,7 @@ export function createListSanctionsProvider(
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
-      if (hits.length === 0 && now() - asOf.getTime() > limit * DAY_MS) {
+      if (hits.length === 0 && pastLimit(asOf, limit, now())) {
         return Promise.resolve<SanctionsAnswer>({
           status: 'unavailable',
           reason: `sanctions list as of ${asOf.toISOString()} is older than the ${limit}-day limit`,
