@@ -73,6 +73,8 @@ export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
 const MAX_LABEL_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
+/** Longest display prefix an imported key hash may come with (ours are 17 characters). */
+const MAX_PREFIX_LENGTH = 64;
 
 const Count = t.refinement(t.number, (n) => Number.isInteger(n) && n >= 0 && n <= MAX_ENTITLEMENT, 'Count');
 const EntitlementsCodec = t.type({
@@ -190,11 +192,11 @@ function adminContext(stores: SafetyStores, now: () => Date) {
 
   async function insertKey(
     organizationId: string,
-    key: string,
+    key: ImportedApiKey,
     label: string,
     id: string = randomUUID(),
   ): Promise<Result<ApiKeyRecord, AdminError>> {
-    const record = newKeyRecord({ id, organizationId, key, label, at: now() });
+    const record = newKeyRecord({ ...key, id, organizationId, label, at: now() });
     return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
   }
 
@@ -208,13 +210,14 @@ function adminContext(stores: SafetyStores, now: () => Date) {
 const labelOk = (label: string) => label.trim().length > 0 && label.length <= MAX_LABEL_LENGTH;
 
 /** A new, unrevoked key's stored record: its hash and display prefix, never the key. */
-function newKeyRecord(k: { id: string; organizationId: string; key: string; label: string; at: Date }): ApiKeyRecord {
+function newKeyRecord(
+  k: ImportedApiKey & { id: string; organizationId: string; label: string; at: Date },
+): ApiKeyRecord {
   return {
     id: k.id,
     organizationId: k.organizationId,
     label: k.label,
-    hash: hashApiKey(k.key),
-    prefix: displayPrefix(k.key),
+    ...storedSecret(k),
     createdAt: k.at,
     revokedAt: null,
     replacedBy: null,
@@ -339,7 +342,7 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       if (!labelOk(label)) return fail('invalid', 'label must be 1 to 200 characters');
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
       const key = generateApiKey();
-      const inserted = await insertKey(organizationId, key, label);
+      const inserted = await insertKey(organizationId, { key }, label);
       return inserted.map((record) => ({ key, metadata: keyMetadata(record) }));
     },
 
@@ -414,19 +417,39 @@ function usageAdmin({ stores, organizations, now, organizationExists }: AdminCon
   };
 }
 
+/**
+ * A known key to import: its full value, or what is stored of it (its SHA-256 and display prefix),
+ * for a host that keeps a key it never saw in full (a seed file the portal writes to).
+ */
+export type ImportedApiKey = { key: string } | { keyHash: string; prefix: string };
+
 /** Why a key cannot be imported, null when it can. */
-function importedKeyProblem(input: { key: string; label: string }): string | null {
-  if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || /\s/.test(input.key))
+function importedKeyProblem(input: ImportedApiKey & { label: string }): string | null {
+  if ('keyHash' in input) {
+    if (!/^[0-9a-f]{64}$/.test(input.keyHash)) return 'an imported key hash must be 64 lower-case hex characters';
+    if (input.prefix.length < 1 || input.prefix.length > MAX_PREFIX_LENGTH || /\s/.test(input.prefix))
+      return `an imported key prefix must be 1 to ${MAX_PREFIX_LENGTH} non-space characters`;
+  } else if (
+    input.key.length < MIN_IMPORTED_KEY_LENGTH ||
+    input.key.length > MAX_API_KEY_LENGTH ||
+    /\s/.test(input.key)
+  )
     return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} non-space characters`;
   return labelOk(input.label) ? null : 'label must be 1 to 200 characters';
 }
 
+/** What is stored of a key: its hash and display prefix. */
+const storedSecret = (key: ImportedApiKey): Pick<ApiKeyRecord, 'hash' | 'prefix'> =>
+  'keyHash' in key
+    ? { hash: key.keyHash, prefix: key.prefix }
+    : { hash: hashApiKey(key.key), prefix: displayPrefix(key.key) };
+
 /** The key's metadata when it is already stored for this organization; a conflict for another; else null. */
 async function importedBefore(
   apiKeys: SafetyStores['apiKeys'],
-  input: { organizationId: string; key: string },
+  input: { organizationId: string; hash: string },
 ): Promise<Result<ApiKeyMetadata, AdminError> | null> {
-  const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
+  const existing = await apiKeys.findKeyByHash(input.hash);
   if (!existing) return null;
   return existing.organizationId === input.organizationId
     ? ok(keyMetadata(existing))
@@ -477,20 +500,18 @@ function seedAdmin({
       return view(input.id);
     },
 
-    /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
-    async importApiKey(input: {
-      organizationId: string;
-      key: string;
-      label: string;
-      id?: string;
-    }): Promise<Result<ApiKeyMetadata, AdminError>> {
+    /** Stores a known key (its hash) for the organization; a repeat of the same key is a no-op. */
+    async importApiKey(
+      input: ImportedApiKey & { organizationId: string; label: string; id?: string },
+    ): Promise<Result<ApiKeyMetadata, AdminError>> {
       const problem = importedKeyProblem(input);
       if (problem) return fail('invalid', problem);
       if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
-      const known = () => importedBefore(apiKeys, input);
+      const { hash } = storedSecret(input);
+      const known = () => importedBefore(apiKeys, { organizationId: input.organizationId, hash });
       const before = await known();
       if (before) return before;
-      const inserted = await insertKey(input.organizationId, input.key, input.label, input.id);
+      const inserted = await insertKey(input.organizationId, input, input.label, input.id);
       // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
       return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
     },
