@@ -4,6 +4,7 @@
 import { closeSync, createReadStream, openSync, readFileSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { riskConfigFromEnv, type SanctionsListStore } from '@tron-safety/core';
+import { futureDate, notInFuture } from '@tron-safety/core/internal';
 import {
   checkMaxAgeDays,
   DEFAULT_OFAC_DOWNLOAD_LIMITS,
@@ -109,6 +110,9 @@ export function addSanctionsCommands(program: Command, ctx: SanctionsCommandCont
       const maxAge = maxAgeDays(ctx);
       const asOf = o.asOf === undefined ? null : new Date(o.asOf);
       if (asOf !== null && Number.isNaN(asOf.getTime())) throw ctx.exit(64, `--as-of must be a date, got '${o.asOf}'`);
+      // A typo's year (3024) would make the list current for every host at every load: refused, as a list's own future date is.
+      const now = new Date();
+      if (asOf !== null && notInFuture(asOf, now) === null) throw ctx.exit(64, futureDate('--as-of', asOf, now));
       const candidate = await readListFile(file, asOf, ctx);
       const refresher = new OfacRefresher({ store: await ctx.store(), url: null });
       const applied = await refresher.apply(candidate, { force: o.force === true });

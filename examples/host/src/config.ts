@@ -1,6 +1,7 @@
 import { riskConfigFromEnv, type RiskConfig } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import { readOfacConfig, type OfacHostConfig } from './sanctions-refresh.js';
+import { recordingReads, unknownVariable } from './unknown-variables.js';
 
 /** The host's configuration, read from the environment (README: "Configuration"). */
 export interface HostConfig {
@@ -62,9 +63,13 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Reads the environment; the first invalid variable refuses the whole configuration. */
+/**
+ * Reads the environment; the first invalid variable refuses the whole configuration, and so does one under
+ * the host's own prefixes that it does not read (a misspelled name, see `unknownVariable`).
+ */
 export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
-  const read = new Reader(env);
+  const names = new Set<string>();
+  const read = new Reader(recordingReads(env, names));
   const fullNode = read.url('TRON_FULLNODE_URL', 'https://api.trongrid.io');
   const config: HostConfig = {
     port: read.integer('PORT', 8080, 0, 65535),
@@ -90,6 +95,11 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     },
     portalTrustProxy: read.boolean('PORTAL_TRUST_PROXY', false),
   };
+  const unknown = unknownVariable(env, names);
+  if (unknown) {
+    const { name, closest } = unknown;
+    read.fail(name, `the host reads no such variable (did you mean ${closest}?): its setting would be ignored`, null);
+  }
   return read.error ? err(read.error) : ok(config);
 }
 

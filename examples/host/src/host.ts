@@ -3,10 +3,10 @@ import {
   createRiskProviders,
   createSafetyService,
   createTronChainFactsProvider,
+  type ConfiguredRiskProviders,
   type KnownToken,
   type NodeNetwork,
   type RiskConfig,
-  type RiskProviders,
   type SafetyService,
   type TronChainFactsProvider,
 } from '@tron-safety/core';
@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ConfigError, HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses, type ResponseTracker } from './http-app.js';
 import { withRequestLog } from './log.js';
+import { dataReadiness, type DataStatus } from './ops/data-health.js';
 import { createObservability, type Observability } from './ops/observability.js';
 import { startOpsListener } from './ops/server.js';
 import { mountPortal } from './portal-mount.js';
@@ -46,6 +47,8 @@ export interface RunningHost {
   stores: string;
   /** The OFAC list in use, refreshed in the background (README "Operations"). */
   sanctions: HostSanctions;
+  /** The date the sanctions screen is as of: the OFAC list's last confirmation, or a newer `# full-list` file's. */
+  sanctionsAsOf(): Date;
   /** Graceful stop: refuse new work, let in-flight checks finish (up to the grace), release, close. */
   stop(reason: string): Promise<void>;
 }
@@ -65,8 +68,7 @@ async function reservedQuota(service: SafetyService): Promise<number> {
 /** Builds and starts the host; a wrong configuration or seed is an error naming the field, before anything listens. */
 export async function startHost(config: HostConfig, logger: Logger): Promise<Result<RunningHost, ConfigError>> {
   const sanctions = createHostSanctions(config.ofac, logger);
-  // The sanctions list age gauge reads the list in use: when it was last confirmed current.
-  const observability = createObservability({ sanctionsListAsOf: () => sanctions.status().confirmedAt });
+  const observability = createObservability();
   const tokens = hostTokens(config.risk);
   if (tokens.isErr()) return err(tokens.error);
   for (const warning of tokens.value.warnings) logger.warn({ event: 'token_registry_file_warning' }, warning);
@@ -78,6 +80,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const stores = await openStores(config.databaseUrl);
   if (stores.isErr()) return err(stores.error);
   const chain = hostChainProvider(config, tokens.value.knownTokens, observability, logger);
+  const data: DataStatus = { chain: () => chain.status(), sanctions: () => risk.value.sanctionsStatus() };
+  observability.watch(data);
   // The first check then finds its node connections open, and the registry tokens' metadata confirmed by
   // the chain (then every hour, in the background); best effort, bounded, never awaited.
   void chain.warmUp(AbortSignal.timeout(1000));
@@ -116,7 +120,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     return err(seeded.error);
   }
   writeBack.arm();
-  const serving = await serve({ config, logger, service, stores: stores.value, observability, release });
+  const serving = await serve({ config, logger, service, stores: stores.value, observability, data, release });
   if (serving.isErr()) return err(serving.error);
   return ok({
     ...serving.value,
@@ -124,6 +128,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     seeded: seeded.value,
     stores: stores.value.description,
     sanctions,
+    sanctionsAsOf: () => risk.value.sanctionsStatus().asOf,
   });
 }
 
@@ -132,7 +137,7 @@ function hostRiskProviders(
   config: RiskConfig,
   sanctions: HostSanctions,
   observability: Observability,
-): Result<RiskProviders, ConfigError> {
+): Result<ConfiguredRiskProviders, ConfigError> {
   const risk = createRiskProviders({ ...config, ofacList: sanctions.list }, { onCall: observability.onProviderCall });
   if (risk.isOk()) return ok(risk.value);
   const field = risk.error.variable ?? risk.error.option;
@@ -155,7 +160,7 @@ function hostChainProvider(
     onKnownTokenDisagrees: ({ contract, known, chain: read }) =>
       logger.warn(
         { event: 'known_token_disagrees', contract, registry: known, chain: read },
-        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals differ its payments are LIMITED_DATA (TX_FACTS_DISAGREE)',
+        'the chain contradicts the token registry: that token is read from the chain like any other, and while its decimals (or a file token symbol) differ its payments are never CLEAR (TX_FACTS_DISAGREE, or TOKEN_FAKE when the chain calls it an official token)',
       ),
     onWrongNetwork: ({ node, expected, found, detail }) =>
       logger.error(
@@ -227,6 +232,8 @@ interface Serving {
   service: SafetyService;
   stores: HostStores;
   observability: Observability;
+  /** The providers' data, for `/readyz`. */
+  data: DataStatus;
   /** Stops the sanctions refresh and closes the chain provider and the stores. */
   release(): Promise<void>;
 }
@@ -238,7 +245,7 @@ interface Serving {
 async function serve(
   s: Serving,
 ): Promise<Result<Pick<RunningHost, 'url' | 'opsUrl' | 'server' | 'stop'>, ConfigError>> {
-  const { config, logger, service, stores, observability, release } = s;
+  const { config, logger, service, stores, observability, data, release } = s;
   const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.stores.apiKeys));
   const portal = mountPortal(service, stores.stores, config, logger);
   const server = createHttpServer(handler, config.framework, config.http, portal);
@@ -255,12 +262,15 @@ async function serve(
   }
 
   let stopping: Promise<void> | null = null;
+  const health = dataReadiness(data);
   const ops = await startOpsListener(config.ops, {
     registry: observability.metrics.registry,
     readiness: [
       { component: 'database', check: () => stores.ping().then(() => null) },
       { component: 'shutdown', check: async () => (stopping ? 'the host is shutting down' : null) },
+      ...health.failing,
     ],
+    degraded: health.degraded,
   });
   if (ops.isErr()) {
     await stopAccepting(server);

@@ -63,6 +63,7 @@ async function announce(host: RunningHost, config: HostConfig, logger: Logger): 
     host.sanctions.status(),
     config.risk.sanctionsListMaxAgeDays ?? DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
     config.ofac.url,
+    { asOf: host.sanctionsAsOf() },
   );
   if (sanctions.past_limit)
     logger.warn(

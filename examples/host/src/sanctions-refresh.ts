@@ -150,17 +150,25 @@ const fallback = new OfacRefresher({
   url: null,
 });
 
-/** For the start-up line: the list in use and its age; `past_limit` when it can no longer prove an address clean. */
-export function describeSanctions(status: OfacListStatus, maxAgeDays: number, url: string | null, now = Date.now()) {
-  const ageHours = Math.floor((now - status.confirmedAt.getTime()) / HOUR_MS);
+/**
+ * For the start-up line: the list in use and the screen's age (`as_of`: the list's confirmation, or the date
+ * of a newer `# full-list` file, `RunningHost.sanctionsAsOf`); `past_limit` when it can no longer prove an address clean.
+ */
+export function describeSanctions(
+  status: OfacListStatus,
+  maxAgeDays: number,
+  url: string | null,
+  { asOf = status.confirmedAt, now = Date.now() }: { asOf?: Date; now?: number } = {},
+) {
   return {
     list: status.source,
     addresses: status.addresses,
     published_at: status.publishedAt.toISOString(),
     confirmed_at: status.confirmedAt.toISOString(),
-    age_hours: ageHours,
+    as_of: asOf.toISOString(),
+    age_hours: Math.floor((now - asOf.getTime()) / HOUR_MS),
     max_age_days: maxAgeDays,
-    past_limit: now - status.confirmedAt.getTime() > maxAgeDays * 24 * HOUR_MS,
+    past_limit: now - asOf.getTime() > maxAgeDays * 24 * HOUR_MS,
     refresh: url === null ? 'off' : publicUrl(url),
   };
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   startFakeChainalysis,
@@ -7,6 +10,8 @@ import {
   type FakeChainalysis,
   type FakeTronNode,
 } from '@tron-safety/core/testing';
+import { OFAC_TRON_LIST } from '@tron-safety/core/sanctions';
+import { hexToBase58Address, TRON_NILE } from '@tron-safety/core/tron';
 import { startThrowawayPostgres } from '@tron-safety/store-postgres/testing';
 import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
@@ -39,6 +44,17 @@ function sample(metrics: string, name: string, labels: Record<string, string> = 
     if (wanted.every((w) => inner.split(',').includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return 0;
+}
+
+interface Readiness {
+  status: string;
+  failing?: { component: string; problem: string }[];
+  degraded?: { component: string; problem: string }[];
+}
+
+async function readiness(opsUrl: string): Promise<{ status: number; body: Readiness }> {
+  const res = await request(`${opsUrl}/readyz`);
+  return { status: res.statusCode, body: (await res.body.json()) as Readiness };
 }
 
 describe('Operations: metrics, health and readiness', () => {
@@ -85,7 +101,8 @@ describe('Operations: metrics, health and readiness', () => {
     assert.equal(moved('tron_safety_provider_call_failures_total', failed), 1);
     assert.equal(sample(after, 'tron_safety_checks_in_flight'), 0);
     assert.equal(sample(after, 'tron_safety_quota_reservations_outstanding'), 0);
-    assert.ok(sample(after, 'tron_safety_sanctions_list_age_seconds') > 86_400, 'the bundled list is days old');
+    const bundled = sample(after, 'tron_safety_sanctions_list_age_seconds', { list: 'ofac' });
+    assert.ok(bundled > 86_400, 'the bundled list is days old');
     assert.match(after, /^process_cpu_user_seconds_total /m);
   });
 
@@ -110,7 +127,8 @@ describe('Operations: metrics, health and readiness', () => {
     const health = await request(`${t.host.opsUrl}/healthz`);
     assert.deepEqual([health.statusCode, await health.body.json()], [200, { status: 'ok' }]);
     const ready = await request(`${t.host.opsUrl}/readyz`);
-    assert.deepEqual([ready.statusCode, await ready.body.json()], [200, { status: 'ready' }]);
+    const body = (await ready.body.json()) as Readiness;
+    assert.deepEqual([ready.statusCode, body.status, body.failing], [200, 'ready', undefined]);
     const onApi = await request(`${t.host.url}/metrics`);
     assert.equal(onApi.statusCode, 404);
     await onApi.body.dump();
@@ -196,6 +214,124 @@ describe('Operations: readiness follows the database and the shutdown', () => {
       await stopped;
     } finally {
       await host.stop('test end');
+      await node.close();
+    }
+  });
+});
+
+/** A file of `text` in a fresh temporary directory. */
+function tempFile(name: string, text: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-ops-')), name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Polls `/readyz` until `done` holds of it (at most 5 s), and gives the last answer. */
+async function readinessWhen(opsUrl: string, done: (r: { status: number; body: Readiness }) => boolean) {
+  const deadline = Date.now() + 5_000;
+  let answer = await readiness(opsUrl);
+  while (!done(answer) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    answer = await readiness(opsUrl);
+  }
+  return answer;
+}
+
+const named = (entries: Readiness['degraded'], component: string) => entries?.find((e) => e.component === component);
+
+describe('Operations: readiness and metrics name data that cannot give a clean answer', () => {
+  test('Readiness: a node the verifier finds serving another network fails /readyz naming chain:mainnet', async () => {
+    const node = await startFakeTronNode();
+    // The nodes cannot say their network at start (every block 0 call fails), so the host starts.
+    const down = node.fault({ path: 'getblockbynum', fault: { kind: 'error' } });
+    const t = await startTestHost({ OPS_PORT: '0', TRON_FULLNODE_URL: node.url });
+    try {
+      const before = await readiness(t.host.opsUrl!);
+      assert.equal(before.status, 200, 'no verdict yet: ready');
+      assert.ok(named(before.body.degraded, 'chain:mainnet'));
+      node.setNetwork(TRON_NILE, 'solidity');
+      down();
+      assert.equal((await check(t.host.url, TRON_FIXTURE_TX.trxTransfer)).status, 200);
+      const { status, body } = await readiness(t.host.opsUrl!);
+      assert.equal(status, 503);
+      assert.deepEqual(
+        body.failing!.map((f) => f.component),
+        ['chain:mainnet'],
+      );
+      assert.match(body.failing![0]!.problem, /the solidity node serves TRON nile .*not TRON mainnet/);
+    } finally {
+      await t.host.stop('test end');
+      await node.close();
+    }
+  });
+
+  test('Readiness: an unreachable or unverified node keeps the host ready, named degraded (an upstream outage must not take every host out)', async () => {
+    const t = await startTestHost({ OPS_PORT: '0', TRON_FULLNODE_URL: 'http://127.0.0.1:9' });
+    try {
+      assert.equal((await check(t.host.url, TRON_FIXTURE_TX.trxTransfer)).status, 503);
+      const { status, body } = await readiness(t.host.opsUrl!);
+      assert.deepEqual([status, body.status, body.failing], [200, 'ready', undefined]);
+      assert.match(named(body.degraded, 'chain:mainnet')!.problem, /the full node's network could not be established/);
+    } finally {
+      await t.host.stop('test end');
+    }
+  });
+
+  test('Readiness: sanctions lists past their age limit are degraded in the 200, and each list has its age gauge', async () => {
+    const node = await startFakeTronNode();
+    const supplement = tempFile('extra.txt', `# as-of: ${new Date().toISOString()}\n`);
+    const stale = await startTestHost({
+      OPS_PORT: '0',
+      TRON_FULLNODE_URL: node.url,
+      SANCTIONS_LIST_FILES: supplement,
+    });
+    const current = await startTestHost({
+      OPS_PORT: '0',
+      TRON_FULLNODE_URL: node.url,
+      // A full list must hold (nearly) every address of the OFAC list in use to date the screen.
+      SANCTIONS_LIST_FILES: tempFile(
+        'full.txt',
+        `# full-list\n# as-of: ${new Date().toISOString()}\n${[...OFAC_TRON_LIST.addresses.keys()].join('\n')}\n`,
+      ),
+    });
+    try {
+      const { status, body } = await readiness(stale.host.opsUrl!);
+      assert.deepEqual([status, body.failing], [200, undefined]);
+      assert.match(named(body.degraded, 'sanctions_lists')!.problem, /as of 2025-11-27T.* past the 2-day limit/);
+      const metrics = await scrape(stale.host.opsUrl!);
+      assert.ok(sample(metrics, 'tron_safety_sanctions_list_age_seconds', { list: 'ofac' }) > 2 * 86_400);
+      const supplementAge = sample(metrics, 'tron_safety_sanctions_list_age_seconds', { list: supplement });
+      assert.ok(supplementAge >= 0 && supplementAge < 600, String(supplementAge));
+      // A current full list dates the screen: nothing to report.
+      assert.equal(named((await readiness(current.host.opsUrl!)).body.degraded, 'sanctions_lists'), undefined);
+    } finally {
+      await Promise.all([stale.host.stop('test end'), current.host.stop('test end')]);
+      await node.close();
+    }
+  });
+
+  test('Readiness: a registry token the chain contradicts is degraded in the 200, and counted by the stale-token gauge', async () => {
+    const node = await startFakeTronNode();
+    const own = hexToBase58Address(`41${'cd'.repeat(20)}`)!;
+    node.setToken(own, { decimals: 18, symbol: 'OWN', name: 'Own Dollar' });
+    const registry = tempFile(
+      'tokens.json',
+      JSON.stringify([{ contract: own, symbol: 'OWN', decimals: 6, name: 'Own Dollar' }]),
+    );
+    const t = await startTestHost({ OPS_PORT: '0', TRON_FULLNODE_URL: node.url, TOKEN_REGISTRY_FILE: registry });
+    try {
+      const { status, body } = await readinessWhen(t.host.opsUrl!, (r) => !!named(r.body.degraded, 'token_registry'));
+      assert.deepEqual([status, body.failing], [200, undefined]);
+      assert.match(
+        named(body.degraded, 'token_registry')!.problem,
+        new RegExp(`^1 of \\d+ registry tokens: OWN ${own} \\(contradicted by the chain`),
+      );
+      const metrics = await scrape(t.host.opsUrl!);
+      assert.equal(sample(metrics, 'tron_safety_token_registry_stale_tokens'), 1);
+      const age = sample(metrics, 'tron_safety_token_registry_age_seconds');
+      assert.ok(age >= 0 && age < 3_600, `the bundled tokens were confirmed at start: ${age}`);
+    } finally {
+      await t.host.stop('test end');
       await node.close();
     }
   });

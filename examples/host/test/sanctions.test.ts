@@ -1,9 +1,10 @@
 // Sanctions evidence that stays true over time (issue 11, "Must show"): the real host over HTTP, a local
 // fake OFAC server publishing sdn.xml / sdn_advanced.xml, a fake java-tron node, and PostgreSQL for two hosts.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { base58ToHexAddress } from '@tron-safety/core/tron';
@@ -121,7 +122,7 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
     await Promise.all(hosts.splice(0).map((h) => h.stop('test end')));
   });
 
-  const start = async (env: Record<string, string>) => {
+  const starting = async (env: Record<string, string>) => {
     const config = parseConfig({
       PORT: '0',
       SAFETY_SEED_FILE: seed,
@@ -131,10 +132,11 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
       OFAC_REFRESH_SECONDS: '1',
       ...env,
     })._unsafeUnwrap();
-    const host = (await startHost(config, createLogger('info', sink)))._unsafeUnwrap();
-    hosts.push(host);
-    return host;
+    const started = await startHost(config, createLogger('info', sink));
+    if (started.isOk()) hosts.push(started.value);
+    return started;
   };
+  const start = async (env: Record<string, string>) => (await starting(env))._unsafeUnwrap();
   const check = async (host: RunningHost, to: string) => {
     const res = await request(`${host.url}/v1/transaction/check`, {
       method: 'POST',
@@ -241,6 +243,58 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
     assert.equal(clean.freshness.risk_data_at, '2025-11-27T12:26:36.000Z', 'risk_data_at shows how old the list is');
     const listed = await check(host, BUNDLED);
     assert.deepEqual([listed.overall_state, listed.sanctions_hit], ['HIGH_RISK', true]);
+  });
+
+  const listFile = (text: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sanctions-list-file-')), 'full.txt');
+    writeFileSync(path, text);
+    return path;
+  };
+  const bundledAddresses = () => bundledSdnEntries().map((e) => e.ids[0]!.number);
+
+  test("Sanctions age: an empty '# full-list' file dated today is a start error naming it, not a current screen beside a stale OFAC list", async () => {
+    const empty = listFile(`# full-list\n# as-of: ${new Date().toISOString().slice(0, 10)}\n`);
+    const refused = (await starting({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: empty }))._unsafeUnwrapErr();
+    assert.equal(refused.field, 'SANCTIONS_LIST_FILES');
+    assert.match(
+      refused.message,
+      new RegExp(`^SANCTIONS_LIST_FILES: ${empty}: a '# full-list' file must hold at least 90% of the \\d+ addresses`),
+    );
+  });
+
+  test('Sanctions age: a full list file dates the screen, and the start-up line says the same date', async () => {
+    const asOf = new Date(Date.now() - 3_600_000);
+    const full = listFile(`# full-list\n# as-of: ${asOf.toISOString()}\n${bundledAddresses().join('\n')}\n`);
+    const host = await start({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: full });
+    const clean = await check(host, CLEAN);
+    assert.deepEqual([clean.overall_state, clean.freshness.risk_data_at], ['CLEAR', asOf.toISOString()]);
+    const startup = describeSanctions(host.sanctions.status(), 2, null, { asOf: host.sanctionsAsOf() });
+    assert.deepEqual([startup.as_of, startup.past_limit, startup.age_hours], [asOf.toISOString(), false, 1]);
+    assert.equal(
+      startup.confirmed_at,
+      '2025-11-27T12:26:36.000Z',
+      'the OFAC list in use is still the bundled snapshot',
+    );
+  });
+
+  test("Sanctions age: a '# full-list' file dated in the future (3024 for 2024) is a start error, not current at every start", async () => {
+    const typo = listFile(`# full-list\n# as-of: 3024-11-01\n${bundledAddresses().join('\n')}\n`);
+    const refused = (await starting({ OFAC_SDN_URL: 'off', SANCTIONS_LIST_FILES: typo }))._unsafeUnwrapErr();
+    assert.equal(refused.field, 'SANCTIONS_LIST_FILES');
+    assert.match(refused.message, /'# as-of' 3024-11-01T00:00:00.000Z is in the future/);
+  });
+
+  test('Sanctions age: an OFAC_SDN_URL=file: copy modified in the future is a refused refresh, never confirmed at now', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sdn-future-')), 'sdn.xml');
+    writeFileSync(path, renderSdnXml({ ...publication(), published: new Date('2025-11-27T00:00:00Z') }));
+    const future = new Date('2030-01-01T00:00:00Z');
+    utimesSync(path, future, future);
+    const host = await start({ OFAC_SDN_URL: pathToFileURL(path).href });
+    const refused = await nextRefresh();
+    assert.deepEqual([refused.event, refused.kind], ['sanctions_refresh_refused', 'download']);
+    assert.match(refused.reason, /^file modified 2030-01-01T00:00:00.000Z is in the future/);
+    const added = await check(host, ADDED);
+    assert.deepEqual([added.overall_state, added.sanctions_hit], ['LIMITED_DATA', null]);
   });
 
   test("Secrets: OFAC_SDN_URL's token or user-info is in no log line, nor in the start-up line's sanctions state", async () => {
@@ -364,13 +418,16 @@ describe('Shared and durable: two hosts on one PostgreSQL database', { skip: pos
     assert.equal((await admin(t, 'load', file, '--force')).code, 0);
     await until('a forced load reaches the hosts', () => other.sanctions.status().addresses === 10);
 
-    // A plain list dated in the future (a typo in # as-of) is current from the load, not until then (b2fd719).
+    // Sanctions age: a plain list dated in the future (a typo in # as-of) is refused, even forced, and so is
+    // --as-of in the future: counted from the load, either would make the list current at every load.
     const plain = join(mkdtempSync(join(tmpdir(), 'plain-load-')), 'list.txt');
-    writeFileSync(plain, `# full-list\n# as-of: ${new Date(Date.now() + 365 * 86_400_000).toISOString()}\n${LOADED}\n`);
-    const before = Date.now();
+    const typo = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    writeFileSync(plain, `# full-list\n# as-of: ${typo}\n${LOADED}\n`);
     const future = await admin(t, 'load', plain, '--force');
-    assert.deepEqual([future.code, future.out.outcome], [0, 'replaced']);
-    const confirmed = Date.parse(future.out.confirmed_at);
-    assert.ok(confirmed >= before && confirmed <= Date.now(), future.out.confirmed_at);
+    assert.equal(future.code, 1);
+    const refused = await admin(t, 'status');
+    assert.match(refused.out.last_failure.reason, new RegExp(`^future: confirmed ${typo} is in the future`));
+    assert.equal((await admin(t, 'load', file, '--as-of', typo)).code, 64);
+    assert.equal(other.sanctions.status().addresses, 10);
   });
 });

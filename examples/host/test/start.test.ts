@@ -13,6 +13,7 @@ import {
   type FakeChainalysis,
   type FakeTronNode,
 } from '@tron-safety/core/testing';
+import { OFAC_TRON_LIST } from '@tron-safety/core/sanctions';
 import { request } from 'undici';
 import { staleReason } from '../build-state.mjs';
 
@@ -230,6 +231,23 @@ describe('the host started as a user starts it', () => {
       ['http://127.0.0.1:9', 'http://127.0.0.1:9'],
     );
     assert.doesNotMatch(JSON.stringify(host.lines), /secret/);
+  });
+
+  test('Sanctions age: the start-up line dates the sanctions screen as the screen does (a current # full-list file beside the stale snapshot)', async () => {
+    const asOf = new Date(Date.now() - 3_600_000);
+    const full = join(mkdtempSync(join(tmpdir(), 'start-full-list-')), 'full.txt');
+    const addresses = [...OFAC_TRON_LIST.addresses.keys()].join('\n');
+    writeFileSync(full, `# full-list\n# as-of: ${asOf.toISOString()}\n${addresses}\n`);
+    const host = await startHostProcess(env({ SANCTIONS_LIST_FILES: full }));
+    host.child.kill('SIGTERM');
+    assert.equal(await host.exited, 0);
+    const listening = host.lines.find((l) => String(l.msg).startsWith('listening')) as { sanctions?: any };
+    const { list, confirmed_at, as_of, past_limit } = listening.sanctions ?? {};
+    assert.deepEqual(
+      [list, confirmed_at, as_of, past_limit],
+      ['bundled snapshot', '2025-11-27T12:26:36.000Z', asOf.toISOString(), false],
+    );
+    assert.ok(!host.lines.some((l) => /past the 2-day age limit/.test(String(l.msg))), 'no stale-list warning');
   });
 
   test('refuses to start with a message naming the field (DATABASE_URL, no PostgreSQL there): never falls back to memory', async () => {

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '@tron-safety/core';
 import {
   buildTronTransaction,
+  startFakeChainalysis,
   startFakeTronNode,
   transferLog,
   TRON_FIXTURE_TX,
@@ -13,7 +14,9 @@ import {
   type FakeTronNode,
 } from '@tron-safety/core/testing';
 import { base58ToHexAddress, hexToBase58Address, REGISTRY_KNOWN_TOKENS } from '@tron-safety/core/tron';
+import { request } from 'undici';
 import { hostTokens, type HostTokens } from '../src/token-registry-file.js';
+import { fakeProvidersEnv, startTestHost, TEST_KEY } from './support.js';
 
 const OWN = hexToBase58Address(`41${'cd'.repeat(20)}`)!;
 const SUNOLD = 'TKkeiboTkxXKJpbmVFbv4a8ov5rAfRDMf9';
@@ -126,5 +129,76 @@ describe('TOKEN_REGISTRY_FILE: a bundled token the file restates keeps its bundl
       await chain.close();
       await node.close();
     }
+  });
+});
+
+describe('TOKEN_REGISTRY_FILE: an entry is official only while the chain names its contract as the entry does', () => {
+  // The chain's names at two contracts: the file's token, and a USDT look-alike.
+  const IMPOSTOR = hexToBase58Address(`41${'ef'.repeat(20)}`)!;
+  let node: FakeTronNode;
+  let vendors: Awaited<ReturnType<typeof startFakeChainalysis>>;
+  const payments = new Map<string, string>();
+  before(async () => {
+    [node, vendors] = await Promise.all([startFakeTronNode(), startFakeChainalysis()]);
+    node.setToken(OWN, { symbol: 'OWN', name: 'Own Dollar', decimals: 6 });
+    node.setToken(IMPOSTOR, { symbol: 'USDT', name: 'Tether USD', decimals: 6 });
+    const hex = (address: string) => base58ToHexAddress(address)!;
+    for (const [i, contract] of [OWN, IMPOSTOR].entries()) {
+      const built = buildTronTransaction({
+        contractType: 'TriggerSmartContract',
+        parameter: {
+          owner_address: hex(PAYER),
+          contract_address: hex(contract),
+          data: `a9059cbb${'0'.repeat(24)}${hex(PAYEE).slice(2)}${(5_000_000).toString(16).padStart(64, '0')}`,
+        },
+        blockNumber: node.heights.solidified - 70 - i,
+        info: { receipt: { result: 'SUCCESS' }, log: [transferLog(contract, PAYER, PAYEE, 5_000_000n)] },
+      });
+      node.addTransaction(built);
+      payments.set(contract, built.txID);
+    }
+  });
+  after(() => Promise.all([node.close(), vendors.close()]));
+
+  const checkWith = async (entry: object, contract: string) => {
+    const tokens = tokenFile([entry]);
+    const { host } = await startTestHost({ ...fakeProvidersEnv(node, vendors), TOKEN_REGISTRY_FILE: tokens });
+    try {
+      const res = await request(`${host.url}/v1/transaction/check`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ tx_hash: payments.get(contract), network: 'tron' }),
+      });
+      const body = (await res.body.json()) as Record<string, any>;
+      return [body.token_symbol, body.token_authenticity, body.overall_state, body.reasons.map((r: any) => r.code)];
+    } finally {
+      await host.stop('test end');
+    }
+  };
+
+  test('an entry the chain agrees with is official, and its payment CLEAR', async () => {
+    const [symbol, authenticity, state] = await checkWith(
+      { contract: OWN, symbol: 'OWN', decimals: 6, name: 'Own Dollar' },
+      OWN,
+    );
+    assert.deepEqual([symbol, authenticity, state], ['OWN', 'official', 'CLEAR']);
+  });
+
+  test('an entry "ACME" at a contract the chain calls USDT / Tether USD: fake and HIGH_RISK, never official', async () => {
+    const [symbol, authenticity, state, codes] = await checkWith(
+      { contract: IMPOSTOR, symbol: 'ACME', decimals: 6, name: 'Acme Dollar' },
+      IMPOSTOR,
+    );
+    assert.deepEqual([symbol, authenticity, state], ['USDT', 'fake', 'HIGH_RISK']);
+    assert.ok(codes.includes('TOKEN_FAKE'), codes.join());
+  });
+
+  test('an entry at a contract the chain names otherwise (not as an official token): TX_FACTS_DISAGREE, LIMITED_DATA', async () => {
+    const [, authenticity, state, codes] = await checkWith(
+      { contract: OWN, symbol: 'ACME', decimals: 6, name: 'Acme Dollar' },
+      OWN,
+    );
+    assert.deepEqual([authenticity, state], ['unknown', 'LIMITED_DATA']);
+    assert.ok(codes.includes('TX_FACTS_DISAGREE'), codes.join());
   });
 });

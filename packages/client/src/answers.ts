@@ -37,8 +37,9 @@ export interface ApiFailure extends AnswerMeta {
 }
 
 /**
- * No answer this client can read: no response (network, timeout), a caller's abort, or a response
- * without the API's envelope (a gateway's page). The outcome is unknown, so a check must be sent
+ * No answer this client can read: no response (network, timeout), a caller's abort, a response
+ * without the API's envelope (a gateway's page), or a 200 that is not the API's answer (not JSON,
+ * over 1 MiB, fields this client cannot decode). The outcome is unknown, so a check must be sent
  * again later with the same body and the same Idempotency-Key, never a new one (Errors rule 4).
  */
 export interface UnresolvedFailure {
@@ -53,7 +54,19 @@ export interface UnresolvedFailure {
   retryAfterMs: number | null;
 }
 
-export type ClientFailure = ApiFailure | UnresolvedFailure;
+/**
+ * A call this client did not send, because an option of the call cannot be used (a `requestId` that
+ * cannot be an HTTP header, a `deadlineMs` that is not a positive number). Nothing reached the server:
+ * the outcome is known, and the call can be made again once the option is fixed.
+ */
+export interface NotSentFailure {
+  kind: 'not_sent';
+  message: string;
+  attempts: 0;
+  retryAfterMs: null;
+}
+
+export type ClientFailure = ApiFailure | UnresolvedFailure | NotSentFailure;
 
 const header = (headers: Headers, name: string): string | null => {
   const value = headers[name];
@@ -68,6 +81,12 @@ function parseJson(raw: string): unknown {
   }
 }
 
+/** `application/json`, with or without parameters such as `charset`. */
+function isJson(headers: Headers): boolean {
+  const type = header(headers, 'content-type');
+  return type !== null && type.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
 /** Reads one attempt: a decoded 200 body, the API's error, or an unresolved outcome. */
 export function readAttempt<C extends t.Mixed>(
   codec: C,
@@ -75,17 +94,15 @@ export function readAttempt<C extends t.Mixed>(
   attempts: number,
 ): Result<Answered<t.TypeOf<C>>, ClientFailure> {
   if (attempt.kind === 'no_response') {
-    return err({
-      kind: 'unresolved',
-      reason: attempt.reason,
-      message: attempt.message,
-      status: null,
-      raw: null,
-      attempts,
-      retryAfterMs: null,
-    });
+    const { reason, message } = attempt;
+    return err({ kind: 'unresolved', reason, message, status: null, raw: null, attempts, retryAfterMs: null });
   }
-  const { status, headers, raw } = attempt;
+  const { status, headers } = attempt;
+  const raw = attempt.kind === 'response' ? attempt.raw : null;
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+  const unreadable = (message: string): Result<never, ClientFailure> =>
+    err({ kind: 'unresolved', reason: 'bad_response', message, status, raw, attempts, retryAfterMs });
+  if (raw === null) return unreadable(`HTTP ${status} with an answer larger than 1 MiB`);
   const meta: AnswerMeta = {
     status,
     headers,
@@ -94,16 +111,14 @@ export function readAttempt<C extends t.Mixed>(
     replayed: header(headers, 'idempotent-replayed') === 'true',
     attempts,
   };
-  const json = parseJson(raw);
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
-  const unreadable = (message: string): Result<never, ClientFailure> =>
-    err({ kind: 'unresolved', reason: 'bad_response', message, status, raw, attempts, retryAfterMs });
   if (status === 200) {
-    const decoded = decode(codec, json);
+    // A proxy's or captive portal's page is not the API's answer, whatever its body parses as.
+    if (!isJson(headers)) return unreadable(`HTTP 200 with Content-Type ${header(headers, 'content-type') ?? 'none'}`);
+    const decoded = decode(codec, parseJson(raw));
     if (decoded.isOk()) return ok({ ...meta, body: decoded.value as t.TypeOf<C> });
     return unreadable(`HTTP 200 with a body this client cannot read (${formatDecodeError(decoded.error)})`);
   }
-  const envelope = decode(ErrorResponse, json);
+  const envelope = decode(ErrorResponse, parseJson(raw));
   if (envelope.isErr()) return unreadable(`HTTP ${status} without the API's error envelope`);
   const { code, message, retryable } = envelope.value.error;
   return err({ kind: 'api_error', ...meta, body: envelope.value, code, message, retryable, retryAfterMs });
@@ -116,6 +131,7 @@ export function readAttempt<C extends t.Mixed>(
  */
 export function mayRetry(failure: ClientFailure): boolean {
   if (failure.kind === 'api_error') return failure.retryable && !failure.replayed;
+  if (failure.kind === 'not_sent') return false;
   if (failure.reason === 'aborted') return false;
   return !(failure.reason === 'bad_response' && failure.status === 200);
 }

@@ -1,14 +1,15 @@
-import { KNOWN_REASON_CODES, type CheckRequest, type CheckResponse } from './codecs.js';
+import { KNOWN_REASON_CODES, type CheckRequest, type CheckResponse, type KnownReasonCode } from './codecs.js';
 
 // README "Reading a result safely", as code: a 200 means "the service looked", not "the money is
 // yours". Every rule below must hold before a payment is recorded as received.
 
 export interface BookingOptions {
   /**
-   * Oldest risk evidence you accept: `freshness.risk_data_at` (sanctions and AML) at most this long
-   * before `checked_at`; default 2 days (the age past which the host's sanctions lists stop proving an
-   * address clean by default). This is the risk evidence's own limit; `max_source_age_seconds` covers
-   * the chain observation and the token data as well (README "Reading a result safely").
+   * Oldest evidence you accept, in seconds; default 2 days (the age past which the host's sanctions
+   * lists stop proving an address clean by default). It limits `freshness.max_source_age_seconds`
+   * (the oldest of the chain data, the token data and the risk data the check used) and each dated
+   * source on its own, measured to `checked_at`: `risk_data_at` (sanctions and AML, which must be
+   * known) and `token_data_at` when given (README "Reading a result safely").
    */
   maxSourceAgeSeconds?: number;
   /** Oldest result you accept: `freshness.checked_at` at most this long ago; default 1 hour. */
@@ -23,22 +24,38 @@ export interface CheckedPayment {
 }
 
 const KNOWN = new Set<string>(KNOWN_REASON_CODES);
+/** The only codes a CLEAR can carry (docs/assessment.md, "Overall state precedence"); all are info. */
+const CLEAR_REASON_CODES = new Set<string>([
+  'TX_FINALIZED',
+  'TX_FACTS_VERIFIED',
+  'SANCTIONS_CLEAR',
+  'AML_LOW',
+  'TOKEN_OFFICIAL',
+] satisfies KnownReasonCode[]);
+/** Severities below a high or critical finding; anything else (a future severity included) is not clean. */
+const MILD_SEVERITIES = new Set(['info', 'warning']);
 const DAY_SECONDS = 86_400;
-/** How far `checked_at` may be ahead of this machine's clock. */
+/** How far a time in the answer may be ahead of the clock it is compared with. */
 const CLOCK_SKEW_SECONDS = 60;
 const SPEC_REQUIRED_CONFIRMATIONS = 19;
 
 /** Confirmations to require: the spec's 19, even when an answer states fewer. */
 const required = (body: CheckResponse) => Math.max(SPEC_REQUIRED_CONFIRMATIONS, body.required_confirmations);
 
-/** Why the payment must not be booked yet; empty when every rule holds. */
+/**
+ * Why the payment must not be booked yet; empty when every rule holds. Options that would switch a
+ * freshness rule off (NaN, a negative or infinite limit, an invalid `now`) are a programmer error: it throws
+ * a RangeError.
+ */
 export function bookingProblems({ request, body }: CheckedPayment, options: BookingOptions = {}): string[] {
+  const limits = limitsOf(options);
   return [
     ...stateProblems(body),
     ...consistencyProblems(request, body),
+    ...clearContradictions(body),
     ...matchProblems(request, body),
     ...riskProblems(body),
-    ...freshnessProblems(body, options),
+    ...freshnessProblems(body.freshness, limits),
     ...body.reasons.filter((r) => !KNOWN.has(r.code)).map((r) => `unknown reason code ${r.code}: look at it`),
   ];
 }
@@ -46,6 +63,29 @@ export function bookingProblems({ request, body }: CheckedPayment, options: Book
 /** True only when every rule of "Reading a result safely" holds. */
 export function isSafeToBook(payment: CheckedPayment, options: BookingOptions = {}): boolean {
   return bookingProblems(payment, options).length === 0;
+}
+
+interface Limits {
+  maxSourceAgeSeconds: number;
+  maxResultAgeSeconds: number;
+  nowMs: number;
+}
+
+function limitsOf(options: BookingOptions): Limits {
+  const ages = {
+    maxSourceAgeSeconds: options.maxSourceAgeSeconds ?? 2 * DAY_SECONDS,
+    maxResultAgeSeconds: options.maxResultAgeSeconds ?? 3_600,
+  };
+  // Every comparison with NaN is false: such a limit would accept any age.
+  for (const [name, value] of Object.entries(ages)) {
+    if (!(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+      throw new RangeError(`${name} must be a finite number of seconds of at least 0, got ${String(value)}`);
+    }
+  }
+  const now = options.now ?? new Date();
+  const nowMs = now instanceof Date ? now.getTime() : Number.NaN;
+  if (Number.isNaN(nowMs)) throw new RangeError(`now must be a valid Date, got ${String(now)}`);
+  return { ...ages, nowMs };
 }
 
 function stateProblems(body: CheckResponse): string[] {
@@ -59,16 +99,27 @@ function stateProblems(body: CheckResponse): string[] {
   return problems;
 }
 
-/** An answer that contradicts the request or itself: about another transaction, or a CLEAR with a severe reason. */
+/** An answer that contradicts the request or itself: about another transaction or network, or a severe reason. */
 function consistencyProblems(request: CheckRequest, body: CheckResponse): string[] {
   const problems: string[] = [];
   if (body.tx_hash.toLowerCase() !== request.tx_hash.toLowerCase()) {
     problems.push(`the answer is about transaction ${body.tx_hash}, not ${request.tx_hash}`);
   }
+  if (body.network !== 'tron') problems.push(`the answer is about network ${body.network}, not tron`);
   for (const reason of body.reasons) {
-    if (reason.severity === 'high' || reason.severity === 'critical') {
-      problems.push(`reason ${reason.code} is ${reason.severity}`);
-    }
+    if (!MILD_SEVERITIES.has(reason.severity)) problems.push(`reason ${reason.code} is ${reason.severity}`);
+  }
+  return problems;
+}
+
+/** A CLEAR whose own fields or known reasons say otherwise (docs/assessment.md): the state cannot be trusted. */
+function clearContradictions(body: CheckResponse): string[] {
+  if (body.overall_state !== 'CLEAR') return [];
+  const problems: string[] = [];
+  if (body.aml_risk_level !== 'low') problems.push(`a CLEAR with aml_risk_level ${body.aml_risk_level}, not low`);
+  if (body.token_authenticity === 'fake') problems.push('a CLEAR with token_authenticity fake');
+  for (const { code } of body.reasons) {
+    if (KNOWN.has(code) && !CLEAR_REASON_CODES.has(code)) problems.push(`a CLEAR with reason ${code}`);
   }
   return problems;
 }
@@ -92,18 +143,38 @@ function riskProblems(body: CheckResponse): string[] {
   return [body.sanctions_hit ? 'sanctions_hit is true' : 'sanctions_hit is null (screening unavailable)'];
 }
 
-function freshnessProblems(body: CheckResponse, options: BookingOptions): string[] {
+function freshnessProblems(freshness: CheckResponse['freshness'], limits: Limits): string[] {
+  const checkedAt = Date.parse(freshness.checked_at);
+  if (Number.isNaN(checkedAt)) return ['freshness.checked_at is not a date-time'];
+  const limit = limits.maxSourceAgeSeconds;
+  const oldest = freshness.max_source_age_seconds;
   const problems: string[] = [];
-  const maxSource = options.maxSourceAgeSeconds ?? 2 * DAY_SECONDS;
-  const maxResult = options.maxResultAgeSeconds ?? 3_600;
-  const checkedAt = Date.parse(body.freshness.checked_at);
-  const riskAt = body.freshness.risk_data_at === null ? Number.NaN : Date.parse(body.freshness.risk_data_at);
-  const riskAge = Math.round((checkedAt - riskAt) / 1000);
-  if (Number.isNaN(riskAge)) problems.push('risk data time unknown (freshness.risk_data_at)');
-  else if (riskAge > maxSource) problems.push(`risk data is ${riskAge} s old (limit ${maxSource} s)`);
-  const age = ((options.now ?? new Date()).getTime() - checkedAt) / 1000;
-  if (Number.isNaN(checkedAt) || age > maxResult)
-    problems.push(`the result was checked ${Math.round(age)} s ago (limit ${maxResult} s)`);
-  else if (age < -CLOCK_SKEW_SECONDS) problems.push(`the result says it was checked ${Math.round(-age)} s from now`);
-  return problems;
+  if (!(Number.isInteger(oldest) && oldest >= 0)) problems.push(`max_source_age_seconds is ${oldest}`);
+  else if (oldest > limit)
+    problems.push(`the oldest evidence is ${oldest} s old (max_source_age_seconds, limit ${limit} s)`);
+  if (freshness.risk_data_at === null) problems.push('risk data time unknown (freshness.risk_data_at)');
+  else problems.push(...sourceAgeProblems({ field: 'risk_data_at', at: freshness.risk_data_at, checkedAt, limit }));
+  if (freshness.token_data_at !== null) {
+    problems.push(...sourceAgeProblems({ field: 'token_data_at', at: freshness.token_data_at, checkedAt, limit }));
+  }
+  return [...problems, ...resultAgeProblems(checkedAt, limits)];
+}
+
+/** One dated source, checked on its own: the service's oldest-source figure is not the only word on it. */
+function sourceAgeProblems(source: { field: string; at: string; checkedAt: number; limit: number }): string[] {
+  const { field, checkedAt, limit } = source;
+  const at = Date.parse(source.at);
+  if (Number.isNaN(at)) return [`freshness.${field} is not a date-time`];
+  const age = Math.round((checkedAt - at) / 1000);
+  // Evidence dated after the check that used it: the answer contradicts itself.
+  if (age < -CLOCK_SKEW_SECONDS) return [`freshness.${field} is ${-age} s after checked_at`];
+  return age > limit ? [`${field} is ${age} s old (limit ${limit} s)`] : [];
+}
+
+function resultAgeProblems(checkedAt: number, limits: Limits): string[] {
+  const age = (limits.nowMs - checkedAt) / 1000;
+  const limit = limits.maxResultAgeSeconds;
+  if (age > limit) return [`the result was checked ${Math.round(age)} s ago (limit ${limit} s)`];
+  if (age < -CLOCK_SKEW_SECONDS) return [`the result says it was checked ${Math.round(-age)} s from now`];
+  return [];
 }

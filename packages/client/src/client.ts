@@ -4,17 +4,21 @@ import { err, ok, type Result } from 'neverthrow';
 import { Agent, type Dispatcher } from 'undici';
 import { mayRetry, readAttempt, type Answered, type ClientFailure } from './answers.js';
 import { CheckResponse, UsageResponse, type CheckRequest } from './codecs.js';
-import { sendOnce, type AttemptSpec } from './http.js';
+import { ABORTED, sendOnce, type AttemptSpec } from './http.js';
+import { isHeaderValue } from './header-value.js';
 import { isIdempotencyKey } from './idempotency-key.js';
-import { retryDelayMs, retryPolicyOf, sleep, type RetryPolicy } from './retry.js';
+import { MAX_TIMER_MS, retryDelayMs, retryPolicyOf, sleep, type RetryPolicy } from './retry.js';
 import { CLIENT_VERSION } from './version.js';
 
 export interface SafetyClientOptions {
-  /** e.g. `https://safety.example.com` (the `/v1/…` paths are appended). */
+  /** e.g. `https://safety.example.com` (the `/v1/…` paths are appended); not http: or https: throws a TypeError. */
   baseUrl: string;
-  /** Sent as `X-API-Key`; never logged or put in an error. */
+  /** Sent as `X-API-Key`; never logged or put in an error. One HTTP cannot carry unchanged throws a TypeError. */
   apiKey: string;
-  /** One logical call, retries and waits included, ends by then; default 30 000 ms. */
+  /**
+   * One logical call, retries and waits included, ends by then; default 30 000 ms. NaN, 0 or less
+   * throws a RangeError (as for `attemptTimeoutMs` and `retry`).
+   */
   deadlineMs?: number;
   /** One attempt's own limit; default 15 000 ms (the server answers within its 12 s deadline). */
   attemptTimeoutMs?: number;
@@ -24,11 +28,14 @@ export interface SafetyClientOptions {
 }
 
 export interface CallOptions {
-  /** Stops the call (and its retries); the outcome is then unresolved. */
+  /** Stops the call (and its retries, waits between them included); the outcome is then unresolved (`aborted`). */
   signal?: AbortSignal;
-  /** Correlation id sent as `X-Request-ID` (the service keeps a valid one as `request_id`). */
+  /**
+   * Correlation id sent as `X-Request-ID` (the service keeps one of `[A-Za-z0-9._:-]`, 1 to 128, as
+   * `request_id`, and makes its own otherwise). One HTTP cannot carry unchanged is a `not_sent` failure.
+   */
   requestId?: string;
-  /** Overrides the client's `deadlineMs` for this call. */
+  /** Overrides the client's `deadlineMs` for this call; NaN, 0 or less is a `not_sent` failure. */
   deadlineMs?: number;
 }
 
@@ -49,7 +56,8 @@ export type UsageAnswer = Answered<UsageResponse>;
 export interface SafetyClient {
   /**
    * `POST /v1/transaction/check` with one Idempotency-Key across every retry. A given key outside the
-   * spec's 1 to 128 printable ASCII characters rejects with a TypeError, before anything is sent.
+   * spec's 1 to 128 printable ASCII characters (or with a space at either end, which HTTP strips)
+   * rejects with a TypeError, before anything is sent.
    */
   check(request: CheckRequest, options?: CheckOptions): Promise<Result<CheckAnswer, CheckFailure>>;
   /** `GET /v1/usage?days=…` (1 to 90; the API's default 30 when absent). */
@@ -59,23 +67,24 @@ export interface SafetyClient {
 }
 
 export function createSafetyClient(options: SafetyClientOptions): SafetyClient {
-  const base = new URL(options.baseUrl);
+  const base = baseUrlOf(options.baseUrl);
+  const apiKey = sendableApiKey(options.apiKey);
   const prefix = base.pathname.replace(/\/+$/, '');
+  const settings = {
+    deadlineMs: durationOf('deadlineMs', options.deadlineMs ?? 30_000),
+    attemptTimeoutMs: durationOf('attemptTimeoutMs', options.attemptTimeoutMs ?? 15_000),
+    policy: retryPolicyOf(options.retry),
+  };
+  // Opened once every setting is known to be usable.
   const owned = options.dispatcher ? null : new Agent({ keepAliveTimeout: 10_000 });
   const dispatcher = options.dispatcher ?? owned!;
-  const policy = retryPolicyOf(options.retry);
-  const settings = {
-    deadlineMs: options.deadlineMs ?? 30_000,
-    attemptTimeoutMs: options.attemptTimeoutMs ?? 15_000,
-    policy,
-  };
   const spec = (method: 'GET' | 'POST', path: string, extra: Record<string, string | undefined>): AttemptSpec => ({
     dispatcher,
     origin: base.origin,
     method,
     path: prefix + path,
     headers: definedOnly({
-      'x-api-key': options.apiKey,
+      'x-api-key': apiKey,
       accept: 'application/json',
       'user-agent': `tron-safety-client/${CLIENT_VERSION}`,
       ...extra,
@@ -87,7 +96,9 @@ export function createSafetyClient(options: SafetyClientOptions): SafetyClient {
       const idempotencyKey = callOptions.idempotencyKey ?? randomUUID();
       // Such a key cannot be sent: every attempt would fail before a byte left, and look like an unknown outcome.
       if (!isIdempotencyKey(idempotencyKey)) {
-        throw new TypeError('idempotencyKey must be 1 to 128 printable ASCII characters');
+        throw new TypeError(
+          'idempotencyKey must be 1 to 128 printable ASCII characters, without a space at either end',
+        );
       }
       const identity = { request, idempotencyKey };
       const send = {
@@ -113,22 +124,60 @@ export function createSafetyClient(options: SafetyClientOptions): SafetyClient {
   };
 }
 
-interface CallSettings {
+/** The API's base URL; anything but http: or https: (`localhost:8080` parses with protocol `localhost:`) throws. */
+function baseUrlOf(baseUrl: string): URL {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`baseUrl must be an http: or https: URL, not ${url.protocol}`);
+  }
+  return url;
+}
+
+function sendableApiKey(apiKey: string): string {
+  // Every attempt would fail before a byte left, and look like an unknown outcome.
+  if (isHeaderValue(apiKey)) return apiKey;
+  throw new TypeError(
+    'apiKey cannot be sent as an HTTP header (a line break, a character beyond Latin-1, or a space at an end)',
+  );
+}
+
+const isDuration = (ms: unknown): ms is number => typeof ms === 'number' && ms > 0 && !Number.isNaN(ms);
+
+/** A time limit of the client's settings: NaN, 0 or a negative limit would end every call at once, or never. */
+function durationOf(name: string, ms: number): number {
+  if (!isDuration(ms)) throw new RangeError(`${name} must be a number of ms above 0, got ${String(ms)}`);
+  return ms;
+}
+
+/** Why a call's own options cannot be used (they may come from outside, e.g. a forwarded request id); null when they can. */
+function callOptionsProblem(options: CallOptions): string | null {
+  if (options.requestId !== undefined && !isHeaderValue(options.requestId)) {
+    return 'requestId cannot be sent as an HTTP header (a line break, a character beyond Latin-1, or a space at an end)';
+  }
+  if (options.deadlineMs !== undefined && !isDuration(options.deadlineMs)) {
+    return `deadlineMs must be a number of ms above 0, got ${String(options.deadlineMs)}`;
+  }
+  return null;
+}
+
+interface CallSettings extends CallOptions {
   deadlineMs: number;
   attemptTimeoutMs: number;
   policy: RetryPolicy;
-  signal?: AbortSignal;
 }
 
 /**
  * Sends until an answer is final: success, an error that is not retryable (or a replayed one), the
- * attempts used up, or a wait that would pass the deadline (then the last outcome stands).
+ * attempts used up, a caller's abort, or a wait that would pass the deadline or a timer's limit (then
+ * the last outcome stands, with its Retry-After for the caller to act on).
  */
 async function callWithRetries<C extends t.Mixed>(
   codec: C,
   send: AttemptSpec,
   settings: CallSettings,
 ): Promise<Result<Answered<t.TypeOf<C>>, ClientFailure>> {
+  const problem = callOptionsProblem(settings);
+  if (problem !== null) return err({ kind: 'not_sent', message: problem, attempts: 0, retryAfterMs: null });
   const deadline = Date.now() + settings.deadlineMs;
   for (let attempt = 1; ; attempt++) {
     const left = deadline - Date.now();
@@ -139,10 +188,10 @@ async function callWithRetries<C extends t.Mixed>(
     );
     if (answer.isOk() || !mayRetry(answer.error) || attempt >= settings.policy.maxAttempts) return answer;
     const wait = retryDelayMs(settings.policy, attempt, answer.error.retryAfterMs);
-    // Never past the deadline: the last outcome (with its Retry-After) is the caller's to act on.
-    if (!(Date.now() + wait < deadline - 1)) return answer;
+    // A quota's Retry-After can be weeks: no timer keeps that, and no call waits past its deadline.
+    if (wait > MAX_TIMER_MS || !(Date.now() + wait < deadline - 1)) return answer;
     await sleep(wait, settings.signal);
-    if (settings.signal?.aborted) return answer;
+    if (settings.signal?.aborted) return readAttempt(codec, ABORTED, attempt);
   }
 }
 

@@ -1,8 +1,12 @@
 import type { Dispatcher } from 'undici';
+import { MAX_TIMER_MS } from './retry.js';
 
-/** What one HTTP attempt gave: a response (any status), or no response at all. */
+type Headers = Record<string, string | string[] | undefined>;
+
+/** What one HTTP attempt gave: a response (any status; its body when not over the limit), or no response at all. */
 export type Attempt =
-  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; raw: string }
+  | { kind: 'response'; status: number; headers: Headers; raw: string }
+  | { kind: 'oversized'; status: number; headers: Headers }
   | { kind: 'no_response'; reason: 'network' | 'timeout' | 'aborted'; message: string };
 
 export interface AttemptSpec {
@@ -15,15 +19,17 @@ export interface AttemptSpec {
 }
 
 /** Answers larger than this are not an answer of the API (its largest is a few KiB). */
-const MAX_ANSWER_BYTES = 1024 * 1024;
+export const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** One HTTP exchange within `timeoutMs`; never throws. */
+export const ABORTED: Attempt = { kind: 'no_response', reason: 'aborted', message: 'aborted by the caller' };
+
+/** One HTTP exchange within `timeoutMs` (at most a timer's limit, MAX_TIMER_MS); never throws. */
 export async function sendOnce(
   spec: AttemptSpec,
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<Attempt> {
-  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs));
+  const timeout = AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(1, timeoutMs)));
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   try {
     const res = await spec.dispatcher.request({
@@ -35,10 +41,11 @@ export async function sendOnce(
       signal: combined,
     });
     const raw = await readText(res.body);
-    if (raw === null) return { kind: 'no_response', reason: 'network', message: 'answer larger than 1 MiB' };
+    // The response came back, so its status counts: a 200 the client cannot read must not be sent again.
+    if (raw === null) return { kind: 'oversized', status: res.statusCode, headers: res.headers };
     return { kind: 'response', status: res.statusCode, headers: res.headers, raw };
   } catch (error) {
-    if (signal?.aborted) return { kind: 'no_response', reason: 'aborted', message: 'aborted by the caller' };
+    if (signal?.aborted) return ABORTED;
     if (timeout.aborted) return { kind: 'no_response', reason: 'timeout', message: `no answer within ${timeoutMs} ms` };
     return { kind: 'no_response', reason: 'network', message: describe(error) };
   }

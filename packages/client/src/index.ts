@@ -8,7 +8,7 @@ export {
   type SafetyClientOptions,
   type UsageAnswer,
 } from './client.js';
-export type { AnswerMeta, Answered, ApiFailure, ClientFailure, UnresolvedFailure } from './answers.js';
+export type { AnswerMeta, Answered, ApiFailure, ClientFailure, NotSentFailure, UnresolvedFailure } from './answers.js';
 export { bookingProblems, isSafeToBook, type BookingOptions, type CheckedPayment } from './booking.js';
 export {
   CheckResponse,

@@ -9,6 +9,9 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 5_000 };
 
+/** The longest wait one Node timer keeps: a longer one fires after 1 ms (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * The policy from the caller's settings, a default for each one left out (or `undefined`, as an
  * optional config field gives). A value that would turn off the attempt cap or the backoff (NaN, a
@@ -21,11 +24,11 @@ export function retryPolicyOf(given: Partial<RetryPolicy> = {}): RetryPolicy {
     maxDelayMs: given.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
   };
   if (!(Number.isInteger(policy.maxAttempts) && policy.maxAttempts >= 1)) {
-    throw new Error(`retry.maxAttempts must be a whole number of at least 1, got ${policy.maxAttempts}`);
+    throw new RangeError(`retry.maxAttempts must be a whole number of at least 1, got ${policy.maxAttempts}`);
   }
   for (const name of ['baseDelayMs', 'maxDelayMs'] as const) {
     if (!(Number.isFinite(policy[name]) && policy[name] >= 0)) {
-      throw new Error(`retry.${name} must be a finite number of at least 0, got ${policy[name]}`);
+      throw new RangeError(`retry.${name} must be a finite number of at least 0, got ${policy[name]}`);
     }
   }
   return policy;
@@ -56,8 +59,9 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/** Resolves after `ms`, or at once when `signal` fires. */
+/** Resolves after `ms`, or at once when `signal` fires. A wait no timer can keep (see MAX_TIMER_MS) throws. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (!(ms >= 0 && ms <= MAX_TIMER_MS)) throw new RangeError(`sleep takes 0 to ${MAX_TIMER_MS} ms, got ${ms}`);
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {

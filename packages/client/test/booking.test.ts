@@ -36,6 +36,7 @@ const withExpectations: CheckRequest = {
 const safe = (body: CheckResponse, req = request, now?: Date) =>
   isSafeToBook({ request: req, body }, now ? { now } : {});
 const body = (changes: Partial<CheckResponse> = {}): CheckResponse => ({ ...clearBody(), ...changes });
+const DAY_MS = 86_400_000;
 
 describe('Reading a result safely (isSafeToBook)', () => {
   test('a CLEAR, confirmed, complete, fresh result with every asked match true is safe to book', () => {
@@ -102,6 +103,78 @@ describe('Reading a result safely (isSafeToBook)', () => {
     assert.equal(safe(body(), request, new Date(Date.now() + 2 * 3_600_000)), false);
   });
 
+  test('freshness: max_source_age_seconds past the limit is not booked, whichever source is old (token data included)', () => {
+    const oldToken = body({ token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+    oldToken.freshness = {
+      ...oldToken.freshness,
+      token_data_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
+      max_source_age_seconds: 30 * 86_400,
+    };
+    assert.equal(safe(oldToken), false, 'token data 30 days old');
+    // The service's figure alone (a chain head that stalled is dated by neither field).
+    const oldChain = body({ freshness: { ...clearBody().freshness, max_source_age_seconds: 3 * 86_400 } });
+    assert.deepEqual(bookingProblems({ request, body: oldChain }), [
+      'the oldest evidence is 259200 s old (max_source_age_seconds, limit 172800 s)',
+    ]);
+    assert.equal(isSafeToBook({ request, body: oldChain }, { maxSourceAgeSeconds: 4 * 86_400 }), true, 'an option');
+    assert.equal(isSafeToBook({ request, body: body() }, { maxSourceAgeSeconds: 5 }), false, 'the figure is 10 s');
+    const negative = body({ freshness: { ...clearBody().freshness, max_source_age_seconds: -1 } });
+    assert.equal(safe(negative), false, 'an age below 0 is no figure at all');
+  });
+
+  test('freshness: a limit that is NaN, negative or infinite, or an invalid now, throws instead of switching a rule off', () => {
+    const yearOld = new Date(Date.now() - 365 * DAY_MS).toISOString();
+    const stale = body({ freshness: { ...clearBody().freshness, checked_at: yearOld, risk_data_at: yearOld } });
+    for (const options of [
+      { maxSourceAgeSeconds: Number(undefined) },
+      { maxSourceAgeSeconds: -1 },
+      { maxSourceAgeSeconds: Infinity },
+      { maxResultAgeSeconds: Number.NaN },
+      { now: new Date('not a date') },
+    ]) {
+      assert.throws(() => isSafeToBook({ request, body: stale }, options), RangeError, String(Object.values(options)));
+    }
+    // Left undefined (an optional config field), each keeps its default.
+    assert.equal(isSafeToBook({ request, body: body() }, { maxSourceAgeSeconds: undefined, now: undefined }), true);
+  });
+
+  test('freshness: evidence dated after the check that used it (beyond a minute of clock skew) contradicts the answer', () => {
+    const later = (field: 'risk_data_at' | 'token_data_at', seconds: number) => {
+      const at = new Date(Date.now() + seconds * 1000).toISOString();
+      return body({ freshness: { ...clearBody().freshness, [field]: at } });
+    };
+    assert.equal(safe(later('risk_data_at', 3_600)), false);
+    assert.equal(safe(later('token_data_at', 3_600)), false);
+    assert.equal(safe(later('risk_data_at', 30)), true, 'within the skew');
+    assert.equal(safe(body({ freshness: { ...clearBody().freshness, risk_data_at: 'soon' } })), false);
+  });
+
+  test('a CLEAR that contradicts its own fields or reasons is never safe (docs/assessment.md, precedence)', () => {
+    const withReason = (code: string, severity: string) =>
+      body({
+        reasons: [
+          { code: 'TX_FINALIZED', category: 'transaction', severity: 'info' },
+          { code, category: 'x', severity },
+        ],
+      });
+    const contradictions: [string, CheckResponse][] = [
+      ['aml_risk_level severe', body({ aml_risk_level: 'severe' })],
+      ['aml_risk_level moderate', body({ aml_risk_level: 'moderate' })],
+      ['aml_risk_level unknown', body({ aml_risk_level: 'unknown' })],
+      ['token_authenticity fake', body({ token_authenticity: 'fake' })],
+      ['a severity beyond the spec', withReason('SANCTIONS_CLEAR', 'blocker')],
+      ['a code only LIMITED_DATA carries', withReason('TX_FACTS_DISAGREE', 'warning')],
+      ['a code only REVIEW carries', withReason('AML_ELEVATED', 'warning')],
+      ['another network', body({ network: 'ethereum' })],
+    ];
+    const accepted = contradictions.filter(([, b]) => safe(b)).map(([name]) => name);
+    assert.deepEqual(accepted, []);
+    for (const code of ['TX_FACTS_VERIFIED', 'AML_LOW', 'TOKEN_OFFICIAL']) {
+      assert.equal(safe(withReason(code, 'info')), true, code);
+    }
+    assert.equal(safe(body({ token_authenticity: 'unknown' })), true, 'no token judged (a vote, a TRX payment)');
+  });
+
   test('an unknown reason code is a reason to look, never clean', () => {
     const reasons = [...clearBody().reasons, { code: 'FUTURE_CODE', category: 'risk', severity: 'info' }];
     assert.deepEqual(bookingProblems({ request, body: body({ reasons }) }), [
@@ -113,48 +186,64 @@ describe('Reading a result safely (isSafeToBook)', () => {
 describe('Reading a result safely: answers of the real service', () => {
   let node: FakeTronNode;
   let vendors: FakeChainalysis;
-  let chain: TronChainFactsProvider;
-  let service: SafetyService;
-  let apiKey: string;
-  before(async () => {
-    node = await startFakeTronNode();
-    vendors = await startFakeChainalysis();
-    chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 } });
+  const chains: TronChainFactsProvider[] = [];
+  type Seeded = { service: SafetyService; apiKey: string };
+  /** A service whose chain confirmed the registry's tokens (a host warms up before it serves). */
+  let warm: Seeded & { chain: TronChainFactsProvider };
+  /** One that has not yet: its registry tokens are dated by the registry's release. */
+  let cold: Seeded;
+  const serviceOf = async () => {
+    const chain = createTronChainFactsProvider({ fullNodeUrl: node.url, retry: { attempts: 1 } });
+    chains.push(chain);
     const risk = createRiskProviders({
       chainalysisApiUrl: vendors.entityUrl,
       chainalysisApiKey: 'k',
       ofacList: { current: () => currentOfacList() },
     })._unsafeUnwrap();
-    service = createSafetyService(createMemoryStores(), { chain, risk });
-    ({ apiKey } = await seedTenant(service));
+    const service = createSafetyService(createMemoryStores(), { chain, risk });
+    return { chain, service, apiKey: (await seedTenant(service)).apiKey };
+  };
+  before(async () => {
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis();
+    cold = await serviceOf();
+    warm = await serviceOf();
+    await warm.chain.warmUp();
   });
   after(async () => {
-    await chain.close();
+    await Promise.all(chains.map((chain) => chain.close()));
     await node.close();
     await vendors.close();
   });
 
-  const checked = async (req: CheckRequest) => {
+  const checked = async (req: CheckRequest, { service, apiKey }: Seeded = warm) => {
     const answer = await service.check({ apiKey, request: req });
     assert.ok(answer.ok);
     const decoded = decode(CheckResponse, answer.body);
     assert.ok(decoded.isOk(), 'the client decodes the service answer');
     return { request: req, body: decoded.value };
   };
+  const paid: CheckRequest = {
+    tx_hash: TRON_FIXTURE_TX.usdtTransfer,
+    network: 'tron',
+    expected_token_contract: USDT_CONTRACT,
+    expected_amount: '41.677389',
+  };
 
   test('a CLEAR payment of a registry token with current risk data is safe to book with the default limits', async () => {
-    const paid: CheckRequest = {
-      tx_hash: TRON_FIXTURE_TX.usdtTransfer,
-      network: 'tron',
-      expected_token_contract: USDT_CONTRACT,
-      expected_amount: '41.677389',
-    };
     const trx: CheckRequest = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' };
     for (const req of [trx, paid]) {
       const payment = await checked(req);
       assert.equal(payment.body.overall_state, 'CLEAR');
       assert.deepEqual(bookingProblems(payment), [], req.tx_hash);
     }
+  });
+
+  test('freshness: token data the chain has not confirmed since the registry release (days old) is not booked', async () => {
+    const payment = await checked(paid, cold);
+    assert.ok(payment.body.freshness.max_source_age_seconds > 2 * 86_400, 'the premise: evidence over 2 days old');
+    assert.equal(isSafeToBook(payment), false);
+    assert.match(bookingProblems(payment).join('; '), /the oldest evidence is \d+ s old \(max_source_age_seconds/);
   });
 
   test('stale risk data is still refused: a screen past the limit is not booked', async () => {

@@ -43,11 +43,11 @@ function answering(replies: Reply[], otherwise: Reply = json(500, 'script exhaus
   arrivals.length = 0;
 }
 
-async function cli(args: string[]) {
+async function cli(args: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
-    env: { TRON_SAFETY_URL: url, TRON_SAFETY_API_KEY: 'tsk_live_scripted' },
+    env: { TRON_SAFETY_URL: url, TRON_SAFETY_API_KEY: 'tsk_live_scripted', ...env },
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
   });
@@ -89,11 +89,23 @@ describe('CLI against a scripted server', () => {
 
   test('Errors 4: an empty or unsendable --idempotency-key is a wrong command line, never a new key', async () => {
     answering([json(200, checkResponse())]);
-    for (const key of ['', 'order-ключ', 'k'.repeat(129)]) {
+    for (const key of ['', 'order-ключ', 'k'.repeat(129), ' order-1', 'order-1 ']) {
       const run = await cli(['check', TX, '--idempotency-key', key]);
       assert.equal(run.code, 64, JSON.stringify(key));
       assert.match(run.stderr, /--idempotency-key must be 1 to 128 printable ASCII characters/);
     }
+    assert.deepEqual(keys, [], 'nothing was sent');
+  });
+
+  test('Configuration: a TRON_SAFETY_URL without http(s) or a TRON_SAFETY_API_KEY HTTP cannot carry is named at once, nothing sent', async () => {
+    answering([json(200, checkResponse())]);
+    const url = await cli(['check', TX], { TRON_SAFETY_URL: 'localhost:8080' });
+    assert.equal(url.code, 2);
+    assert.equal(url.stderr, "tron-safety: TRON_SAFETY_URL is not a URL (http or https): 'localhost:8080'\n");
+    const key = await cli(['check', TX], { TRON_SAFETY_API_KEY: 'tsk_live_\u2013dash' });
+    assert.equal(key.code, 2);
+    assert.match(key.stderr, /^tron-safety: TRON_SAFETY_API_KEY cannot be sent as an HTTP header/);
+    assert.doesNotMatch(key.stderr, /tsk_live|run again/, 'neither the key nor advice to resend');
     assert.deepEqual(keys, [], 'nothing was sent');
   });
 
@@ -130,10 +142,13 @@ describe('client retries', () => {
     answering([json(200, checkResponse())]);
     const client = createSafetyClient({ baseUrl: url, apiKey: 'k' });
     try {
-      for (const idempotencyKey of ['', 'order-ключ', 'k'.repeat(129)]) {
+      // HTTP strips a space at either end: the server would see another key, or none.
+      for (const idempotencyKey of ['', 'order-ключ', 'k'.repeat(129), ' ', ' order-1', 'order-1 ']) {
         await assert.rejects(client.check({ tx_hash: TX, network: 'tron' }, { idempotencyKey }), TypeError);
       }
       assert.deepEqual(keys, []);
+      assert.ok((await client.check({ tx_hash: TX, network: 'tron' }, { idempotencyKey: 'order 1' })).isOk());
+      assert.deepEqual(keys, ['order 1'], 'a space inside is kept');
     } finally {
       await client.close();
     }

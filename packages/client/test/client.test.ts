@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createSafetyClient, type SafetyClientOptions } from '../src/index.js';
+import { createSafetyClient, type CheckOptions, type SafetyClientOptions } from '../src/index.js';
+import { MAX_TIMER_MS, sleep } from '../src/retry.js';
 import { checkResponse } from './responses.js';
 
 // The client against a scripted API on 127.0.0.1: each answer is chosen per attempt, and every
@@ -11,6 +12,7 @@ import { checkResponse } from './responses.js';
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 interface Seen {
   key: string | undefined;
+  requestId: string | undefined;
   body: string;
   apiKey: string | undefined;
   at: number;
@@ -25,6 +27,7 @@ const json =
     res.end(body);
   };
 const REQUEST = { tx_hash: 'ab'.repeat(32), network: 'tron' as const };
+const DAY_MS = 86_400_000;
 
 describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
   let script: Reply[] = [];
@@ -36,6 +39,7 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
     req.on('end', () => {
       seen.push({
         key: req.headers['idempotency-key'] as string | undefined,
+        requestId: req.headers['x-request-id'] as string | undefined,
         body,
         apiKey: req.headers['x-api-key'] as string | undefined,
         at: performance.now(),
@@ -49,12 +53,12 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  async function run(replies: Reply[], options: Partial<SafetyClientOptions> = {}, key?: string) {
+  async function run(replies: Reply[], options: Partial<SafetyClientOptions> = {}, call: CheckOptions = {}) {
     script = replies;
     seen.length = 0;
     const client = createSafetyClient({ baseUrl: url, apiKey: 'tsk_test', retry: { baseDelayMs: 5 }, ...options });
     try {
-      return await client.check(REQUEST, key ? { idempotencyKey: key } : {});
+      return await client.check(REQUEST, call);
     } finally {
       await client.close();
     }
@@ -87,7 +91,7 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
     const outcome = await run(
       [json(503, envelope('api_disabled', true), { 'retry-after': '60' })],
       { deadlineMs: 2_000 },
-      'order-7',
+      { idempotencyKey: 'order-7' },
     );
     assert.ok(outcome.isErr() && outcome.error.kind === 'api_error');
     assert.equal(outcome.error.retryAfterMs, 60_000);
@@ -121,7 +125,13 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<html>Bad Gateway</html>');
     };
-    const outcome = await run([gateway, gateway], { retry: { maxAttempts: 2, baseDelayMs: 5 } }, 'order-8');
+    const outcome = await run(
+      [gateway, gateway],
+      { retry: { maxAttempts: 2, baseDelayMs: 5 } },
+      {
+        idempotencyKey: 'order-8',
+      },
+    );
     assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
     assert.equal(outcome.error.reason, 'bad_response');
     assert.equal(outcome.error.status, 502);
@@ -153,6 +163,107 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
     assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
     assert.match(outcome.error.message, /overall_state/);
     assert.equal(seen.length, 1);
+  });
+
+  test('a 200 over 1 MiB is bad_response with its status and is not sent again (a retry would replay it)', async () => {
+    const big = json(200, checkResponse({ padding: 'x'.repeat(1_100_000) }));
+    const outcome = await run([big, big]);
+    assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
+    assert.equal(outcome.error.reason, 'bad_response');
+    assert.equal(outcome.error.status, 200);
+    assert.match(outcome.error.message, /larger than 1 MiB/);
+    assert.equal(seen.length, 1);
+  });
+
+  test("a 200 that is not application/json (a proxy's page) is bad_response and not sent again", async () => {
+    const noType: Reply = (_req, res) => res.writeHead(200).end(checkResponse());
+    for (const reply of [json(200, checkResponse(), { 'content-type': 'text/html' }), noType]) {
+      const outcome = await run([reply, json(200, checkResponse())]);
+      assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
+      assert.equal(outcome.error.reason, 'bad_response');
+      assert.match(outcome.error.message, /^HTTP 200 with Content-Type (text\/html|none)$/);
+      assert.equal(seen.length, 1);
+    }
+    const charset = await run([json(200, checkResponse(), { 'content-type': 'Application/JSON; charset=utf-8' })]);
+    assert.ok(charset.isOk(), 'parameters and case do not matter');
+  });
+
+  test('Headers: a requestId HTTP cannot carry unchanged is not_sent: nothing sent, nothing retried', async () => {
+    for (const requestId of ['order\r\n42', 'order\u201342', ' order-42']) {
+      const outcome = await run([json(200, checkResponse())], {}, { requestId });
+      assert.ok(outcome.isErr(), JSON.stringify(requestId));
+      assert.equal(outcome.error.kind, 'not_sent');
+      assert.match(outcome.error.message, /^requestId cannot be sent as an HTTP header/);
+      assert.equal(outcome.error.attempts, 0);
+      assert.equal(seen.length, 0);
+    }
+    assert.ok((await run([json(200, checkResponse())], {}, { requestId: 'order-42' })).isOk());
+    assert.equal(seen[0]!.requestId, 'order-42');
+  });
+
+  test('Configuration: an apiKey HTTP cannot carry unchanged, or a base URL that is not http(s), throws at creation', () => {
+    for (const apiKey of ['tsk_live_abc\n', 'tsk_live_\u2013', 'tsk_live_abc ']) {
+      assert.throws(() => createSafetyClient({ baseUrl: url, apiKey }), TypeError, JSON.stringify(apiKey));
+    }
+    for (const baseUrl of ['localhost:8080', 'ftp://127.0.0.1', 'not a url']) {
+      assert.throws(() => createSafetyClient({ baseUrl, apiKey: 'k' }), TypeError, baseUrl);
+    }
+  });
+
+  test("Errors 1: a deadline or attempt timeout of NaN, 0 or less throws at creation; a call's own deadlineMs is not_sent", async () => {
+    for (const limits of [
+      { deadlineMs: Number.NaN },
+      { deadlineMs: 0 },
+      { attemptTimeoutMs: -1 },
+      { attemptTimeoutMs: Number.NaN },
+    ]) {
+      assert.throws(
+        () => createSafetyClient({ baseUrl: url, apiKey: 'k', ...limits }),
+        RangeError,
+        JSON.stringify(limits),
+      );
+    }
+    for (const deadlineMs of [Number.NaN, -5]) {
+      const outcome = await run([json(200, checkResponse())], {}, { deadlineMs, idempotencyKey: 'order-9' });
+      assert.ok(outcome.isErr() && outcome.error.kind === 'not_sent', String(deadlineMs));
+      assert.equal(outcome.error.idempotencyKey, 'order-9');
+      assert.equal(seen.length, 0);
+    }
+  });
+
+  test("Errors 1: a Retry-After no timer can keep (a quota's, weeks) comes back to the caller, never resent at once", async () => {
+    const quota = json(429, envelope('quota_exceeded', true), { 'retry-after': String(25 * 86_400) });
+    const outcome = await run([quota, quota, quota], { deadlineMs: 60 * DAY_MS, retry: { maxAttempts: 3 } });
+    assert.ok(outcome.isErr() && outcome.error.kind === 'api_error');
+    assert.equal(outcome.error.retryAfterMs, 25 * DAY_MS);
+    assert.equal(seen.length, 1);
+    assert.throws(() => sleep(MAX_TIMER_MS + 1), RangeError, 'a longer sleep would end after 1 ms');
+  });
+
+  test("Errors 1: an attempt timeout beyond a timer's limit waits the limit, not 1 ms", async () => {
+    const slow: Reply = (req, res) => setTimeout(() => json(200, checkResponse())(req, res), 50);
+    const outcome = await run([slow], {
+      attemptTimeoutMs: 30 * DAY_MS,
+      deadlineMs: 60 * DAY_MS,
+      retry: { maxAttempts: 1 },
+    });
+    assert.ok(outcome.isOk(), outcome.isErr() ? outcome.error.message : '');
+  });
+
+  test("a caller's abort during a backoff makes the outcome unresolved (aborted), not the error before it", async () => {
+    const controller = new AbortController();
+    const busy: Reply = (req, res) => {
+      json(503, envelope('provider_unavailable', true), { 'retry-after': '5' })(req, res);
+      setTimeout(() => controller.abort(), 50);
+    };
+    const started = performance.now();
+    const outcome = await run([busy], {}, { signal: controller.signal, idempotencyKey: 'order-10' });
+    assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved');
+    assert.equal(outcome.error.reason, 'aborted');
+    assert.equal(outcome.error.attempts, 1);
+    assert.equal(outcome.error.idempotencyKey, 'order-10', 'the key to resend with');
+    assert.equal(seen.length, 1);
+    assert.ok(performance.now() - started < 2_000, 'the backoff ended with the abort');
   });
 
   test('usage: a retryable error is retried, and days goes in the query', async () => {

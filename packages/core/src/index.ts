@@ -46,7 +46,9 @@ export { MAX_ENTITLEMENT } from './stores/organizations.js';
 // Providers: chain facts and risk signals.
 export {
   createTronChainFactsProvider,
+  type ChainStatus,
   type KnownToken,
+  type KnownTokenStatus,
   type NodeNetwork,
   type NodeNetworks,
   type TronChainFactsProvider,
@@ -75,6 +77,7 @@ export {
   createRiskProviders,
   riskConfigFromEnv,
   RISK_CONFIG_VARIABLES,
+  type ConfiguredRiskProviders,
   type RiskConfig,
   type RiskConfigError,
   type RiskHooks,
@@ -88,6 +91,7 @@ export {
   type ListSanctionsOptions,
   type SanctionsList,
   type SanctionsLists,
+  type SanctionsListsStatus,
 } from './risk/sanctions-list.js';
 export { combineSanctionsProviders } from './risk/sanctions-combine.js';
 export {

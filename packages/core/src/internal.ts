@@ -25,6 +25,7 @@ export { requestIdFrom } from './runtime/request-id.js';
 export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';
 export { withApiHeaders } from './runtime/api-headers.js';
 export { publicUrl } from './risk/public-url.js';
+export { futureDate, notInFuture } from './risk/list-dates.js';
 
 // The adapters' answer to a body parser's refusal (their safetyParserErrors).
 export { parserErrorResponse } from './runtime/parser-errors.js';

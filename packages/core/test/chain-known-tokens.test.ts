@@ -189,6 +189,28 @@ describe('Known tokens: the chain confirms the seeded registry metadata off the 
     }
   });
 
+  test('status(): a registry token is stale when the first round could not confirm it, or once its confirmation is overdue (twice tokenCacheMs)', async () => {
+    const s = await setup({ tokenCacheMs: 1000 });
+    const usdt = () => s.chain.status().knownTokens.find((t) => t.contract === USDT_CONTRACT)!;
+    try {
+      assert.deepEqual([usdt().state, usdt().stale], ['unconfirmed', false], 'no round yet');
+      assert.equal(usdt().servedAsOf?.toISOString(), REGISTRY_AS_OF);
+      const down = s.node.fault({ path: 'triggerconstantcontract', fault: { kind: 'status', status: 503 } });
+      await s.chain.warmUp();
+      assert.deepEqual([usdt().state, usdt().stale], ['unconfirmed', true], 'the round ended without confirming it');
+      down();
+      await until('a round confirms it', () => usdt().state === 'confirmed');
+      assert.equal(usdt().stale, false);
+      const confirmedAt = usdt().servedAsOf!.getTime();
+      s.node.fault({ path: 'triggerconstantcontract', fault: { kind: 'status', status: 503 } });
+      await until('its confirmation is overdue', () => usdt().stale);
+      assert.ok(Date.now() - confirmedAt > 2000, 'not before twice the period');
+      assert.equal(usdt().servedAsOf!.getTime(), confirmedAt, 'still served as of its last confirmation');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('close() ends the confirmations: no round after it', async () => {
     const node = await startFakeTronNode();
     try {

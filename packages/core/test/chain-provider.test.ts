@@ -114,7 +114,7 @@ describe('recorded fixtures over HTTP', () => {
 describe("Freshness: the nodes' head dates the chain data", () => {
   const g = fakeNodeGroup();
 
-  test("headTime is the full node's head block time (the newest head), about now", async () => {
+  test("headTime is the full node's head block time, about now", async () => {
     const askedAt = Date.now();
     const f = await factsOf(g.provider, TRON_FIXTURE_TX.trxTransfer);
     assert.deepEqual(f.missing, []);
@@ -129,7 +129,7 @@ describe("Freshness: the nodes' head dates the chain data", () => {
         f.missing.map((m) => m.code),
         ['head_stale'],
       );
-      assert.match(f.missing[0]!.detail, /^the nodes' newest head is from \S+, 30\d s before the observation$/);
+      assert.match(f.missing[0]!.detail, /^the full node's head is from \S+, 30\d s before the observation$/);
       assert.equal(f.state, 'confirmed');
       assert.ok(f.observedAt.getTime() - f.headTime!.getTime() >= 5 * 60_000);
       const unknown = await factsOf(g.provider, 'ab'.repeat(32));
@@ -162,6 +162,28 @@ describe("Freshness: the nodes' head dates the chain data", () => {
         found.missing.some((m) => m.code === 'head_stale'),
         JSON.stringify(found.missing),
       );
+    } finally {
+      remove();
+      g.node.setHeights({ solidified });
+    }
+  });
+
+  test("Freshness: max_source_age_seconds dates the chain data by the head the answer rests on, a stalled full node's, not a newer solidity head", async () => {
+    const { head, solidified } = g.node.heights;
+    g.node.setHeights({ solidified: head - 15 }); // the solidity head 45 s old
+    const body = await fullHeadFrom(10 * 60_000);
+    const remove = g.node.fault({ node: 'full', path: 'getnowblock', fault: { kind: 'body', body } });
+    try {
+      for (const hash of ['ab'.repeat(32), TRON_FIXTURE_TX.trxTransfer]) {
+        const f = await factsOf(g.provider, hash);
+        const fresh = signals({
+          sanctions: { status: 'answered', hits: [], asOf: f.observedAt },
+          aml: { status: 'answered', level: 'low', exposures: [], asOf: f.observedAt },
+          token: null,
+        });
+        const { freshness } = check({ facts: f, signals: fresh, checkedAt: f.observedAt });
+        assert.ok(freshness.max_source_age_seconds >= 600, `${hash}: ${JSON.stringify(freshness)}`);
+      }
     } finally {
       remove();
       g.node.setHeights({ solidified });

@@ -413,6 +413,12 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
       'SANCTIONS_LIST_MAX_AGE_DAYS',
     );
     assert.deepEqual(riskConfigFromEnv({ RISK_CACHE_TTL_SECONDS: '1.5' })._unsafeUnwrapErr().option, 'cacheTtlMs');
+    // Set but naming no file: a lost path, never "no list files".
+    assert.deepEqual(riskConfigFromEnv({ SANCTIONS_LIST_FILES: ' , ' })._unsafeUnwrapErr(), {
+      option: 'sanctionsListFiles',
+      variable: 'SANCTIONS_LIST_FILES',
+      message: 'is set but names no file',
+    });
     const refused = (config: Parameters<typeof createRiskProviders>[0]) => {
       const { option, variable, message } = createRiskProviders(config)._unsafeUnwrapErr();
       return [option, variable, message];

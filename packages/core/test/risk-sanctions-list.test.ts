@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { OFAC_TRON_AS_OF } from '../src/risk/data/ofac-tron.js';
+import { hexToBase58Address } from '../src/tron/address.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import { combineSanctionsAnswers, combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
 import {
@@ -197,25 +198,122 @@ describe('SANCTIONS_LIST_MAX_AGE_DAYS with list files: the newest full list date
   });
 });
 
-describe('Sanctions age: a list file is never current beyond now', () => {
-  test('a # full-list file whose # as-of is in the future (a typo) is current from its load, not until then', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
-    after(() => rmSync(dir, { recursive: true, force: true }));
+/** A list file of `text` in a directory removed after the test file. */
+function listFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-list-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'full.txt');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('Sanctions age: a list dated in the future refuses to load', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-future-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const loadedAt = new Date('2026-11-21T00:00:00Z');
+
+  test('a # full-list file whose # as-of is in the future (3024 for 2024) is a start error naming it, not current at every start', () => {
     const path = join(dir, 'full.txt');
-    writeFileSync(path, '# full-list\n# as-of: 2027-11-21T00:00:00Z\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
-    const loadedAt = new Date('2026-11-21T00:00:00Z');
-    let now = loadedAt.getTime();
-    const { sanctions } = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
-    assert.deepEqual(await sanctions.screen(NOT_LISTED, ctx), { status: 'answered', hits: [], asOf: loadedAt });
-    now += 49 * 3_600_000;
-    const stale = await sanctions.screen(NOT_LISTED, ctx);
-    assert.deepEqual([stale.status, stale.asOf], ['unavailable', loadedAt], 'stale two days after the load');
-    assert.equal((await sanctions.screen(['TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8'], ctx)).status, 'answered');
-    // The same for a file written with a clock ahead (no # as-of: its modification time dates it).
+    writeFileSync(path, '# full-list\n# as-of: 3024-11-01\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
+    assert.equal(
+      loadSanctionsListFile(path, loadedAt)._unsafeUnwrapErr(),
+      `${path}: '# as-of' 3024-11-01T00:00:00.000Z is in the future (this host's clock reads 2026-11-21T00:00:00.000Z): no list is known current beyond now`,
+    );
+    const refused = createRiskProviders({ sanctionsListFiles: [path], now: () => loadedAt.getTime() });
+    assert.equal(refused._unsafeUnwrapErr().variable, 'SANCTIONS_LIST_FILES');
+  });
+
+  test('within a minute of clock skew a date counts as the load; a supplement modified in the future is refused too', () => {
+    const path = join(dir, 'skewed.txt');
+    writeFileSync(
+      path,
+      `# as-of: ${new Date(loadedAt.getTime() + 30_000).toISOString()}\nTLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n`,
+    );
+    assert.equal(loadSanctionsListFile(path, loadedAt)._unsafeUnwrap().asOf.getTime(), loadedAt.getTime());
+    // Undated: its modification time dates it, and a clock ahead would make it current at every start.
     writeFileSync(path, 'TLZSucJRjnqBKwvQz6n5hd29gbS4P7u7w8\n');
     const ahead = new Date(Date.now() + 86_400_000);
     utimesSync(path, ahead, ahead);
-    assert.ok(loadSanctionsListFile(path)._unsafeUnwrap().asOf.getTime() <= Date.now());
+    assert.match(loadSanctionsListFile(path)._unsafeUnwrapErr(), /: modified .* is in the future/);
+  });
+});
+
+describe('Sanctions age: a # full-list file dates the screen only if it is a full list', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sanctions-full-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const now = Date.parse('2026-11-22T00:00:00Z');
+  const bundled = [...OFAC_TRON_LIST.addresses.keys()];
+  const fullFile = (name: string, addresses: readonly string[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, `# full-list\n# as-of: 2026-11-21T00:00:00Z\n${addresses.join('\n')}\n`);
+    return path;
+  };
+  const providers = (path: string, ofacList?: { current(): SanctionsList }) =>
+    createRiskProviders({ sanctionsListFiles: [path], now: () => now, ...(ofacList ? { ofacList } : {}) });
+
+  test('an empty # full-list file dated today (or one missing over 10% of the OFAC list in use) is a start error naming it', () => {
+    const empty = fullFile('empty.txt', []);
+    assert.deepEqual(providers(empty)._unsafeUnwrapErr(), {
+      option: 'sanctionsListFiles',
+      variable: 'SANCTIONS_LIST_FILES',
+      message:
+        `${empty}: a '# full-list' file must hold at least 90% of the ${bundled.length} addresses of the OFAC list in use ` +
+        `(as of ${OFAC_TRON_LIST.asOf.toISOString()}), it holds 0: it cannot date the screen ` +
+        "(without the '# full-list' line it is screened as a supplement)",
+    });
+    const short = fullFile('short.txt', bundled.slice(0, Math.ceil(bundled.length * 0.9) - 1));
+    assert.match(providers(short)._unsafeUnwrapErr().message, /it holds 235:/);
+    // The refresher's own allowance: a full list may lack up to 10 % (OFAC delists too).
+    const enough = fullFile('enough.txt', bundled.slice(0, Math.ceil(bundled.length * 0.9)));
+    const screened = providers(enough)._unsafeUnwrap();
+    assert.equal(screened.sanctionsStatus().asOf.toISOString(), '2026-11-21T00:00:00.000Z');
+  });
+
+  test('a full list file dates the screen, the same date the host reports; once the OFAC list in use outgrows it, the OFAC list dates it', async () => {
+    let ofac = OFAC_TRON_LIST;
+    const path = fullFile('full.txt', bundled);
+    const risk = providers(path, { current: () => ofac })._unsafeUnwrap();
+    assert.deepEqual(await risk.sanctions.screen(NOT_LISTED, ctx), {
+      status: 'answered',
+      hits: [],
+      asOf: new Date('2026-11-21T00:00:00Z'),
+    });
+    assert.equal(risk.sanctionsStatus().asOf.toISOString(), '2026-11-21T00:00:00.000Z');
+    // Another host's list (older than the file, a third larger) is adopted after the load: the file lacks
+    // what it adds, so it is no full list beside it and only its hits count.
+    const grown = new Map(OFAC_TRON_LIST.addresses);
+    for (let i = 1; i <= bundled.length / 3; i++)
+      grown.set(hexToBase58Address(`41${i.toString(16).padStart(40, '0')}`)!, { source: 'OFAC SDN', name: null });
+    ofac = { asOf: new Date('2026-11-10T00:00:00Z'), full: true, addresses: grown };
+    assert.equal(risk.sanctionsStatus().asOf.toISOString(), '2026-11-10T00:00:00.000Z');
+    const stale = await risk.sanctions.screen(NOT_LISTED, ctx);
+    assert.deepEqual([stale.status, stale.asOf], ['unavailable', ofac.asOf], 'past the 2-day limit');
+    const hit = await risk.sanctions.screen([bundled[0]!], ctx);
+    assert.equal(hit.status === 'answered' && hit.hits.length, 2, "a hit stands (the OFAC list's and the file's)");
+  });
+});
+
+describe('Sanctions age: sanctionsStatus() reports the lists as the screener judges them', () => {
+  test('each list by name (ofac, the file path) with its date; past the limit exactly when a clean screen turns unavailable', async () => {
+    const path = listFile(
+      `# full-list\n# as-of: 2026-11-21T00:00:00Z\n${[...OFAC_TRON_LIST.addresses.keys()].join('\n')}\n`,
+    );
+    const asOf = new Date('2026-11-21T00:00:00Z');
+    let now = asOf.getTime() + 47 * 3_600_000;
+    const risk = createRiskProviders({ sanctionsListFiles: [path], now: () => now })._unsafeUnwrap();
+    const status = risk.sanctionsStatus();
+    assert.deepEqual(
+      status.lists.map((l) => [l.name, l.full]),
+      [
+        ['ofac', true],
+        [path, true],
+      ],
+    );
+    assert.deepEqual([status.asOf, status.maxAgeDays, status.pastLimit], [asOf, 2, false]);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'answered');
+    now += 2 * 3_600_000;
+    assert.equal(risk.sanctionsStatus().pastLimit, true);
+    assert.equal((await risk.sanctions.screen(NOT_LISTED, ctx)).status, 'unavailable');
   });
 });
 

@@ -420,3 +420,77 @@ describe('TOKEN_REGISTRY_FILE', () => {
     assert.deepEqual(load(body(JSON.stringify(tricky)))._unsafeUnwrap(), [acme, tricky]);
   });
 });
+
+describe("Token authenticity: a deployment's own token is official only while the chain names it as its entry does", () => {
+  // An entry at a look-alike's contract (a typo in the file): the registry must not vouch for it.
+  const IMPOSTOR = SECOND;
+  const acme = { contract: IMPOSTOR, symbol: 'ACME', decimals: 6, name: 'Acme Dollar', aliases: ['Acme'] };
+  const own = createTokenAuthenticityProvider(createTokenRegistry([acme])._unsafeUnwrap());
+  const answerOf = async (symbol: string | null, name: string | null, contract = IMPOSTOR) => {
+    const { asOf: _, ...answer } = (await own.assess(trc20(contract, symbol, name), ctx)) as { asOf: Date };
+    return answer;
+  };
+
+  test('named as declared (its name, an alias, or no name at all): official, its decimals pinned', async () => {
+    for (const name of ['Acme Dollar', 'Acme', null]) {
+      assert.deepEqual(await answerOf('ACME', name), {
+        status: 'answered',
+        authenticity: 'official',
+        officialDecimals: 6,
+      });
+    }
+  });
+
+  test('the chain calls it USDT / Tether USD: fake (TOKEN_FAKE, HIGH_RISK), as without the entry', async () => {
+    assert.deepEqual(await answerOf('USDT', 'Tether USD'), { status: 'answered', authenticity: 'fake' });
+    assert.deepEqual(await answerOf('ACME', 'Tether USD'), { status: 'answered', authenticity: 'fake' });
+    const response = check({
+      facts: facts({ transfers: [usdt(0, ADDR.alice, ADDR.bob, 5_000_000n, { tokenContract: IMPOSTOR })] }),
+      signals: signals({ token: { ...(await answerOf('USDT', 'Tether USD')), asOf: new Date() } as never }),
+    });
+    assert.deepEqual([response.token_authenticity, response.overall_state], ['fake', 'HIGH_RISK']);
+    assert.ok(codes(response).includes('TOKEN_FAKE'), codes(response).join());
+  });
+
+  test('another symbol or name: unknown, and the contradiction is TX_FACTS_DISAGREE (LIMITED_DATA, never CLEAR)', async () => {
+    assert.deepEqual(await answerOf('ROAD', 'Roadrunner'), {
+      status: 'answered',
+      authenticity: 'unknown',
+      contradiction: `the chain calls the token at ${IMPOSTOR} "ROAD"; the registry says "ACME"`,
+    });
+    const renamed = await answerOf('ACME', 'Wile Coin');
+    assert.deepEqual(renamed, {
+      status: 'answered',
+      authenticity: 'unknown',
+      contradiction: `the chain names the token at ${IMPOSTOR} "Wile Coin"; the registry says "Acme Dollar"`,
+    });
+    const transfer = usdt(0, ADDR.alice, ADDR.bob, 5_000_000n, {
+      tokenContract: IMPOSTOR,
+      tokenSymbol: 'ACME',
+      tokenName: 'Wile Coin',
+    });
+    const response = check({
+      facts: facts({ transfers: [transfer] }),
+      signals: signals({ token: { ...renamed, asOf: new Date() } as never }),
+    });
+    assert.deepEqual([response.token_authenticity, response.overall_state], ['unknown', 'LIMITED_DATA']);
+    assert.ok(codes(response).includes('TX_FACTS_DISAGREE'), codes(response).join());
+  });
+
+  test('no symbol from the chain: unknown (nothing vouches for the entry), without a contradiction', async () => {
+    assert.deepEqual(await answerOf(null, 'Acme Dollar'), { status: 'answered', authenticity: 'unknown' });
+  });
+
+  test('the symbol compared is the one its contract answers (chainSymbol); a bundled token stays official whatever the chain calls it', async () => {
+    const listed = createTokenRegistry([{ ...acme, chainSymbol: 'ACME2' }])._unsafeUnwrap();
+    const p = createTokenAuthenticityProvider(listed);
+    const authenticity = async (symbol: string) =>
+      ((await p.assess(trc20(IMPOSTOR, symbol, null), ctx)) as { authenticity: string }).authenticity;
+    assert.deepEqual([await authenticity('ACME2'), await authenticity('ACME')], ['official', 'unknown']);
+    assert.deepEqual(await answerOf('XYZ', 'Not Tether', USDT), {
+      status: 'answered',
+      authenticity: 'official',
+      officialDecimals: 6,
+    });
+  });
+});

@@ -1,5 +1,6 @@
 import type { ProviderCall, ProviderCallEnd } from '@tron-safety/core';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DataStatus } from './data-health.js';
 
 /** Paths that are a route of their own in the metrics; every other path counts as `other` (bounded labels). */
 const ROUTES = new Set(['/', '/v1/transaction/check', '/v1/usage', '/v1/openapi.json', '/v1/status']);
@@ -12,8 +13,8 @@ export interface MetricsSources {
   checksInFlight: () => number;
   /** Quota reservations this process holds. */
   reservationsOutstanding: () => number;
-  /** When the sanctions list in use was last known current; null when unknown. */
-  sanctionsListAsOf: () => Date | null;
+  /** The providers' data (sanctions lists, registry tokens); null until the providers exist. */
+  data: () => DataStatus | null;
 }
 
 /** One answered request, as the metrics count it. */
@@ -71,15 +72,7 @@ export class HostMetrics {
       sources.reservationsOutstanding,
       registers,
     );
-    gauge(
-      'tron_safety_sanctions_list_age_seconds',
-      'Age of the sanctions list in use (since it was last known current)',
-      () => {
-        const asOf = sources.sanctionsListAsOf();
-        return asOf === null ? Number.NaN : Math.max(0, (Date.now() - asOf.getTime()) / 1000);
-      },
-      registers,
-    );
+    dataGauges(sources, registers);
   }
 
   answered(request: AnsweredRequest): void {
@@ -96,6 +89,38 @@ export class HostMetrics {
     if (end.outcome !== 'ok') this.#callFailures.inc(labels);
   }
 }
+
+/** The gauges of the data behind the answers: each sanctions list's age, the registry tokens' confirmation. */
+function dataGauges({ data }: MetricsSources, registers: Registry[]): void {
+  const knownTokens = () => data()?.chain().knownTokens ?? [];
+  new Gauge({
+    name: 'tron_safety_sanctions_list_age_seconds',
+    help: 'Age of each sanctions list screened (list: ofac, or a list file), since it was last known current',
+    labelNames: ['list'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { name, asOf } of data()?.sanctions().lists ?? []) this.set({ list: name }, ageSeconds(asOf));
+    },
+  });
+  gauge(
+    'tron_safety_token_registry_age_seconds',
+    'Age of the oldest registry token data checks are served (its last confirmation by the chain, or the registry date before the first)',
+    () => {
+      const served = knownTokens().flatMap((t) => (t.servedAsOf ? [t.servedAsOf.getTime()] : []));
+      return served.length === 0 ? Number.NaN : ageSeconds(new Date(Math.min(...served)));
+    },
+    registers,
+  );
+  gauge(
+    'tron_safety_token_registry_stale_tokens',
+    'Registry tokens the chain contradicts or has not confirmed in time',
+    () => knownTokens().filter((t) => t.stale).length,
+    registers,
+  );
+}
+
+const ageSeconds = (asOf: Date) => Math.max(0, (Date.now() - asOf.getTime()) / 1000);
 
 function gauge(name: string, help: string, read: () => number, registers: Registry[]): void {
   new Gauge({

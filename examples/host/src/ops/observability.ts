@@ -6,6 +6,7 @@ import type {
   SafetyStores,
 } from '@tron-safety/core';
 import type { RequestObserver } from '../log.js';
+import type { DataStatus } from './data-health.js';
 import { keyIdentities } from './key-identity.js';
 import { HostMetrics } from './metrics.js';
 import { countingReservations } from './quota-count.js';
@@ -21,17 +22,19 @@ export interface Observability {
   counted(stores: SafetyStores): SafetyStores;
   /** The request observer of the log line, identifying callers through `apiKeys`. */
   requests(apiKeys: ApiKeyStore): RequestObserver;
+  /** The providers' data the gauges read (sanctions list ages, registry tokens); until then they read none. */
+  watch(data: DataStatus): void;
 }
 
 /** The host's observability: metrics, the organization and key behind a request, and what failed for a 503/504. */
-export function createObservability(options: { sanctionsListAsOf: () => Date | null }): Observability {
+export function createObservability(): Observability {
   const traces = new RequestTraces();
   let checksInFlight = 0;
-  let outstanding = () => 0;
+  const late: { outstanding: () => number; data: DataStatus | null } = { outstanding: () => 0, data: null };
   const metrics = new HostMetrics({
     checksInFlight: () => checksInFlight,
-    reservationsOutstanding: () => outstanding(),
-    sanctionsListAsOf: options.sanctionsListAsOf,
+    reservationsOutstanding: () => late.outstanding(),
+    data: () => late.data,
   });
   const answer = async (request: CoreHttpRequest, handle: () => Promise<CoreHttpResponse>) => {
     const isCheck = request.path === CHECK_PATH && request.method === 'POST';
@@ -52,9 +55,12 @@ export function createObservability(options: { sanctionsListAsOf: () => Date | n
         traceEnd?.(end);
       };
     },
+    watch(watched) {
+      late.data = watched;
+    },
     counted(stores) {
       const counting = countingReservations(stores.checks);
-      outstanding = counting.outstanding;
+      late.outstanding = counting.outstanding;
       return { ...stores, checks: counting.checks };
     },
     requests(apiKeys) {

@@ -13,6 +13,11 @@ export interface ReadinessCheck {
 export interface OpsServerOptions {
   registry: Registry;
   readiness: ReadinessCheck[];
+  /**
+   * What weakens answers without a readiness failure fixing it (stale data): named in `/readyz`'s body as
+   * `degraded`, never a 503.
+   */
+  degraded?: ReadinessCheck[];
 }
 
 /** How long one readiness check may take before it counts as failed. */
@@ -21,7 +26,7 @@ const CHECK_TIMEOUT_MS = 2_000;
 /**
  * The operations listener, apart from the API (its own port, loopback by default): `/metrics` in
  * Prometheus format, `/healthz` (the process answers) and `/readyz` (every component ready: 200,
- * else 503 naming the failing ones). Nothing on it needs or accepts an API key.
+ * else 503 naming the failing ones; either way the degraded ones). Nothing on it needs or accepts an API key.
  */
 export function createOpsServer(options: OpsServerOptions): Server {
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
@@ -36,7 +41,7 @@ export function createOpsServer(options: OpsServerOptions): Server {
 
 async function answer(
   req: IncomingMessage,
-  { registry, readiness }: OpsServerOptions,
+  { registry, readiness, degraded = [] }: OpsServerOptions,
 ): Promise<{ status: number; type: string; body: string }> {
   const path = new URL(req.url ?? '/', 'http://ops').pathname;
   const json = (status: number, value: unknown) => ({ status, type: 'application/json', body: JSON.stringify(value) });
@@ -47,18 +52,20 @@ async function answer(
     case '/healthz':
       return json(200, { status: 'ok' });
     case '/readyz': {
-      const results = await Promise.all(readiness.map(runCheck));
-      const failing = results.filter((r) => r.problem !== null);
+      const [failing, weak] = await Promise.all([problems(readiness), problems(degraded)]);
+      const notes = weak.length > 0 ? { degraded: weak } : {};
       return failing.length === 0
-        ? json(200, { status: 'ready' })
-        : json(503, {
-            status: 'not_ready',
-            failing: failing.map((r) => ({ component: r.component, problem: r.problem })),
-          });
+        ? json(200, { status: 'ready', ...notes })
+        : json(503, { status: 'not_ready', failing, ...notes });
     }
     default:
       return json(404, { error: 'not found: /metrics, /healthz, /readyz' });
   }
+}
+
+async function problems(checks: readonly ReadinessCheck[]): Promise<{ component: string; problem: string }[]> {
+  const results = await Promise.all(checks.map(runCheck));
+  return results.flatMap(({ component, problem }) => (problem === null ? [] : [{ component, problem }]));
 }
 
 async function runCheck({ component, check }: ReadinessCheck): Promise<{ component: string; problem: string | null }> {

@@ -82,7 +82,7 @@ function checkCommand(rest: string[], values: Values): Result<Command, string> {
   const key = values['idempotency-key'];
   // An empty or unsendable key would otherwise become a new one: a second, billed check.
   if (key !== undefined && !isIdempotencyKey(key)) {
-    return err('--idempotency-key must be 1 to 128 printable ASCII characters');
+    return err('--idempotency-key must be 1 to 128 printable ASCII characters, without a space at either end');
   }
   const { recipient, token, amount } = values;
   return ok({

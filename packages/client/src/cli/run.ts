@@ -1,6 +1,7 @@
 import { createSafetyClient, type CheckFailure } from '../client.js';
 import type { ClientFailure } from '../answers.js';
 import { isSafeToBook } from '../booking.js';
+import { isHeaderValue } from '../header-value.js';
 import { CLIENT_VERSION } from '../version.js';
 import { parseCommand, USAGE, type Command } from './args.js';
 import { printable } from './printable.js';
@@ -27,11 +28,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (command.kind === 'help') return (void io.stdout.write(USAGE), 0);
   if (command.kind === 'version') return (void io.stdout.write(`${CLIENT_VERSION}\n`), 0);
   const baseUrl = io.env.TRON_SAFETY_URL?.trim() || DEFAULT_URL;
+  const apiKey = io.env.TRON_SAFETY_API_KEY?.trim() ?? '';
   let client;
   try {
-    client = createSafetyClient({ baseUrl, apiKey: io.env.TRON_SAFETY_API_KEY?.trim() ?? '' });
+    client = createSafetyClient({ baseUrl, apiKey });
   } catch {
-    return fail(io, command, `TRON_SAFETY_URL is not a URL: '${baseUrl}'`);
+    // Never the key itself in a message.
+    const wrong = isHeaderValue(apiKey)
+      ? `TRON_SAFETY_URL is not a URL (http or https): '${baseUrl}'`
+      : 'TRON_SAFETY_API_KEY cannot be sent as an HTTP header (a line break or a character beyond Latin-1)';
+    return fail(io, command, wrong);
   }
   try {
     return command.kind === 'check' ? await check(command, client, io) : await usage(command, client, io);
@@ -96,7 +102,8 @@ function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailur
     );
     return EXIT.failed;
   }
-  const resend = key ? `; the outcome is unknown: run again with --idempotency-key ${key}, never a new key` : '';
+  const unknown = key && error.kind === 'unresolved';
+  const resend = unknown ? `; the outcome is unknown: run again with --idempotency-key ${key}, never a new key` : '';
   return fail(io, command, `${error.message}${resend}`);
 }
 

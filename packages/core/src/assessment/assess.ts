@@ -60,6 +60,16 @@ function heldToPinnedDecimals(
 }
 
 /**
+ * A deployment's own token that the chain names otherwise than its registry entry (an entry at the wrong
+ * contract) is not `official`: the registry and the chain contradict each other (TX_FACTS_DISAGREE).
+ */
+function heldToRegistryNames(facts: ChainFacts, signals: RiskSignals): ChainFacts {
+  const answer = signals.token;
+  if (answer?.status !== 'answered' || answer.contradiction === undefined) return facts;
+  return { ...facts, disagreements: [...facts.disagreements, { code: 'other', detail: answer.contradiction }] };
+}
+
+/**
  * The whole response body of one check, from chain facts, risk signals and the caller's
  * expectations. Pure: the time comes in `checkedAt`. The one error is the 422 for an expected
  * amount finer than its asset's decimals, which can only be known once the decimals are.
@@ -69,7 +79,7 @@ export function assess(input: AssessmentInput): Result<TransactionCheckResponse,
   const signals = notFound ? NO_SIGNALS : input.signals;
   const facts = notFound
     ? factsWithoutTransaction(input.facts)
-    : heldToPinnedDecimals(input.facts, signals, input.expectations);
+    : heldToPinnedDecimals(heldToRegistryNames(input.facts, signals), signals, input.expectations);
 
   return matchExpectations(facts, input.expectations).map((match) => {
     const evidence = readEvidence(facts, signals, match);

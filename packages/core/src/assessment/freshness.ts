@@ -22,8 +22,9 @@ const answeredAt = (answer: { status: string; asOf?: Date } | null) =>
  * the lists are too old) and the AML answer's `asOf`; `token_data_at`: the oldest of
  * the token answer's `asOf` and the chain's token metadata read time; `max_source_age_seconds`: whole
  * seconds from the oldest of those and the chain data to `checked_at`; 0 when a source claims a time after
- * `checked_at`. The chain data is as old as the older of the observation and the nodes' newest head (a node
- * stalled in the past answers from then); the tx's block time is when it happened, not how old our data is.
+ * `checked_at`. The chain data is as old as the older of the observation and the head the answer rests on
+ * (`ChainFacts.headTime`: the full node's; a node stalled in the past answers from then); the tx's block time
+ * is when it happened, not how old our data is.
  */
 export function freshnessOf(facts: ChainFacts, signals: RiskSignals, checkedAt: Date): FreshnessResponse {
   // Sanctions: when the evidence used was last confirmed current, also when it was too old to prove clean.

@@ -1,5 +1,6 @@
 import type { ResultAsync } from 'neverthrow';
 import type { AssetType, TransactionCategory, TransactionState } from '../contract/enums.js';
+import type { TronNetwork } from './network.js';
 
 /** TRON's finality policy: 19 confirmations together with finalized (solidified) evidence. */
 export const REQUIRED_CONFIRMATIONS = 19;
@@ -105,8 +106,9 @@ export interface ChainFacts {
   /** When the node answers were read. */
   observedAt: Date;
   /**
-   * Block time of the newest head the nodes answered: their view of the chain is as of then, so the chain
-   * data is as old as the older of this and `observedAt` (freshness). Null when no head was answered.
+   * Block time of the head the answer rests on: the full node's, else (when it answered none) the solidity
+   * node's. The view the facts used is as of then, so the chain data is as old as the older of this and
+   * `observedAt` (freshness). Null when no head was answered.
    */
   headTime: Date | null;
 }
@@ -143,6 +145,11 @@ export interface ChainFactsContext extends ProviderContext {
 
 export interface ChainFactsProvider {
   getTransactionFacts(txHash: string, ctx: ChainFactsContext): ResultAsync<ChainFacts, ChainProviderError>;
+  /**
+   * The network whose transactions it reads; absent: TRON mainnet. `createSafetyService` refuses risk
+   * providers of another network (their token registry names that network's assets).
+   */
+  readonly network?: TronNetwork;
 }
 
 /**

@@ -8,24 +8,22 @@ const gap = (code: Gap['code'], detail: string): Gap => ({ code, detail });
 export const BLOCK_TIME_SKEW_MS = 60_000;
 
 /**
- * How far the newest head's block time may lag the observation before the nodes are stalled. A working
- * node's head is at most a block (3 s) old; a minute (20 blocks) also leaves room for this host's clock
- * skew, as `BLOCK_TIME_SKEW_MS` does the other way.
+ * How far the block time of the head the answer rests on may lag the observation before the node is
+ * stalled. A working node's head is at most a block (3 s) old; a minute (20 blocks) also leaves room for
+ * this host's clock skew, as `BLOCK_TIME_SKEW_MS` does the other way.
  */
 export const HEAD_STALE_MS = 60_000;
 
 /**
- * The nodes' view of the chain is stale: their newest head is older than `HEAD_STALE_MS` (a stalled or
- * lagging node), or the full node's own head is, beside a current solidity head. A stale view can only
+ * The view the answer rests on is stale: its head (the full node's, else the solidity node's: see
+ * `restingHeadTime`) is older than `HEAD_STALE_MS`, a stalled or lagging node. A stale view can only
  * understate confirmations, but it cannot rule a transaction out (a `not_found` rests on the full node's
  * `{}`: the solidity node's only says "not solidified yet"), and stale evidence is never a clean result.
  */
 export function headGaps({ answers, placement: { headTime } }: Reading): Gap[] {
-  const at = answers.observedAt.getTime();
-  const newest = headTime === null ? [] : staleHead("the nodes' newest head", headTime.getTime(), at);
-  if (newest.length > 0) return newest;
-  const full = answers.full.block;
-  return full.isOk() ? staleHead("the full node's head", full.value.block_header.raw_data.timestamp, at) : [];
+  if (headTime === null) return [];
+  const whose = answers.full.block.isOk() ? "the full node's head" : "the solidity node's head";
+  return staleHead(whose, headTime.getTime(), answers.observedAt.getTime());
 }
 
 const staleHead = (whose: string, time: number, at: number): Gap[] =>

@@ -38,6 +38,9 @@ export const TRON_SHASTA: TronNetwork = {
   genesisBlockId: '0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e',
 };
 
+/** One network is one genesis block, whatever the object or name that describes it. */
+export const sameNetwork = (a: TronNetwork, b: TronNetwork): boolean => a.genesisBlockId === b.genesisBlockId;
+
 /** The networks a message can name. */
 const KNOWN: readonly TronNetwork[] = [TRON_MAINNET, TRON_NILE, TRON_SHASTA];
 
@@ -78,6 +81,8 @@ export interface NetworkVerifierOptions {
 export class NetworkVerifier {
   private readonly decided = new Map<TronNode, NodeNetwork>();
   private readonly inflight = new Map<TronNode, Promise<NodeNetwork>>();
+  /** Why the last verification of a node still undecided could not decide. */
+  private readonly undecided = new Map<TronNode, NodeNetwork>();
   private readonly closing = new AbortController();
 
   constructor(
@@ -92,6 +97,14 @@ export class NetworkVerifier {
     const full = this.decided.get('full');
     const solidity = this.decided.get('solidity');
     return full && solidity ? { full, solidity } : null;
+  }
+
+  /** Both nodes' networks as known now, without asking: a node not decided yet is `unverified`. */
+  known(): NodeNetworks {
+    const now = (node: TronNode): NodeNetwork =>
+      this.decided.get(node) ??
+      this.undecided.get(node) ?? { status: 'unverified', node, detail: `the ${node} node has not been asked yet` };
+    return { full: now('full'), solidity: now('solidity') };
   }
 
   /**
@@ -129,6 +142,7 @@ export class NetworkVerifier {
       shared = this.verify(node)
         .then((network) => {
           if (network.status !== 'unverified') this.decided.set(node, network);
+          else this.undecided.set(node, network);
           return network;
         })
         .finally(() => this.inflight.delete(node));

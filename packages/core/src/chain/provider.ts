@@ -9,6 +9,7 @@ import { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
 import {
   establishedNodes,
   NetworkVerifier,
+  sameNetwork,
   TRON_MAINNET,
   trustedAnswers,
   type NodeNetworks,
@@ -20,12 +21,13 @@ import {
   TokenMetadataReader,
   type KnownToken,
   type KnownTokenDisagreement,
+  type KnownTokenStatus,
   type TokenMetadata,
 } from './token-metadata.js';
 
 export { REGISTRY_KNOWN_TOKENS } from './known-tokens.js';
 export type { NodeNetwork, NodeNetworks, TronNetwork, WrongNetwork } from './network.js';
-export type { KnownToken, KnownTokenDisagreement } from './token-metadata.js';
+export type { KnownToken, KnownTokenDisagreement, KnownTokenStatus } from './token-metadata.js';
 
 /**
  * Transfers kept per transaction. A payment is one transfer and a DEX swap a handful; batch payouts
@@ -76,7 +78,7 @@ export interface TronChainFactsProviderOptions {
   connections?: number;
   /**
    * TRC20 tokens whose metadata is seeded, so a check reads none for them; default the official
-   * registry's (`REGISTRY_KNOWN_TOKENS`). `warmUp()` has the chain confirm them in the background, then
+   * registry's (`REGISTRY_KNOWN_TOKENS`) on mainnet, none on another `network` (they are mainnet contracts). `warmUp()` has the chain confirm them in the background, then
    * every `tokenCacheMs`; one the chain contradicts is read from the nodes like any other token. `[]`:
    * every token is read from the nodes. A deployment's own registry joins them with
    * `[...REGISTRY_KNOWN_TOKENS, ...knownTokensOf(tokens, asOf)]` (both from `@tron-safety/core/tron`);
@@ -123,8 +125,23 @@ export interface TronChainFactsProvider extends ChainFactsProvider {
    * start-up reads it; checks establish it themselves (once per node for the provider's life).
    */
   verifyNetwork(signal?: AbortSignal): Promise<NodeNetworks>;
+  /** What an operator needs to know of the provider's data, read without a call (see `ChainStatus`). */
+  status(): ChainStatus;
   /** Closes the connection pools. */
   close(): Promise<void>;
+}
+
+/** The chain provider's data as it stands, for readiness and metrics: no call is made. */
+export interface ChainStatus {
+  /** The network the nodes must serve (`TronNetwork.name`). */
+  network: string;
+  /**
+   * Each node's network as known now: a final verdict, else `unverified` (not asked yet, or the last
+   * verification could not decide; checks ask again).
+   */
+  nodes: NodeNetworks;
+  /** The known tokens' confirmation by the chain. */
+  knownTokens: KnownTokenStatus[];
 }
 
 const TX_HASH = /^[0-9a-fA-F]{64}$/;
@@ -186,18 +203,19 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
     ...(options.onCall !== undefined ? { onCall: options.onCall } : {}),
   });
+  const network = options.network ?? TRON_MAINNET;
   const metadata = new TokenMetadataReader(client, {
     ...(options.tokenCacheSize !== undefined ? { cacheSize: options.tokenCacheSize } : {}),
     ...(options.tokenNegativeCacheMs !== undefined ? { negativeCacheMs: options.tokenNegativeCacheMs } : {}),
     ...(options.tokenCacheMs !== undefined ? { cacheMs: options.tokenCacheMs } : {}),
     ...(options.tokenCacheClock !== undefined ? { now: options.tokenCacheClock } : {}),
-    known: options.knownTokens ?? REGISTRY_KNOWN_TOKENS,
+    known: options.knownTokens ?? (sameNetwork(network, TRON_MAINNET) ? REGISTRY_KNOWN_TOKENS : []),
     ...(options.onKnownTokenDisagrees ? { onKnownTokenDisagrees: options.onKnownTokenDisagrees } : {}),
     ...(options.onConfirmationError ? { onConfirmationError: options.onConfirmationError } : {}),
     lookupBudgetMs: client.timeoutMs * 2,
   });
   const networks = new NetworkVerifier(client, {
-    expected: options.network ?? TRON_MAINNET,
+    expected: network,
     budgetMs: client.timeoutMs * 2,
   });
   const parts: Parts = {
@@ -210,6 +228,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     maxTokenLookups: options.maxTokenLookups ?? DEFAULT_MAX_TOKEN_LOOKUPS,
   };
   return {
+    network,
     getTransactionFacts(txHash: string, ctx: ChainFactsContext): ResultAsync<ChainFacts, ChainProviderError> {
       if (!TX_HASH.test(txHash)) return errAsync({ kind: 'unavailable', detail: 'not a 64-hex transaction hash' });
       if (ctx.signal.aborted) return errAsync({ kind: 'aborted' });
@@ -225,6 +244,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     },
     verifyNetwork: (signal) =>
       signal ? networks.networks({ signal, deadline: Number.POSITIVE_INFINITY }) : networks.verified(),
+    status: () => ({ network: network.name, nodes: networks.known(), knownTokens: metadata.knownStatus() }),
     close: () => {
       networks.close();
       metadata.close();

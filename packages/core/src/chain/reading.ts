@@ -10,7 +10,7 @@ export interface Placement {
   head: number | null;
   /** The solidity node's head: the highest solidified block. */
   solidifiedHead: number | null;
-  /** Block time of the newest head the nodes answered: how current their view of the chain is. */
+  /** Block time of the head the answer rests on (see `restingHeadTime`): how current the view it used is. */
   headTime: Date | null;
   /** A head below the tx block: a lagging or load-balanced node, so confirmations cannot be counted. */
   headBelowBlock: boolean;
@@ -42,11 +42,16 @@ export const valueOf = <A>(answer: Answer<A | null>): A | null => (answer.isOk()
 const headOf = (block: Answer<NodeBlock>): number | null =>
   block.isOk() ? block.value.block_header.raw_data.number : null;
 
-function newestHeadTime({ full, solidity }: NodeAnswers): Date | null {
-  const times = [full.block, solidity.block].flatMap((b) =>
-    b.isOk() ? [b.value.block_header.raw_data.timestamp] : [],
-  );
-  return times.length > 0 ? new Date(Math.max(...times)) : null;
+/**
+ * Block time of the head the answer rests on: the full node's whenever it answered one, since every state
+ * rests on the full node (a not_found on its `{}`, any other state on its lookups with its head answered:
+ * `state.ts`), while the solidity node's answers can only understate (not solidified yet, a lower head; a
+ * solidity head above the full node's means the full node lags, and its older head dates the answer).
+ * Without it, the solidity node's: the only view left, and the state is then unknown.
+ */
+function restingHeadTime({ full, solidity }: NodeAnswers): Date | null {
+  const block = full.block.isOk() ? full.block : solidity.block;
+  return block.isOk() ? new Date(block.value.block_header.raw_data.timestamp) : null;
 }
 
 const isFailure = (code: string | undefined) => code !== undefined && code !== 'SUCCESS';
@@ -84,7 +89,7 @@ function placementOf(answers: NodeAnswers, tx: NodeTransaction | null, info: Nod
     blockNumber,
     head,
     solidifiedHead: headOf(answers.solidity.block),
-    headTime: newestHeadTime(answers),
+    headTime: restingHeadTime(answers),
     headBelowBlock,
     confirmations,
     finalized: valueOf(answers.solidity.info) !== null,

@@ -44,6 +44,23 @@ export interface SeededTokensOptions {
   onError?: (error: unknown) => void;
 }
 
+/** One known token as an operator sees it (`SeededTokens.status`). */
+export interface KnownTokenStatus {
+  contract: string;
+  symbol: string;
+  bundled: boolean;
+  /** The chain confirmed it last (`confirmed`), has not yet (`unconfirmed`), or its last reading contradicted it. */
+  state: 'confirmed' | 'unconfirmed' | 'contradicted';
+  /** When the data checks get for it dates from (its last confirmation, or a bundled seed's as-of); null when not served. */
+  servedAsOf: Date | null;
+  /**
+   * Checks lack what the service promises for it: the chain contradicts it, its last confirmation is older
+   * than twice the confirmation period (the scheduled rounds and their retries failed), or it was never
+   * confirmed and a round has ended (the first round at start could not confirm it).
+   */
+  stale: boolean;
+}
+
 /** Reads one token's metadata from the nodes, within its own budget. */
 export type ReadToken = (seed: Seed) => Promise<TokenMetadata>;
 
@@ -61,6 +78,8 @@ interface SeedState extends Seed {
   served: TokenMetadata | null;
   /** The last reading contradicted the seed (heard once, until a reading agrees again). */
   contradicted: boolean;
+  /** A reading has agreed with the seed. */
+  confirmed: boolean;
 }
 
 /**
@@ -77,6 +96,7 @@ interface SeedState extends Seed {
 export class SeededTokens {
   private readonly seeds: ReadonlyMap<string, SeedState>;
   private round: Promise<void> | null = null;
+  private roundsEnded = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -92,6 +112,7 @@ export class SeededTokens {
         ...seed,
         served: seed.token.bundled ? knownMetadata(seed.token) : null,
         contradicted: false,
+        confirmed: false,
       });
     }
     this.seeds = states;
@@ -102,12 +123,26 @@ export class SeededTokens {
     return this.seeds.get(key)?.served ?? null;
   }
 
+  /** Every seed's confirmation as of `now` (ms since the epoch), without asking a node. */
+  status(now: number = Date.now()): KnownTokenStatus[] {
+    const overdueMs = 2 * this.periodMs();
+    return [...this.seeds.values()].map(({ token, served, contradicted, confirmed }) => ({
+      contract: token.contract,
+      symbol: token.symbol,
+      bundled: token.bundled === true,
+      state: contradicted ? 'contradicted' : confirmed ? 'confirmed' : 'unconfirmed',
+      servedAsOf: served?.readAt ?? null,
+      stale: contradicted || (confirmed && served ? now - served.readAt.getTime() > overdueMs : this.roundsEnded > 0),
+    }));
+  }
+
   /** Confirms every seed now (or joins the round in flight), then on schedule until `stop()`. */
   keepConfirmed(read: ReadToken): Promise<void> {
     if (this.round) return this.round;
     if (this.stopped || this.seeds.size === 0) return Promise.resolve();
     this.round = this.confirmAll(read).then((complete) => {
       this.round = null;
+      this.roundsEnded++;
       this.schedule(read, complete);
     });
     return this.round;
@@ -145,6 +180,7 @@ export class SeededTokens {
     const heard = seed.contradicted;
     seed.served = agrees ? reading : null;
     seed.contradicted = !agrees;
+    seed.confirmed ||= agrees;
     if (!agrees && !heard) {
       this.options.onDisagreement?.({
         contract,
@@ -154,9 +190,14 @@ export class SeededTokens {
     }
   }
 
+  /** The confirmation period (`confirmEveryMs`, at least a second). */
+  private periodMs(): number {
+    return Math.max(MIN_PERIOD_MS, this.options.confirmEveryMs);
+  }
+
   private schedule(read: ReadToken, complete: boolean): void {
     if (this.stopped) return;
-    const period = Math.max(MIN_PERIOD_MS, this.options.confirmEveryMs);
+    const period = this.periodMs();
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.keepConfirmed(read), complete ? period : Math.min(period, RETRY_MS));
     this.timer.unref();

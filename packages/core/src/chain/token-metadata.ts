@@ -6,9 +6,15 @@ import type { NodeCallError, TronNode, TronNodeClient } from './client.js';
 import { forCaller } from './for-caller.js';
 import { LruCache } from './lru.js';
 import type { NodeConstantCall } from './node-codecs.js';
-import { SeededTokens, type KnownToken, type KnownTokenDisagreement, type Seed } from './seeded-tokens.js';
+import {
+  SeededTokens,
+  type KnownToken,
+  type KnownTokenDisagreement,
+  type KnownTokenStatus,
+  type Seed,
+} from './seeded-tokens.js';
 
-export type { KnownToken, KnownTokenDisagreement } from './seeded-tokens.js';
+export type { KnownToken, KnownTokenDisagreement, KnownTokenStatus } from './seeded-tokens.js';
 
 /** A token as the chain describes it: TRC20 by contract (`41…` hex), TRC10 by asset id. */
 export type TokenRef = { kind: 'trc20'; contractHex: string } | { kind: 'trc10'; id: string };
@@ -170,6 +176,11 @@ export class TokenMetadataReader {
       this.remember(key, reading);
       return reading;
     });
+  }
+
+  /** The known tokens' confirmation by the chain (see `SeededTokens.status`). */
+  knownStatus(): KnownTokenStatus[] {
+    return this.seeds.status();
   }
 
   /** Ends the shared reads still running (their tokens stay uncached) and the known tokens' confirmations. */

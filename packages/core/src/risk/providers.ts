@@ -1,5 +1,6 @@
 import { err, ok, Result } from 'neverthrow';
 import type { ProviderCallObserver } from '../chain/call-observer.js';
+import { sameNetwork, TRON_MAINNET, type TronNetwork } from '../chain/network.js';
 import { createNotConfiguredAmlProvider } from './aml-not-configured.js';
 import { createChainalysisAmlProvider } from './chainalysis-entity.js';
 import { createChainalysisSanctionsProvider, DEFAULT_SANCTIONS_API_MAX_ADDRESSES } from './chainalysis-sanctions.js';
@@ -8,9 +9,14 @@ import {
   checkMaxAgeDays,
   createListSanctionsProvider,
   DEFAULT_SANCTIONS_LIST_MAX_AGE_DAYS,
+  listsBesideOfac,
   loadSanctionsListFile,
+  notAFullList,
   OFAC_TRON_LIST,
+  sanctionsListsStatus,
+  type NamedSanctionsList,
   type SanctionsList,
+  type SanctionsListsStatus,
 } from './sanctions-list.js';
 import { integerWithin, nonnegativeInteger, positiveInteger } from './settings.js';
 import {
@@ -74,6 +80,13 @@ export interface RiskConfig {
   timeoutMs?: number;
   /** A vendor lookup gives up this long before the request deadline (default 500 ms; no variable). */
   deadlineMarginMs?: number;
+  /**
+   * The network of the chain provider beside these (default `TRON_MAINNET`). On another one the bundled
+   * registry (mainnet's contracts and TRC10 ids, TRX) is left out: only `extraTokens` and the file's tokens
+   * are official there, so a testnet token is never called a mainnet one. `createSafetyService` refuses a
+   * chain provider of another network than this.
+   */
+  network?: TronNetwork;
 }
 
 /** A refused risk setting: the option, the variable `riskConfigFromEnv` reads it from, and what is wrong. */
@@ -110,18 +123,33 @@ export interface RiskHooks {
   onCall?: ProviderCallObserver;
 }
 
+/** The providers `createRiskProviders` builds, with a read-only view of their data for an operator. */
+export interface ConfiguredRiskProviders extends RiskProviders {
+  /**
+   * The sanctions lists screened (the OFAC list in use as `ofac`, each list file by its path), their dates
+   * and whether the screen is past `sanctionsListMaxAgeDays`, by the screener's own rule; no I/O.
+   */
+  sanctionsStatus(): SanctionsListsStatus;
+}
+
 /** Builds the providers; invalid lists, tokens or numbers are errors here, at load, not during checks. */
 export function createRiskProviders(
   config: RiskConfig = {},
   hooks: RiskHooks = {},
-): Result<RiskProviders, RiskConfigError> {
+): Result<ConfiguredRiskProviders, RiskConfigError> {
   const settings = checkedSettings(config);
   if (settings.isErr()) return err(settings.error);
   const files = sanctionsListFiles(config);
   if (files.isErr()) return err(files.error);
   const { ttlMs, timeoutMs, deadlineMarginMs } = settings.value;
   const vendorCalls = { ttlMs, timeoutMs, deadlineMarginMs, onCall: hooks.onCall };
-  const sanctions = sanctionsScreen(config, settings.value, files.value, vendorCalls);
+  const lists = listsBesideOfac(
+    ofacListOf(config),
+    files.value.map((file) => file.list),
+  );
+  const names = ['ofac', ...files.value.map((file) => file.name)];
+  const named = (): NamedSanctionsList[] => lists().map((list, i) => ({ name: names[i]!, list }));
+  const sanctions = sanctionsScreen(config, settings.value, lists, vendorCalls);
   const registry = tokenRegistryOf(config);
   if (registry.isErr()) return err(registry.error);
 
@@ -134,7 +162,15 @@ export function createRiskProviders(
       })
     : createNotConfiguredAmlProvider();
 
-  return ok({ sanctions, aml, tokens: createTokenAuthenticityProvider(registry.value) });
+  const network = config.network ?? TRON_MAINNET;
+  const now = config.now ?? Date.now;
+  return ok({
+    sanctions,
+    aml,
+    tokens: createTokenAuthenticityProvider(registry.value),
+    network,
+    sanctionsStatus: () => sanctionsListsStatus(named(), settings.value.maxAgeDays, now()),
+  });
 }
 
 const checked = <T>(option: keyof RiskConfig, result: Result<T, string>): Result<T, RiskConfigError> =>
@@ -178,29 +214,33 @@ function checkedSettings(config: RiskConfig) {
   });
 }
 
-/** The deployment's own sanctions list files, loaded and checked. */
-function sanctionsListFiles(config: RiskConfig): Result<SanctionsList[], RiskConfigError> {
-  const files: SanctionsList[] = [];
+/** The deployment's own sanctions list files, loaded, checked (a full list against the OFAC list in use) and named by their paths. */
+function sanctionsListFiles(config: RiskConfig): Result<NamedSanctionsList[], RiskConfigError> {
+  const files: NamedSanctionsList[] = [];
   const loadedAt = new Date((config.now ?? Date.now)());
+  const ofac = ofacListOf(config).current();
   for (const path of config.sanctionsListFiles ?? []) {
     const list = checked('sanctionsListFiles', loadSanctionsListFile(path, loadedAt));
     if (list.isErr()) return err(list.error);
-    files.push(list.value);
+    const notFull = list.value.full ? notAFullList(list.value, ofac) : null;
+    if (notFull !== null) return err(configError('sanctionsListFiles', `${path}: ${notFull}`));
+    files.push({ name: path, list: list.value });
   }
   return ok(files);
 }
+
+const ofacListOf = (config: RiskConfig) => config.ofacList ?? { current: () => OFAC_TRON_LIST };
 
 /** The lists (OFAC's in use and the files), with Chainalysis' sanctions API beside them when it has a key. */
 function sanctionsScreen(
   config: RiskConfig,
   settings: RiskSettings,
-  files: SanctionsList[],
+  lists: () => readonly SanctionsList[],
   vendorCalls: { ttlMs: number; timeoutMs: number; deadlineMarginMs: number; onCall: RiskHooks['onCall'] },
 ) {
   const { maxAddresses } = settings;
-  const ofac = config.ofacList ?? { current: () => OFAC_TRON_LIST };
   return createSanctionsScreen(
-    createListSanctionsProvider(() => [ofac.current(), ...files], {
+    createListSanctionsProvider(lists, {
       maxAgeDays: settings.maxAgeDays,
       ...(config.now ? { now: config.now } : {}),
     }),
@@ -218,17 +258,19 @@ function sanctionsScreen(
   );
 }
 
-/** The official tokens: the bundled ones, the configuration's and the registry file's. */
+/** The official tokens: the bundled ones (on mainnet), the configuration's and the registry file's. */
 function tokenRegistryOf(config: RiskConfig) {
+  const bundled = sameNetwork(config.network ?? TRON_MAINNET, TRON_MAINNET);
   const file = config.tokenRegistryFile;
-  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file)) : ok([]);
+  const fileTokens = file ? checked('tokenRegistryFile', loadTokenRegistryFile(file, { bundled })) : ok([]);
   if (fileTokens.isErr()) return err(fileTokens.error);
-  return checked('extraTokens', createTokenRegistry([...(config.extraTokens ?? []), ...fileTokens.value]));
+  const extra = [...(config.extraTokens ?? []), ...fileTokens.value];
+  return checked('extraTokens', createTokenRegistry(extra, { bundled }));
 }
 
 /**
  * `RiskConfig` from the environment variables of `RISK_CONFIG_VARIABLES` (SANCTIONS_LIST_FILES:
- * comma-separated paths; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
+ * comma-separated paths, at least one when set; RISK_CACHE_TTL_SECONDS in seconds). Empty values count as unset.
  */
 export function riskConfigFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -258,6 +300,8 @@ export function riskConfigFromEnv(
     ?.split(',')
     .map((f) => f.trim())
     .filter((f) => f !== '');
+  // Set, but naming no file (` , `): a path lost in editing, not "no lists".
+  if (files?.length === 0) return err(configError('sanctionsListFiles', 'is set but names no file'));
   return ok({
     chainalysisApiUrl: value('chainalysisApiUrl') ?? DEFAULT_CHAINALYSIS_API_URL,
     chainalysisApiKey: value('chainalysisApiKey') ?? null,

@@ -1,7 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
+import { futureDate, notInFuture } from './list-dates.js';
 import { bundledOfacList } from './ofac/list-in-use.js';
+import { DEFAULT_MAX_LIST_LOSS } from './ofac/refresh.js';
 import { integerWithin } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
@@ -64,9 +66,9 @@ export function parseSanctionsList(text: string, source: string, defaultAsOf: Da
 /**
  * Reads a list file at startup. A full list must say its date (`# as-of`): it dates the screen, and a
  * file's modification time is when it was copied (a checkout, an unpacked artifact), not how current
- * its list is. An undated supplement is as of its modification time. A list is never current beyond
- * now: a date in the future (a typo in `# as-of`, a clock ahead) counts from the load, so the age limit
- * runs from there.
+ * its list is. An undated supplement is as of its modification time. A date in the future (a typo in
+ * `# as-of`, a clock ahead) refuses the file: counted from the load, it would make the list current
+ * again at every start (see `notInFuture`).
  */
 export function loadSanctionsListFile(path: string, now: Date = new Date()): Result<SanctionsList, string> {
   let text: string;
@@ -78,10 +80,52 @@ export function loadSanctionsListFile(path: string, now: Date = new Date()): Res
     return err(`${path}: cannot read sanctions list (${(cause as Error).message})`);
   }
   return parseSanctionsList(text, path, new Date(Number.NaN)).andThen((list) => {
-    if (!Number.isNaN(list.asOf.getTime())) return ok(list.asOf > now ? { ...list, asOf: now } : list);
-    if (list.full) return err(`${path}: a '# full-list' file needs a '# as-of: DATE' line`);
-    return ok({ ...list, asOf: modified > now ? now : modified });
+    const dated = !Number.isNaN(list.asOf.getTime());
+    if (!dated && list.full) return err(`${path}: a '# full-list' file needs a '# as-of: DATE' line`);
+    const claimed = dated ? list.asOf : modified;
+    const asOf = notInFuture(claimed, now);
+    if (asOf === null) return err(`${path}: ${futureDate(dated ? "'# as-of'" : 'modified', claimed, now)}`);
+    return ok({ ...list, asOf });
   });
+}
+
+/**
+ * Why `file`, marked `# full-list`, is not a full list beside `ofac` (the OFAC list in use), or null: it
+ * must hold all but `maxLoss` of that list's addresses, the share a refresh may lose (`DEFAULT_MAX_LIST_LOSS`).
+ * OFAC rarely delists, so a current full list holds nearly every address of an older one; an empty,
+ * truncated or mistaken file does not, and its date would make a stale screen look current.
+ */
+export function notAFullList(file: SanctionsList, ofac: SanctionsList, maxLoss = DEFAULT_MAX_LIST_LOSS): string | null {
+  let held = 0;
+  for (const address of ofac.addresses.keys()) if (file.addresses.has(address)) held++;
+  const size = ofac.addresses.size;
+  if (held >= size * (1 - maxLoss)) return null;
+  return (
+    `a '# full-list' file must hold at least ${Math.round((1 - maxLoss) * 100)}% of the ${size} addresses of the ` +
+    `OFAC list in use (as of ${ofac.asOf.toISOString()}), it holds ${held}: it cannot date the screen ` +
+    `(without the '# full-list' line it is screened as a supplement)`
+  );
+}
+
+/**
+ * The lists to screen: the OFAC list in use, then the files. A `# full-list` file dates the screen only
+ * while it is a full list beside the OFAC list in use (`notAFullList`), which a refresh or another host's
+ * list can replace after the load; otherwise it is screened as a supplement. Judged once per OFAC list.
+ */
+export function listsBesideOfac(
+  ofac: { current(): SanctionsList },
+  files: readonly SanctionsList[],
+): () => readonly SanctionsList[] {
+  let judgedFor: SanctionsList['addresses'] | null = null;
+  let judged: readonly SanctionsList[] = files;
+  return () => {
+    const list = ofac.current();
+    if (list.addresses !== judgedFor) {
+      judged = files.map((f) => (f.full && notAFullList(f, list) !== null ? { ...f, full: false } : f));
+      judgedFor = list.addresses;
+    }
+    return [list, ...judged];
+  };
 }
 
 export interface ListSanctionsOptions {
@@ -114,11 +158,46 @@ export type SanctionsLists = readonly SanctionsList[] | (() => readonly Sanction
 /**
  * The date the lists are as of: the newest full list's (a current full list makes the screen current,
  * however old the bundled snapshot screened beside it is); without any full list, the oldest list's.
+ * Lists read from files are judged before they are full here (`listsBesideOfac`).
  */
 export function listsAsOf(lists: readonly SanctionsList[]): Date {
   const full = lists.filter((l) => l.full);
   const times = (full.length > 0 ? full : lists).map((l) => l.asOf.getTime());
   return new Date(full.length > 0 ? Math.max(...times) : Math.min(...times));
+}
+
+/** Past the limit, the lists no longer prove an address clean. */
+const pastLimit = (asOf: Date, limitDays: number, now: number) => now - asOf.getTime() > limitDays * DAY_MS;
+
+/** A list screened, under the name an operator knows it by (`ofac`, a file's path). */
+export interface NamedSanctionsList {
+  name: string;
+  list: SanctionsList;
+}
+
+/** What an operator needs of the lists, read without screening: each list's date, and the screen's. */
+export interface SanctionsListsStatus {
+  lists: { name: string; asOf: Date; full: boolean }[];
+  /** The date the screen is as of (`listsAsOf`). */
+  asOf: Date;
+  maxAgeDays: number;
+  /** Past `maxAgeDays`: a screening without a hit is unavailable (the check LIMITED_DATA). */
+  pastLimit: boolean;
+}
+
+/** The lists' status by the screener's own rule (`createListSanctionsProvider`). */
+export function sanctionsListsStatus(
+  named: readonly NamedSanctionsList[],
+  maxAgeDays: number,
+  now: number,
+): SanctionsListsStatus {
+  const asOf = listsAsOf(named.map((n) => n.list));
+  return {
+    lists: named.map(({ name, list }) => ({ name, asOf: list.asOf, full: list.full })),
+    asOf,
+    maxAgeDays,
+    pastLimit: pastLimit(asOf, maxAgeDays, now),
+  };
 }
 
 /**
@@ -145,7 +224,7 @@ export function createListSanctionsProvider(
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
-      if (hits.length === 0 && now() - asOf.getTime() > limit * DAY_MS) {
+      if (hits.length === 0 && pastLimit(asOf, limit, now())) {
         return Promise.resolve<SanctionsAnswer>({
           status: 'unavailable',
           reason: `sanctions list as of ${asOf.toISOString()} is older than the ${limit}-day limit`,

@@ -1,4 +1,5 @@
 import type { ProviderContext } from '../chain/facts.js';
+import type { TronNetwork } from '../chain/network.js';
 import type { AmlRiskLevel, ExposureType, TokenAuthenticity } from '../contract/enums.js';
 
 /**
@@ -69,6 +70,11 @@ export type TokenAuthenticityAnswer =
        * holds the chain's reading against them, since one lying node answer would rescale every amount.
        */
       officialDecimals?: number;
+      /**
+       * How the chain's reading contradicts the registry's entry for this asset (a deployment's own token
+       * the chain names otherwise): the assessment reports it as TX_FACTS_DISAGREE.
+       */
+      contradiction?: string;
     }
   | Unavailable;
 
@@ -94,4 +100,6 @@ export interface RiskProviders {
   sanctions: SanctionsProvider;
   aml: AmlProvider;
   tokens: TokenAuthenticityProvider;
+  /** The network whose assets the token registry names; absent: TRON mainnet (see `ChainFactsProvider.network`). */
+  readonly network?: TronNetwork;
 }

@@ -17,6 +17,13 @@ export interface OfficialToken {
   asset: AssetRef;
   decimals: number;
   aliases: readonly string[];
+  /** What the contract's `symbol()` answers (`OfficialTokenData.chainSymbol`, else `symbol`). */
+  chainSymbol: string;
+  /**
+   * True for the release's own tokens. Any other (a deployment's: configuration, TOKEN_REGISTRY_FILE) is
+   * official only while the chain names it as declared (`createTokenAuthenticityProvider`).
+   */
+  bundled: boolean;
 }
 
 export interface TokenRegistry {
@@ -30,7 +37,7 @@ export interface TokenRegistry {
 const assetKey = (asset: AssetRef): string =>
   asset.kind === 'trx' ? 'trx' : asset.kind === 'trc10' ? `trc10:${asset.tokenId}` : `trc20:${asset.contract}`;
 
-function toOfficial(data: OfficialTokenData): Result<OfficialToken, string> {
+function toOfficial(data: OfficialTokenData, bundled: boolean): Result<OfficialToken, string> {
   const what = `token ${JSON.stringify(data.symbol)}`;
   if (!Number.isSafeInteger(data.decimals) || data.decimals < 0 || data.decimals > 77) {
     return err(`${what}: decimals must be an integer from 0 to 77`);
@@ -52,7 +59,9 @@ function toOfficial(data: OfficialTokenData): Result<OfficialToken, string> {
       : data.tokenId !== undefined
         ? { kind: 'trc10', tokenId: data.tokenId }
         : { kind: 'trx' };
-  return ok({ symbol: data.symbol, name: data.name, asset, decimals: data.decimals, aliases: data.aliases ?? [] });
+  const { symbol, name, decimals } = data;
+  const chainSymbol = data.chainSymbol ?? symbol;
+  return ok({ symbol, name, asset, decimals, aliases: data.aliases ?? [], chainSymbol, bundled });
 }
 
 /** How a registry's extra tokens are named in its messages. */
@@ -87,7 +96,7 @@ function marksOf(tokens: readonly OfficialToken[]): Mark<OfficialToken>[] {
 
 const BUNDLED_MARKS = marksOf(
   OFFICIAL_TRON_TOKENS.flatMap((data) =>
-    toOfficial(data)
+    toOfficial(data, true)
       .map((t) => [t])
       .unwrapOr([]),
   ),
@@ -140,6 +149,11 @@ export interface TokenRegistryOptions {
   names?: ExtraTokenNames;
   /** Hears what an operator should know about an accepted extra token (see `namingOf`). */
   onWarning?: (message: string) => void;
+  /**
+   * False: without the bundled tokens (mainnet's), for another network; the extra tokens are then the whole
+   * registry, named as they like (`namingOf` protects the bundled tokens' marks). Default true.
+   */
+  bundled?: boolean;
 }
 
 /**
@@ -150,20 +164,25 @@ export interface TokenRegistryOptions {
  */
 export function createTokenRegistry(
   extra: readonly OfficialTokenData[] = [],
-  { names = EXTRA_TOKENS, onWarning }: TokenRegistryOptions = {},
+  { names = EXTRA_TOKENS, onWarning, bundled = true }: TokenRegistryOptions = {},
 ): Result<TokenRegistry, string> {
   const declarations = [
-    ...OFFICIAL_TRON_TOKENS.map((data, i) => ({ data, name: `bundled token ${i}`, where: BUNDLED, extra: false })),
+    ...(bundled ? OFFICIAL_TRON_TOKENS : []).map((data, i) => ({
+      data,
+      name: `bundled token ${i}`,
+      where: BUNDLED,
+      extra: false,
+    })),
     ...extra.map((data, i) => ({ data, name: names.entry(i), where: names.earlier(i), extra: true })),
   ];
   const byAsset = new Map<string, { token: OfficialToken; where: string }>();
   for (const { data, name, where, extra } of declarations) {
-    const token = toOfficial(data);
+    const token = toOfficial(data, !extra);
     if (token.isErr()) return err(token.error);
     const entry = `${name} (${JSON.stringify(data.symbol)} at ${assetText(token.value.asset)})`;
     const key = assetKey(token.value.asset);
     const first = byAsset.get(key);
-    const naming = extra && first?.where !== BUNDLED ? namingOf(token.value) : null;
+    const naming = extra && bundled && first?.where !== BUNDLED ? namingOf(token.value) : null;
     if (naming && 'refused' in naming) return err(`${entry}: ${naming.refused}`);
     if (naming) onWarning?.(`${entry}: ${naming.warning}`);
     if (!first) {
@@ -184,9 +203,31 @@ export function createTokenRegistry(
 }
 
 /**
- * `official`: the exact asset is in the registry (TRX is native and official). `fake`: its symbol or
- * name imitates an official token (see `impersonation.ts`). `unknown`: anything else, including a
- * token whose symbol and name could not be read.
+ * How the chain's reading contradicts a deployment's own token (`OfficialToken.bundled` false), or null when
+ * the chain names it as declared: the symbol its contract answers, and its name (or an alias) when it has
+ * one. `unread`: the chain gave no symbol (no answer, or the contract has no `symbol()`), so nothing vouches
+ * for the entry. A bundled token is pinned by the release and never contradicted here (its decimals are
+ * held against the chain's in the assessment).
+ */
+function namedOtherwise(official: OfficialToken, token: TokenRef): string | 'unread' | null {
+  if (official.bundled) return null;
+  if (token.symbol === null) return 'unread';
+  const at = assetText(official.asset);
+  if (token.symbol !== official.chainSymbol)
+    return `the chain calls the token at ${at} ${JSON.stringify(token.symbol)}; the registry says "${official.chainSymbol}"`;
+  if (token.name !== null && token.name !== official.name && !official.aliases.includes(token.name))
+    return `the chain names the token at ${at} ${JSON.stringify(token.name)}; the registry says "${official.name}"`;
+  return null;
+}
+
+/**
+ * `official`: the exact asset is in the registry (TRX is native and official) and, for a deployment's own
+ * token, the chain names it as its entry does. `fake`: its symbol or name imitates an official token (see
+ * `impersonation.ts`); so is a deployment's token the chain names as another official token (an entry at
+ * a look-alike's contract, by a typo: the file must not make a USDT look-alike official). A deployment's
+ * token the chain names otherwise is `unknown` with the `contradiction` (TX_FACTS_DISAGREE), and without one
+ * when the chain gave no symbol. `unknown`: anything else, including a token whose symbol and name could
+ * not be read.
  *
  * A verdict is as of when it is given: the registry is part of the release, pinning contracts (which do not
  * go stale), and the token data that can change (decimals, symbol) is the chain's, dated by the facts'
@@ -194,20 +235,22 @@ export function createTokenRegistry(
  * own date never ages `token_data_at` or `max_source_age_seconds` (docs/assessment.md, "Freshness").
  */
 export function createTokenAuthenticityProvider(registry: TokenRegistry): TokenAuthenticityProvider {
+  const answer = (
+    authenticity: TokenAuthenticity,
+    more: { officialDecimals?: number; contradiction?: string } = {},
+  ): Promise<TokenAuthenticityAnswer> =>
+    Promise.resolve({ status: 'answered', authenticity, asOf: new Date(), ...more });
   return {
     assess(token: TokenRef) {
-      const answer = (authenticity: TokenAuthenticity): Promise<TokenAuthenticityAnswer> =>
-        Promise.resolve({ status: 'answered', authenticity, asOf: new Date() });
+      // Whether its symbol or name imitates an official token other than `self`.
+      const imitates = (self: OfficialToken | null) =>
+        [token.symbol, token.name].some((text) => ![null, self].includes(registry.imitated(text)));
       const official = registry.find(token.asset);
-      if (official)
-        return Promise.resolve({
-          status: 'answered',
-          authenticity: 'official',
-          asOf: new Date(),
-          officialDecimals: official.decimals,
-        });
-      if (registry.imitated(token.symbol) || registry.imitated(token.name)) return answer('fake');
-      return answer('unknown');
+      if (!official) return answer(imitates(null) ? 'fake' : 'unknown');
+      const otherwise = namedOtherwise(official, token);
+      if (otherwise === null) return answer('official', { officialDecimals: official.decimals });
+      if (imitates(official)) return answer('fake');
+      return answer('unknown', otherwise === 'unread' ? {} : { contradiction: otherwise });
     },
   };
 }
@@ -226,7 +269,7 @@ const TokenRegistryFileEntry = t.type({ contract: t.string, symbol: t.string, de
  */
 export function loadTokenRegistryFile(
   path: string,
-  { onWarning }: Pick<TokenRegistryOptions, 'onWarning'> = {},
+  { onWarning, bundled }: Pick<TokenRegistryOptions, 'onWarning' | 'bundled'> = {},
 ): Result<OfficialTokenData[], string> {
   let text: string;
   let json: unknown;
@@ -255,7 +298,7 @@ export function loadTokenRegistryFile(
     }
     tokens.push(decoded.value);
   }
-  return createTokenRegistry(tokens, { names: FILE_ENTRIES, ...(onWarning ? { onWarning } : {}) })
+  return createTokenRegistry(tokens, { names: FILE_ENTRIES, ...(onWarning ? { onWarning } : {}), bundled })
     .map(() => tokens)
     .mapErr((message) => `${path}: ${message}`);
 }

@@ -4,6 +4,7 @@ import type {
   TransactionCheckRequest,
   UsageResponse,
 } from '../contract/models.js';
+import { sameNetwork, TRON_MAINNET } from '../chain/network.js';
 import type { SafetyStores } from '../stores/index.js';
 import { createAdminApi, type AdminApi } from './admin.js';
 import { checkAs, handleCheck } from './check.js';
@@ -116,14 +117,31 @@ function checkRequest(call: Omit<CheckCall, 'apiKey'>, apiKey?: string): CoreHtt
 }
 
 /**
+ * Chain and risk providers of one network (absent: mainnet). Risk data of mainnet held against a testnet's
+ * transactions would call a testnet token official (TRC10 ids repeat across networks) and its payment CLEAR:
+ * a programmer error, thrown.
+ */
+function assertOneNetwork({ chain, risk }: SafetyProviders): void {
+  const read = chain?.network ?? TRON_MAINNET;
+  const held = risk.network ?? TRON_MAINNET;
+  if (chain !== null && !sameNetwork(read, held)) {
+    throw new Error(
+      `the chain provider reads TRON ${read.name} but the risk providers are TRON ${held.name}'s: give createRiskProviders the chain provider's network`,
+    );
+  }
+}
+
+/**
  * The service: stores (all state) + providers (chain facts, risk) + options. Framework-free:
- * adapters translate their request into `handle`'s and write its answer back.
+ * adapters translate their request into `handle`'s and write its answer back. Throws when the chain and
+ * risk providers are of different networks (`assertOneNetwork`).
  */
 export function createSafetyService(
   stores: SafetyStores,
   providers: SafetyProviders,
   options: SafetyServiceOptions = {},
 ): SafetyService {
+  assertOneNetwork(providers);
   const resolved = resolveOptions(options);
   const ctx: RuntimeContext = { stores, providers, options: resolved };
   const state: ServiceState = { apiDisabled: options.apiDisabled ?? false, closing: false, inFlight: new Set() };

@@ -1,5 +1,6 @@
 import type { SanctionsListEntry, SanctionsListFormat, StoredSanctionsList } from '../../stores/sanctions-lists.js';
 import { OFAC_TRON_AS_OF, OFAC_TRON_ENTRIES } from '../data/ofac-tron.js';
+import { credibleLastModified, notInFuture } from '../list-dates.js';
 import { publicUrl } from '../public-url.js';
 import type { SanctionsList } from '../sanctions-list.js';
 import type { OfacValidators } from './download.js';
@@ -33,16 +34,23 @@ export function screeningList(
   };
 }
 
-export function listInUseOf(stored: StoredSanctionsList): OfacListInUse {
+/**
+ * The stored list as this process screens with it. Dates in the future (stored by a host whose clock was
+ * ahead, or by an earlier version) are not believed: a confirmation in the future falls back to the
+ * publication date (the list was current then), else to no date at all (1970: past any age limit).
+ */
+export function listInUseOf(stored: StoredSanctionsList, now: Date = new Date()): OfacListInUse {
+  const published = notInFuture(stored.publishedAt, now);
+  const confirmedAt = notInFuture(stored.confirmedAt, now) ?? published ?? new Date(0);
   return {
     id: stored.id,
     // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
     source: /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source,
     format: stored.format,
-    publishedAt: stored.publishedAt,
-    confirmedAt: stored.confirmedAt,
-    validators: { etag: stored.etag, lastModified: stored.lastModified },
-    list: screeningList(stored.entries, stored.confirmedAt, stored.format),
+    publishedAt: published ?? confirmedAt,
+    confirmedAt,
+    validators: { etag: stored.etag, lastModified: credibleLastModified(stored.lastModified, now) },
+    list: screeningList(stored.entries, confirmedAt, stored.format),
   };
 }
 

@@ -12,6 +12,7 @@ import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from '
 import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
 import { publicUrl } from '../public-url.js';
 import { rethrowProgrammerError } from '../../chain/programmer-error.js';
+import { credibleLastModified, futureDate, notInFuture } from '../list-dates.js';
 
 /** A list read from a download or a file, before it is judged against the list in use. */
 export interface CandidateList {
@@ -35,10 +36,12 @@ export type RefreshOutcome =
 /**
  * Why the list in use was kept: the download failed (`download`: network, status, size, time) or did not
  * parse (`parse`: garbage, truncated), the new list is worse (`shrunk`: lost more than the allowed share of
- * addresses; `older`: published before the list in use), or the store failed (`store`).
+ * addresses; `older`: published before the list in use), it is dated in the future (`future`: published or
+ * confirmed beyond this host's clock, a typo or a wrong clock; a file modified in the future is a `download`
+ * failure), or the store failed (`store`).
  */
 export interface RefreshFailure {
-  kind: 'download' | 'parse' | 'shrunk' | 'older' | 'store';
+  kind: 'download' | 'parse' | 'shrunk' | 'older' | 'future' | 'store';
   reason: string;
 }
 
@@ -84,6 +87,7 @@ export class OfacRefresher {
     parse: 0,
     shrunk: 0,
     older: 0,
+    future: 0,
     store: 0,
   };
   readonly #now: () => Date;
@@ -123,14 +127,16 @@ export class OfacRefresher {
     const header = await this.options.store.currentHeader();
     if (header === null) return 'unchanged';
     if (header.id === this.#inUse.id) {
-      if (header.confirmedAt.getTime() <= this.#inUse.confirmedAt.getTime()) return 'unchanged';
+      // A confirmation in the future (a host whose clock is ahead) confirms nothing.
+      const confirmedAt = notInFuture(header.confirmedAt, this.#now());
+      if (confirmedAt === null || confirmedAt.getTime() <= this.#inUse.confirmedAt.getTime()) return 'unchanged';
       const validators = { etag: header.etag, lastModified: header.lastModified };
-      this.#setConfirmed(header.confirmedAt, validators);
+      this.#setConfirmed(confirmedAt, validators);
       return 'confirmed';
     }
     const stored = await this.options.store.currentList();
     if (stored === null || this.#inUse !== before) return 'unchanged';
-    this.#inUse = listInUseOf(stored);
+    this.#inUse = listInUseOf(stored, this.#now());
     this.#lastFailure ??= await this.options.store.lastFailure();
     return 'adopted';
   }
@@ -153,15 +159,20 @@ export class OfacRefresher {
       ...(signal ? { signal } : {}),
     });
     if (downloaded.isErr()) return this.#fail(downloaded.error);
-    // An HTTP answer is current when it comes; a file (an air-gapped copy) only as of when it was written.
+    // An HTTP answer is current when it comes; a file (an air-gapped copy) only as of when it was written,
+    // and a file written in the future would be confirmed current at every refresh, never aging.
     const { writtenAt } = downloaded.value;
+    if (writtenAt && notInFuture(writtenAt, startedAt) === null)
+      return this.#fail({ kind: 'download', reason: `file ${futureDate('modified', writtenAt, startedAt)}` });
     const currentAt = writtenAt && writtenAt < startedAt ? writtenAt : startedAt;
     if (downloaded.value.kind === 'not_modified') {
       // Only an answer to our own conditional request confirms, and only the list it asked about.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
       return this.#confirm(asked.id, currentAt, validators);
     }
-    const { list, validators: received } = downloaded.value;
+    const { list, validators: sent } = downloaded.value;
+    // A Last-Modified in the future, sent back as If-Modified-Since, would have every later version answer 304.
+    const received = { ...sent, lastModified: credibleLastModified(sent.lastModified, startedAt) };
     return this.apply({ ...list, source, confirmedAt: currentAt, validators: received });
   }
 
@@ -170,13 +181,17 @@ export class OfacRefresher {
     given: CandidateList,
     options: { force?: boolean } = {},
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
-    // Nothing is known current or published beyond now: a date in the future (a typo in --as-of)
-    // counts as now, so it neither keeps the list young nor makes OFAC's next list look older.
+    // Nothing is known current or published beyond now: a date in the future (a typo in --as-of or
+    // `# as-of`, a wrong clock) is refused, even with `force`, since counted as now it would keep a stale
+    // list young at every load; within the clock skew it counts as now.
     const now = this.#now();
-    const candidate =
-      given.confirmedAt > now || given.publishedAt > now
-        ? { ...given, confirmedAt: earlier(given.confirmedAt, now), publishedAt: earlier(given.publishedAt, now) }
-        : given;
+    const confirmedAt = notInFuture(given.confirmedAt, now);
+    const publishedAt = notInFuture(given.publishedAt, now);
+    if (confirmedAt === null)
+      return this.#fail({ kind: 'future', reason: futureDate('confirmed', given.confirmedAt, now) });
+    if (publishedAt === null)
+      return this.#fail({ kind: 'future', reason: futureDate('published', given.publishedAt, now) });
+    const candidate = { ...given, confirmedAt, publishedAt };
     try {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
@@ -290,8 +305,4 @@ export class OfacRefresher {
 
 function utcDay(d: Date): number {
   return Math.floor(d.getTime() / 86_400_000);
-}
-
-function earlier(a: Date, b: Date): Date {
-  return a < b ? a : b;
 }
