@@ -14,8 +14,7 @@
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
 // (configuration, unreadable seed file, host unreachable); 64 wrong command line (and, for the
 // sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
-import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
 import {
   createRiskProviders,
@@ -33,7 +32,15 @@ import { registerMemberCommands } from './admin-members.js';
 import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.js';
 import { HOST_VERSION } from './cli-flags.js';
 import { parseConfig } from './config.js';
-import { applySeed, decodeSeed, limitsOf, loadSeedFile, type SeedFile, type SeedMemberSecret } from './seed-file.js';
+import {
+  applySeed,
+  limitsOf,
+  loadSeedFile,
+  type SeedFile,
+  type SeedKeySecret,
+  type SeedMemberSecret,
+} from './seed-file.js';
+import { replaceSeedFile } from './seed-file-edit.js';
 import { lockSeedFile, SeedFileBusy } from './seed-file-lock.js';
 import { openStores, type HostStores } from './stores.js';
 
@@ -51,8 +58,8 @@ class Exit extends Error {
 interface Session {
   mode: 'memory' | 'postgres';
   admin: AdminApi;
-  /** Full keys by key id: the seed file keeps them, the stores keep only hashes (memory mode). */
-  keys: Map<string, string>;
+  /** Full keys (or the hashes the host's portal wrote) by key id: the seed file keeps them, the stores only hashes (memory mode). */
+  keys: Map<string, SeedKeySecret>;
   /** Members' passwords or pending invitations by member id, likewise. */
   members: Map<string, SeedMemberSecret>;
   /** Makes the change durable: writes the seed file back (memory), nothing (PostgreSQL). */
@@ -106,7 +113,7 @@ async function openSession(path: string | undefined, intent: Intent): Promise<Se
   if (intent !== 'create' && !existsSync(path)) throw missing();
   if (intent !== 'read') await lock(path);
   const admin = adminOf(createMemoryStores(), clockWithoutTies());
-  const keys = new Map<string, string>();
+  const keys = new Map<string, SeedKeySecret>();
   const members = new Map<string, SeedMemberSecret>();
   let seed: SeedFile = { plans: [], organizations: [] };
   if (existsSync(path)) {
@@ -156,18 +163,14 @@ async function writeSeedFile(
         api_keys: (await admin.listApiKeys(OPERATOR, o.id))._unsafeUnwrap().map((k) => ({
           id: k.id,
           label: k.label,
-          key: keys.get(k.id) ?? '',
+          ...keys.get(k.id),
           revoked: k.revokedAt !== null,
         })),
         ...(await seedMembersOf(admin, o.id, members)),
       })),
     ),
   };
-  if (decodeSeed(seed).isErr()) throw new Exit(2, 'internal: the written seed file would not load again');
-  const tmp = `${path}.${randomUUID()}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(seed, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  replaceSeedFile(path, seed);
 }
 
 /** The organization's members as seed entries (`members` only when there are any). */
@@ -405,7 +408,7 @@ function addKeyCommands(program: Command, open: OpenSession): void {
     .action(async (orgId: string, o: { label: string }) => {
       const s = await open('change');
       const issued = unwrap(await s.admin.createApiKey(OPERATOR, orgId, o.label));
-      s.keys.set(issued.metadata.id, issued.key);
+      s.keys.set(issued.metadata.id, { key: issued.key });
       await s.save();
       print(
         issued,
@@ -430,7 +433,7 @@ function addKeyCommands(program: Command, open: OpenSession): void {
     .action(async (orgId: string, keyId: string) => {
       const s = await open('change');
       const rotated = unwrap(await s.admin.rotateApiKey(OPERATOR, orgId, keyId));
-      s.keys.set(rotated.metadata.id, rotated.key);
+      s.keys.set(rotated.metadata.id, { key: rotated.key });
       await s.save();
       print(rotated, `${rotated.key}\n(new key id ${rotated.metadata.id}; ${keyId} revoked; shown once: store it now)`);
     });
@@ -457,17 +460,19 @@ function addUsageCommand(program: Command, open: OpenSession): void {
     });
 }
 
-/** Memory mode: usage lives in the running host, asked with one of the organization's keys from the seed file. */
+/**
+ * Memory mode: usage lives in the running host, asked with one of the organization's keys from the
+ * seed file (one it holds in full: of a key created in the portal it holds only the hash).
+ */
 async function usageFromHost(s: Session, orgId: string, o: { url: string; days: number }): Promise<UsageResponse> {
-  const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId)).find(
-    (k) => k.revokedAt === null && s.keys.get(k.id),
-  );
-  if (!active) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
+  const key = unwrap(await s.admin.listApiKeys(OPERATOR, orgId))
+    .filter((k) => k.revokedAt === null)
+    .map((k) => s.keys.get(k.id)?.key)
+    .find((full) => full !== undefined);
+  if (!key) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
   let res;
   try {
-    res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, {
-      headers: { 'x-api-key': s.keys.get(active.id)! },
-    });
+    res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, { headers: { 'x-api-key': key } });
   } catch (e) {
     throw new Exit(
       2,

@@ -22,6 +22,7 @@ import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
+import { withSeedWriteBack } from './seed-write-back.js';
 import { openStores, type HostStores } from './stores.js';
 import { hostTokens } from './token-registry-file.js';
 
@@ -96,8 +97,13 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await chain.close();
     await stores.value.close();
   };
+  // Memory mode with a seed file: the portal's key and member changes are kept in the file.
+  const writeBack = withSeedWriteBack(observability.counted(stores.value.stores), {
+    kind: stores.value.kind,
+    seedFile: config.seedFile,
+  });
   const service = createSafetyService(
-    observability.counted(stores.value.stores),
+    writeBack.stores,
     { chain, risk: risk.value },
     {
       deadlineMs: config.requestDeadlineMs,
@@ -113,6 +119,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await release();
     return err(seeded.error);
   }
+  writeBack.arm();
   const serving = await serve({ config, logger, service, stores: stores.value, observability, data, release });
   if (serving.isErr()) return err(serving.error);
   return ok({

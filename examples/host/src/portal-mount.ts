@@ -9,6 +9,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { HostConfig } from './config.js';
 import { withRequestLog } from './log.js';
+import { NOT_SAVED_MESSAGE, SeedFileNotUpdated } from './seed-write-back.js';
 
 /** The portal as the host serves it: its handler (logged) and whether a proxy's forwarded headers are trusted. */
 export interface PortalMount {
@@ -93,6 +94,7 @@ export function mountPortal(
     stores,
     secureCookies: secureCookies(config),
     onError: (error) => logger.error({ err: error }, 'portal request failed'),
+    explainError: (error) => (error instanceof SeedFileNotUpdated ? NOT_SAVED_MESSAGE : null),
   });
   return { ...withRequestLog(portal, logger), trustProxy: config.portalTrustProxy };
 }

@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import {
   decode,
   formatDecodeError,
+  hashApiKey,
   type AdminApi,
   type EntitlementAssignment,
   type Entitlements,
@@ -41,9 +42,18 @@ const Limits = {
 
 export const SeedPlan = t.strict({ code: NonEmpty, version: PositiveInt, name: NonEmpty, ...Limits }, 'SeedPlan');
 export const SeedEntitlements = t.strict(Limits, 'SeedEntitlements');
-/** `id` is optional (the admin CLI writes it so key ids stay stable between runs). */
+const Sha256Hex = t.refinement(t.string, (s) => /^[0-9a-f]{64}$/.test(s), 'sha256 hex');
+
+/**
+ * `id` is optional (the admin CLI writes it so key ids stay stable between runs). The key is given
+ * in full (`key`) or, as a memory-mode host writes a key created in its portal (it never keeps the
+ * full key), by its SHA-256 and display prefix (`key_sha256`, `prefix`).
+ */
 export const SeedApiKey = t.exact(
-  t.intersection([t.type({ label: NonEmpty, key: NonEmpty, revoked: t.boolean }), t.partial({ id: Uuid })]),
+  t.intersection([
+    t.type({ label: NonEmpty, revoked: t.boolean }),
+    t.partial({ id: Uuid, key: NonEmpty, key_sha256: Sha256Hex, prefix: NonEmpty }),
+  ]),
   'SeedApiKey',
 );
 /**
@@ -87,6 +97,9 @@ export const SeedOrganization = t.exact(
 export const SeedFile = t.strict({ plans: t.array(SeedPlan), organizations: t.array(SeedOrganization) }, 'SeedFile');
 export type SeedPlan = t.TypeOf<typeof SeedPlan>;
 export type SeedOrganization = t.TypeOf<typeof SeedOrganization>;
+export type SeedApiKey = t.TypeOf<typeof SeedApiKey>;
+/** What the seed file keeps of a key beside its id, label and revocation. */
+export type SeedKeySecret = Pick<SeedApiKey, 'key' | 'key_sha256' | 'prefix'>;
 export type SeedMember = t.TypeOf<typeof SeedMember>;
 /** What the seed file keeps of a member beside its email and role. */
 export type SeedMemberSecret = Pick<SeedMember, 'password' | 'invitation'>;
@@ -150,8 +163,13 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
       );
     }
     for (const [k, key] of org.api_keys.entries()) {
-      if (keys.has(key.key)) return fail(`${at}.api_keys[${k}].key`, 'repeats a key of another entry');
-      keys.add(key.key);
+      if ((key.key === undefined) === (key.key_sha256 === undefined))
+        return fail(`${at}.api_keys[${k}].key`, 'or key_sha256 (with prefix): exactly one of them must be set');
+      if ((key.key_sha256 === undefined) !== (key.prefix === undefined))
+        return fail(`${at}.api_keys[${k}].prefix`, 'goes with key_sha256, and only with it');
+      const hash = keyHashOf(key);
+      if (keys.has(hash)) return fail(`${at}.api_keys[${k}].key`, 'repeats a key of another entry');
+      keys.add(hash);
     }
     for (const [m, member] of (org.members ?? []).entries()) {
       const email = member.email.trim().toLowerCase();
@@ -168,6 +186,9 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   }
   return ok(seed);
 }
+
+/** The SHA-256 of a seed key entry's key, given in full or as its hash. */
+export const keyHashOf = (key: SeedKeySecret): string => key.key_sha256 ?? hashApiKey(key.key!);
 
 /** The part of the core's admin API a seed is loaded through. */
 export interface SeedTarget {
@@ -206,13 +227,13 @@ const OPERATOR = { kind: 'operator' } as const;
  * differs from the seed keeps its stored values and is reported in `differences`. The one change
  * applied to existing state is a revocation (a key the seed marks revoked is revoked), since the
  * seed may only tighten access, never reopen it. Into empty stores (memory mode) this loads the
- * whole file. The error names the failing entry. `onKey` learns each key's id with its full value,
+ * whole file. The error names the failing entry. `onKey` learns each key's id with its full value or hash,
  * `onMember` each member's id with its password or invitation (the admin CLI writes the file back).
  */
 export async function applySeed(
   admin: SeedTarget,
   seed: SeedFile,
-  onKey: (id: string, key: string) => void = () => {},
+  onKey: (id: string, key: SeedKeySecret) => void = () => {},
   onMember: (id: string, secret: SeedMemberSecret) => void = () => {},
 ): Promise<Result<SeedSummary, ConfigError>> {
   const run: SeedRun = {
@@ -244,7 +265,7 @@ export async function applySeed(
 /** One application of a seed file: where it writes, whom it tells of secrets, and what it has found so far. */
 interface SeedRun {
   admin: SeedTarget;
-  onKey: (id: string, key: string) => void;
+  onKey: (id: string, key: SeedKeySecret) => void;
   onMember: (id: string, secret: SeedMemberSecret) => void;
   inserted: SeedSummary['inserted'];
   differences: SeedDifference[];
@@ -363,13 +384,13 @@ async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promi
     const keyAt = `${at}.api_keys[${k}]`;
     const imported = await run.admin.seed.importApiKey({
       organizationId: id,
-      key: key.key,
+      ...(key.key !== undefined ? { key: key.key } : { keyHash: key.key_sha256!, prefix: key.prefix! }),
       label: key.label,
       ...(key.id ? { id: key.id.toLowerCase() } : {}),
     });
     if (imported.isErr()) return refuse(keyAt, imported.error.message);
     const stored = imported.value;
-    run.onKey(stored.id, key.key);
+    run.onKey(stored.id, secretOf(key));
     if (known.has(stored.id)) compare(run, keyAt, { label: stored.label }, { label: key.label });
     else run.inserted.keys++;
     if (key.revoked && stored.revokedAt === null) {
@@ -427,6 +448,10 @@ async function applyMembers(
   }
   return ok({ inserted, differences });
 }
+
+/** The entry's key as the seed file gives it: in full, or its hash and prefix. */
+const secretOf = (key: SeedApiKey): SeedKeySecret =>
+  key.key !== undefined ? { key: key.key } : { key_sha256: key.key_sha256, prefix: key.prefix };
 
 /** Entitlements under the seed file's field names. */
 export function limitsOf(e: Entitlements) {

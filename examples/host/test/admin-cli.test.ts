@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
-import { staleReason } from '../build-state.mjs';
 import { runAdmin } from '../src/admin-cli.js';
 import { applySeed, loadSeedFile } from '../src/seed-file.js';
 import { lockSeedFile, SeedFileBusy } from '../src/seed-file-lock.js';
+import { adminProcess } from './admin-process.js';
 import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
 /** Runs the CLI in-process, capturing what it prints. */
@@ -461,25 +460,6 @@ describe('admin CLI: a wrong id or a blank name is refused (exit 1), nothing wri
 });
 
 describe('admin CLI: commands run at once (memory mode: the seed file lock)', () => {
-  const root = fileURLToPath(new URL('../../..', import.meta.url));
-  const entry =
-    staleReason(root) === null
-      ? ['examples/host/dist/admin.js']
-      : ['--conditions=source', '--import', 'tsx', 'examples/host/src/admin.ts'];
-  /** The CLI in a process of its own, as scripts run it. */
-  const adminProcess = (...args: string[]) =>
-    new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-      const { NODE_TEST_CONTEXT: _, DATABASE_URL: __, ...env } = process.env;
-      const child = spawn(process.execPath, [...entry, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (err += d));
-      const timer = setTimeout(() => child.kill(), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => (clearTimeout(timer), resolve({ code, out, err })));
-    });
-
   test('keys create in four processes at once: every printed key is in the seed file and authenticates', async () => {
     // Its member's password is hashed at each load (scrypt): every command reads, then writes, a few hundred ms apart.
     const seed = portalSeedFile();

@@ -256,6 +256,12 @@ describe('seed file', () => {
   });
 
   test('an invalid seed names the field (limits within what a PostgreSQL store keeps)', () => {
+    const HASH = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+    /** The seed with one key entry: a label, not revoked, and `key`'s fields. */
+    const keyed = (key: object) => ({
+      plans: [plan],
+      organizations: [{ ...org, api_keys: [{ label: 'ci', revoked: false, ...key }] }],
+    });
     const cases: [unknown, string][] = [
       [{ plans: [{ ...plan, monthly_quota: -1 }], organizations: [] }, 'seed:plans[0].monthly_quota'],
       [{ plans: [{ ...plan, monthly_quota: 2 ** 31 }], organizations: [] }, 'seed:plans[0].monthly_quota'],
@@ -267,10 +273,13 @@ describe('seed file', () => {
         { plans: [plan], organizations: [{ ...org, plan: { code: 'gold', version: 1 } }] },
         'seed:organizations[0].plan',
       ],
+      [keyed({}), 'seed:organizations[0].api_keys[0].key'],
       [
-        { plans: [plan], organizations: [{ ...org, api_keys: [{ label: 'ci', revoked: false }] }] },
+        keyed({ key: 'tsk_live_0123456789abcdefghijkl', key_sha256: HASH, prefix: 'p' }),
         'seed:organizations[0].api_keys[0].key',
       ],
+      [keyed({ key_sha256: HASH }), 'seed:organizations[0].api_keys[0].prefix'],
+      [keyed({ key_sha256: HASH.toUpperCase(), prefix: 'p' }), 'seed:organizations[0].api_keys[0].key_sha256'],
       [{ plans: [plan] }, 'seed:organizations'],
     ];
     for (const [value, field] of cases)

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { TransactionCheckResponse, UsageResponse } from '../src/contract/models.js';
 import { MAX_ENTITLEMENT } from '../src/stores/organizations.js';
+import { hashApiKey } from '../src/runtime/keys.js';
 import { USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
 import {
   serviceEnvironment,
@@ -276,6 +277,26 @@ describe('admin roles and keys', () => {
     const stored = await stores.apiKeys.listKeys(s.organizationId);
     assert.ok(stored.every((k) => !JSON.stringify(k).includes(key)));
     assert.equal((await check({ ...s, apiKey: key }, COMPLETE_TX)).status, 200);
+  });
+
+  test('Authentication 5: seeding a key by its hash and prefix: the key it hashes authenticates, shown by that prefix', async () => {
+    const stores = createMemoryStores();
+    const s = await setup({}, {}, {}, stores);
+    const key = 'tsk_live_hashed_0123456789abcdefghij';
+    const seed = { organizationId: s.organizationId, keyHash: hashApiKey(key), prefix: 'tsk_live_hashed_', label: 'h' };
+    const imported = (await s.service.admin.seed.importApiKey(seed))._unsafeUnwrap();
+    assert.equal(imported.prefix, 'tsk_live_hashed_');
+    assert.equal(
+      (await s.service.admin.seed.importApiKey({ ...seed, key }))._unsafeUnwrap().id,
+      imported.id,
+      'the same key',
+    );
+    assert.equal((await check({ ...s, apiKey: key }, COMPLETE_TX)).status, 200);
+    const refused = (hash: string, prefix: string) =>
+      s.service.admin.seed.importApiKey({ ...seed, keyHash: hash, prefix }).then((r) => r._unsafeUnwrapErr().code);
+    assert.equal(await refused(hashApiKey(key).toUpperCase(), 'p'), 'invalid');
+    assert.equal(await refused(hashApiKey('other-key-0123456789abcdef'), ''), 'invalid');
+    assert.equal(await refused(hashApiKey('other-key-0123456789abcdef'), 'has space'), 'invalid');
   });
 
   test('Authentication 5: seeding the same key from several hosts at once: every import succeeds, one key is stored', async () => {

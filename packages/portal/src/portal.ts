@@ -24,6 +24,11 @@ export interface PortalOptions {
   throttle?: Partial<ThrottlePolicy>;
   /** Called with an unexpected failure (a store that failed); the member gets a 500 page. */
   onError?: (error: unknown) => void;
+  /**
+   * What that 500 page tells the member about a failure the host knows (e.g. a change it could not
+   * make durable, so made nothing); null for the general message.
+   */
+  explainError?: (error: unknown) => string | null;
 }
 
 export interface Portal {
@@ -76,7 +81,8 @@ export function createPortal(options: PortalOptions): Portal {
         return await answer(deps, assets, request);
       } catch (error) {
         options.onError?.(error);
-        return errorPage(null, { status: 500, message: 'The portal could not answer. Try again in a moment.' });
+        const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
+        return errorPage(null, { status: 500, message });
       }
     },
   };

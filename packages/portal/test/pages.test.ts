@@ -208,6 +208,30 @@ describe('Portal pages', () => {
     assert.equal((await browser.get('/portal/check')).status, 403, 'billing may not run checks');
   });
 
+  test('Errors: a store failure is a 500 page with the message the host gives for it, else the general one; it is reported', async () => {
+    class NotSaved extends Error {}
+    const reported: unknown[] = [];
+    const world = await portalWorld({
+      explainError: (error) => (error instanceof NotSaved ? 'Nothing was changed: not saved.' : null),
+      onError: (error) => reported.push(error),
+    });
+    const browser = world.client();
+    await browser.signIn('owner@example.com');
+    const { key } = await createKey(browser, 'checkout');
+    const id = keyId((await browser.get('/portal/keys')).body)!;
+    for (const [failure, message] of [
+      [new NotSaved('the file is read-only'), 'Nothing was changed: not saved.'],
+      [new Error('the store is down'), 'The portal could not answer. Try again in a moment.'],
+    ] as const) {
+      world.stores.apiKeys.revokeKey = () => Promise.reject(failure);
+      const answer = await browser.submit(`/portal/keys/${id}/revoke`, `/portal/keys/${id}/revoke`);
+      assert.equal(answer.status, 500);
+      assert.match(answer.body, new RegExp(message));
+      assert.equal(reported.at(-1), failure);
+    }
+    assert.equal((await world.service.usage({ apiKey: key! })).status, 200, 'the key still works');
+  });
+
   test('Routing: unknown pages 404, wrong methods 405, /portal goes to sign-in', async () => {
     const { client } = await signedIn();
     const anonymous = client();

@@ -74,6 +74,8 @@ export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
 const MAX_TEXT_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
+/** Longest display prefix an imported key hash may come with (ours are 17 characters). */
+const MAX_PREFIX_LENGTH = 64;
 /** A name or label: not blank, at most 200 characters, no control character (see `hasControlCharacter`). */
 const textOk = (text: string) => text.trim().length > 0 && text.length <= MAX_TEXT_LENGTH && !hasControlCharacter(text);
 const LABEL_RULE = 'label must be 1 to 200 characters, without control characters';
@@ -195,11 +197,11 @@ function adminContext(stores: SafetyStores, now: () => Date) {
 
   async function insertKey(
     organizationId: string,
-    key: string,
+    key: ImportedApiKey,
     label: string,
     id: string = randomUUID(),
   ): Promise<Result<ApiKeyRecord, AdminError>> {
-    const record = newKeyRecord({ id, organizationId, key, label, at: now() });
+    const record = newKeyRecord({ ...key, id, organizationId, label, at: now() });
     return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
   }
 
@@ -211,13 +213,14 @@ function adminContext(stores: SafetyStores, now: () => Date) {
 }
 
 /** A new, unrevoked key's stored record: its hash and display prefix, never the key. */
-function newKeyRecord(k: { id: string; organizationId: string; key: string; label: string; at: Date }): ApiKeyRecord {
+function newKeyRecord(
+  k: ImportedApiKey & { id: string; organizationId: string; label: string; at: Date },
+): ApiKeyRecord {
   return {
     id: k.id,
     organizationId: k.organizationId,
     label: k.label,
-    hash: hashApiKey(k.key),
-    prefix: displayPrefix(k.key),
+    ...storedSecret(k),
     createdAt: k.at,
     revokedAt: null,
     replacedBy: null,
@@ -342,7 +345,7 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       if (!textOk(label)) return fail('invalid', LABEL_RULE);
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
       const key = generateApiKey();
-      const inserted = await insertKey(organizationId, key, label);
+      const inserted = await insertKey(organizationId, { key }, label);
       return inserted.map((record) => ({ key, metadata: keyMetadata(record) }));
     },
 
@@ -417,26 +420,37 @@ function usageAdmin({ stores, organizations, now, organizationExists }: AdminCon
   };
 }
 
+/**
+ * A known key to import: its full value, or what is stored of it (its SHA-256 and display prefix),
+ * for a host that keeps a key it never saw in full (a seed file the portal writes to).
+ */
+export type ImportedApiKey = { key: string } | { keyHash: string; prefix: string };
+
 /** Why a key cannot be imported, null when it can. */
-function importedKeyProblem(input: { key: string; label: string }): string | null {
-  const { key } = input;
-  // Its display prefix is stored: no control character in it either.
-  if (
-    key.length < MIN_IMPORTED_KEY_LENGTH ||
-    key.length > MAX_API_KEY_LENGTH ||
-    /\s/.test(key) ||
-    hasControlCharacter(key)
-  )
+function importedKeyProblem(input: ImportedApiKey & { label: string }): string | null {
+  // A key's display prefix is stored: no control character in it either.
+  const unfit = (text: string) => /\s/.test(text) || hasControlCharacter(text);
+  if ('keyHash' in input) {
+    if (!/^[0-9a-f]{64}$/.test(input.keyHash)) return 'an imported key hash must be 64 lower-case hex characters';
+    if (input.prefix.length < 1 || input.prefix.length > MAX_PREFIX_LENGTH || unfit(input.prefix))
+      return `an imported key prefix must be 1 to ${MAX_PREFIX_LENGTH} characters, without spaces or control characters`;
+  } else if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || unfit(input.key))
     return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} characters, without spaces or control characters`;
   return textOk(input.label) ? null : LABEL_RULE;
 }
 
+/** What is stored of a key: its hash and display prefix. */
+const storedSecret = (key: ImportedApiKey): Pick<ApiKeyRecord, 'hash' | 'prefix'> =>
+  'keyHash' in key
+    ? { hash: key.keyHash, prefix: key.prefix }
+    : { hash: hashApiKey(key.key), prefix: displayPrefix(key.key) };
+
 /** The key's metadata when it is already stored for this organization; a conflict for another; else null. */
 async function importedBefore(
   apiKeys: SafetyStores['apiKeys'],
-  input: { organizationId: string; key: string },
+  input: { organizationId: string; hash: string },
 ): Promise<Result<ApiKeyMetadata, AdminError> | null> {
-  const existing = await apiKeys.findKeyByHash(hashApiKey(input.key));
+  const existing = await apiKeys.findKeyByHash(input.hash);
   if (!existing) return null;
   return existing.organizationId === input.organizationId
     ? ok(keyMetadata(existing))
@@ -487,20 +501,18 @@ function seedAdmin({
       return view(input.id);
     },
 
-    /** Stores a known full key (hashed) for the organization; a repeat of the same key is a no-op. */
-    async importApiKey(input: {
-      organizationId: string;
-      key: string;
-      label: string;
-      id?: string;
-    }): Promise<Result<ApiKeyMetadata, AdminError>> {
+    /** Stores a known key (its hash) for the organization; a repeat of the same key is a no-op. */
+    async importApiKey(
+      input: ImportedApiKey & { organizationId: string; label: string; id?: string },
+    ): Promise<Result<ApiKeyMetadata, AdminError>> {
       const problem = importedKeyProblem(input);
       if (problem) return fail('invalid', problem);
       if (!(await organizationExists(input.organizationId))) return fail('not_found', 'no such organization');
-      const known = () => importedBefore(apiKeys, input);
+      const { hash } = storedSecret(input);
+      const known = () => importedBefore(apiKeys, { organizationId: input.organizationId, hash });
       const before = await known();
       if (before) return before;
-      const inserted = await insertKey(input.organizationId, input.key, input.label, input.id);
+      const inserted = await insertKey(input.organizationId, input, input.label, input.id);
       // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
       return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
     },

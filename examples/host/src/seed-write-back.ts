@@ -1,0 +1,257 @@
+// Memory mode with a seed file (SAFETY_SEED_FILE): the file is the host's only durable state, so a
+// change the portal makes to API keys or members is made in the file too, or not at all. Without
+// this, a restart brought a revoked (leaked) key back, undid a rotation, let a removed member sign
+// in again and dropped created keys and invitations.
+//
+// The key and member stores are wrapped below the core's admin API: the core has checked the role
+// and the input, and the store call is where the change happens. Each change holds the seed file's
+// lock (the admin CLI's) and edits the one entry it concerns in the file as it is now, so an admin
+// CLI command run meanwhile is kept. Nothing is written for the keys and members the seed itself
+// loads at start (`arm` comes after that). Of a key the file gets what the store keeps: its hash and
+// display prefix, never the key.
+//
+// If the file cannot be changed, the store call rejects with `SeedFileNotUpdated` and memory is as it
+// was, so memory never holds a change a restart would undo:
+// - keys (create, rotate, revoke): the file first, then memory, which cannot refuse what it was
+//   checked to allow under the lock; a rotation's new key and the old key's revocation are one write;
+// - invitations: the file first (an email the file already has is refused like one in memory);
+// - role changes and removals: memory first, since the store decides the last-owner rule, then the
+//   file; when the file fails the change is undone in memory (the same record put back, which nothing
+//   else can race under the lock). Writing the file first would write for a refused removal of the
+//   last owner and need a second write, which could fail too, to put it back.
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  MemberChangeOutcome,
+  MemberRecord,
+  MemberStore,
+  SafetyStores,
+} from '@tron-safety/core';
+import { keyHashOf, type SeedFile, type SeedOrganization } from './seed-file.js';
+import { editSeedFile } from './seed-file-edit.js';
+import { lockSeedFile } from './seed-file-lock.js';
+
+/** The seed file could not be locked, read or written: the change was not made. */
+export class SeedFileNotUpdated extends Error {}
+
+/** What a member of the portal reads when its change could not be saved. */
+export const NOT_SAVED_MESSAGE =
+  "Nothing was changed: the service could not save this change durably (its seed file could not be updated). Try again in a moment; if it keeps failing, tell the service's operator.";
+
+export interface SeedWriteBack {
+  /** The stores to build the service on: key and member changes are written to the seed file once armed. */
+  stores: SafetyStores;
+  /** Starts writing changes to the file; call it once the seed file itself is loaded. */
+  arm(): void;
+}
+
+/** The write-back of a memory-mode host with a seed file; the stores unchanged otherwise. */
+export function withSeedWriteBack(
+  stores: SafetyStores,
+  host: { kind: 'memory' | 'postgres'; seedFile: string | null },
+): SeedWriteBack {
+  if (host.kind !== 'memory' || host.seedFile === null) return { stores, arm: () => {} };
+  const file = seedFileOf(host.seedFile);
+  let armed = false;
+  const durable = { keys: durableKeys(stores.apiKeys, file), members: durableMembers(stores.members, file) };
+  const current = () => (armed ? durable : { keys: stores.apiKeys, members: stores.members });
+  const apiKeys: ApiKeyStore = {
+    insertKey: (record) => current().keys.insertKey(record),
+    findKeyByHash: (hash) => stores.apiKeys.findKeyByHash(hash),
+    listKeys: (organizationId) => stores.apiKeys.listKeys(organizationId),
+    revokeKey: (organizationId, keyId, now) => current().keys.revokeKey(organizationId, keyId, now),
+    rotateKey: (organizationId, keyId, replacement, now) =>
+      current().keys.rotateKey(organizationId, keyId, replacement, now),
+  };
+  const members: MemberStore = {
+    insertMember: (record, options) => current().members.insertMember(record, options),
+    findMemberByEmail: (email) => stores.members.findMemberByEmail(email),
+    getMember: (organizationId, memberId) => stores.members.getMember(organizationId, memberId),
+    listMembers: (organizationId) => stores.members.listMembers(organizationId),
+    findInvitation: (tokenHash, now) => stores.members.findInvitation(tokenHash, now),
+    acceptInvitation: (params) => stores.members.acceptInvitation(params),
+    setMemberRole: (params) => current().members.setMemberRole(params),
+    removeMember: (params) => current().members.removeMember(params),
+    removedAt: (organizationId, email) => stores.members.removedAt(organizationId, email),
+  };
+  return { stores: { ...stores, apiKeys, members }, arm: () => void (armed = true) };
+}
+
+/** The seed file as the write-back changes it: under its lock, one entry at a time. */
+interface SeedFileAccess {
+  /** Runs `change` holding the file's lock. */
+  locked<T>(change: () => Promise<T>): Promise<T>;
+  /** One edit of the file (see `editSeedFile`). */
+  edit(change: (seed: SeedFile) => boolean): Promise<void>;
+}
+
+function seedFileOf(path: string): SeedFileAccess {
+  const notUpdated = (e: unknown) =>
+    new SeedFileNotUpdated(`the seed file ${path} was not updated: ${(e as Error).message}`, { cause: e });
+  return {
+    async locked(change) {
+      const release = await lockSeedFile(path).catch((e: unknown) => Promise.reject(notUpdated(e)));
+      try {
+        return await change();
+      } finally {
+        release();
+      }
+    },
+    edit: (change) => editSeedFile(path, change).catch((e: unknown) => Promise.reject(notUpdated(e))),
+  };
+}
+
+/** The organization's entry; a change to an organization the file lacks cannot be kept, so it is refused. */
+function organizationIn(seed: SeedFile, organizationId: string): SeedOrganization {
+  const org = seed.organizations.find((o) => o.id.toLowerCase() === organizationId);
+  if (!org) throw new Error(`organization ${organizationId} is not in the seed file`);
+  return org;
+}
+
+/** Marks the key revoked in the file; false when the file does not list it (absent, it is gone after a restart anyway). */
+function revokeIn(seed: SeedFile, key: ApiKeyRecord): boolean {
+  const org = seed.organizations.find((o) => o.id.toLowerCase() === key.organizationId);
+  const entry = org?.api_keys.find((k) => k.id?.toLowerCase() === key.id || keyHashOf(k) === key.hash);
+  if (!entry || entry.revoked) return false;
+  entry.revoked = true;
+  return true;
+}
+
+/** A key's seed entry: its hash and prefix, as the store keeps them. */
+const keyEntry = (record: ApiKeyRecord) => ({
+  id: record.id,
+  label: record.label,
+  key_sha256: record.hash,
+  prefix: record.prefix,
+  revoked: false,
+});
+
+function durableKeys(
+  keys: ApiKeyStore,
+  file: SeedFileAccess,
+): Pick<ApiKeyStore, 'insertKey' | 'revokeKey' | 'rotateKey'> {
+  const active = async (organizationId: string, keyId: string) =>
+    (await keys.listKeys(organizationId)).find((k) => k.id === keyId && k.revokedAt === null);
+  return {
+    insertKey: (record) =>
+      file.locked(async () => {
+        if (await keys.findKeyByHash(record.hash)) return false;
+        let known = false;
+        await file.edit((seed) => {
+          known = seed.organizations.some((o) => o.api_keys.some((k) => keyHashOf(k) === record.hash));
+          if (!known) organizationIn(seed, record.organizationId).api_keys.push(keyEntry(record));
+          return !known;
+        });
+        return !known && keys.insertKey(record);
+      }),
+    revokeKey: (organizationId, keyId, now) =>
+      file.locked(async () => {
+        const key = await active(organizationId, keyId);
+        if (key) await file.edit((seed) => revokeIn(seed, key));
+        return keys.revokeKey(organizationId, keyId, now);
+      }),
+    rotateKey: (organizationId, keyId, replacement, now) =>
+      file.locked(async () => {
+        const key = await active(organizationId, keyId);
+        if (key)
+          await file.edit((seed) => {
+            revokeIn(seed, key);
+            organizationIn(seed, organizationId).api_keys.push(keyEntry(replacement));
+            return true;
+          });
+        return keys.rotateKey(organizationId, keyId, replacement, now);
+      }),
+  };
+}
+
+const sameEmail = (entry: { email: string }, email: string) => entry.email.trim().toLowerCase() === email;
+
+/** The member's entry in the file, in any organization (an email belongs to one member), or undefined. */
+function memberIn(seed: SeedFile, email: string) {
+  for (const org of seed.organizations) {
+    const entry = org.members?.find((m) => sameEmail(m, email));
+    if (entry) return { org, entry };
+  }
+  return undefined;
+}
+
+/** A member change made in memory goes to the file, or is undone in memory (`undo` says whether it could be). */
+async function thenFile(
+  file: SeedFileAccess,
+  change: {
+    outcome: MemberChangeOutcome;
+    edit: (seed: SeedFile, member: MemberRecord) => boolean;
+    undo: (member: MemberRecord) => Promise<boolean>;
+  },
+): Promise<MemberChangeOutcome> {
+  const { outcome } = change;
+  if (outcome.isErr()) return outcome;
+  try {
+    await file.edit((seed) => change.edit(seed, outcome.value));
+  } catch (e) {
+    if (await change.undo(outcome.value)) throw e;
+    throw new SeedFileNotUpdated(`${(e as Error).message}; the change could not be undone in memory either`, {
+      cause: e,
+    });
+  }
+  return outcome;
+}
+
+function durableMembers(
+  members: MemberStore,
+  file: SeedFileAccess,
+): Pick<MemberStore, 'insertMember' | 'setMemberRole' | 'removeMember'> {
+  return {
+    insertMember: (record, options) =>
+      file.locked(async () => {
+        if (!record.invitation) throw new Error('the portal only invites members');
+        const invitation = {
+          token_sha256: record.invitation.tokenHash,
+          expires_at: record.invitation.expiresAt.toISOString(),
+        };
+        if (await members.findMemberByEmail(record.email)) return false;
+        let known = false;
+        await file.edit((seed) => {
+          known = memberIn(seed, record.email) !== undefined;
+          if (!known)
+            (organizationIn(seed, record.organizationId).members ??= []).push({
+              email: record.email,
+              role: record.role,
+              invitation,
+            });
+          return !known;
+        });
+        return !known && members.insertMember(record, options);
+      }),
+    setMemberRole: (params) =>
+      file.locked(async () => {
+        const changed = await members.setMemberRole(params);
+        const restore = { ...params, role: params.expectedRole, expectedRole: params.role };
+        return thenFile(file, {
+          outcome: changed,
+          edit: (seed, member) => {
+            const entry = memberIn(seed, member.email)?.entry;
+            if (!entry || entry.role === member.role) return false;
+            entry.role = member.role;
+            return true;
+          },
+          undo: async () => (await members.setMemberRole(restore)).isOk(),
+        });
+      }),
+    removeMember: (params) =>
+      file.locked(async () => {
+        const removed = await members.removeMember(params);
+        return thenFile(file, {
+          outcome: removed,
+          edit: (seed, member) => {
+            const found = memberIn(seed, member.email);
+            if (!found) return false;
+            found.org.members = found.org.members!.filter((m) => m !== found.entry);
+            return true;
+          },
+          // The very record removed, with its id, password and invitation.
+          undo: (member) => members.insertMember(member),
+        });
+      }),
+  };
+}
