@@ -77,6 +77,13 @@ test('Stored text: organization and plan names, key labels and imported keys wit
       label: 'k',
     });
     assert.equal(badKey._unsafeUnwrapErr().code, 'invalid', at);
+    const badPrefix = await admin.seed.importApiKey({
+      organizationId: orgId,
+      keyHash: 'ab'.repeat(32),
+      prefix: `tsk_live${c}`,
+      label: 'k',
+    });
+    assert.equal(badPrefix._unsafeUnwrapErr().code, 'invalid', at);
   }
   const key = (await admin.createApiKey(operator, orgId, 'checkout'))._unsafeUnwrap();
   const rotated = await admin.rotateApiKey(operator, orgId, key.metadata.id, 'checkout\u0000server');
