@@ -9,7 +9,8 @@ export interface BookingOptions {
    * lists stop proving an address clean by default). It limits `freshness.max_source_age_seconds`
    * (the oldest of the chain data, the token data and the risk data the check used) and each dated
    * source on its own, measured to `checked_at`: `risk_data_at` (sanctions and AML, which must be
-   * known) and `token_data_at` when given (README "Reading a result safely").
+   * known) and `token_data_at` when given (README "Reading a result safely"). Keep it at a couple of hours
+   * or more: a healthy service's answers carry token data up to an hour old (docs/assessment.md).
    */
   maxSourceAgeSeconds?: number;
   /** Oldest result you accept: `freshness.checked_at` at most this long ago; default 1 hour. */
@@ -40,7 +41,8 @@ const CLOCK_SKEW_SECONDS = 60;
 const SPEC_REQUIRED_CONFIRMATIONS = 19;
 
 /** Confirmations to require: the spec's 19, even when an answer states fewer. */
-const required = (body: CheckResponse) => Math.max(SPEC_REQUIRED_CONFIRMATIONS, body.required_confirmations);
+const required = (body: CheckResponse) =>
+  Math.max(SPEC_REQUIRED_CONFIRMATIONS, Number.isFinite(body.required_confirmations) ? body.required_confirmations : 0);
 
 /**
  * Why the payment must not be booked yet; empty when every rule holds. Options that would switch a
@@ -165,7 +167,8 @@ function sourceAgeProblems(source: { field: string; at: string; checkedAt: numbe
   const { field, checkedAt, limit } = source;
   const at = Date.parse(source.at);
   if (Number.isNaN(at)) return [`freshness.${field} is not a date-time`];
-  const age = Math.round((checkedAt - at) / 1000);
+  // Whole seconds as the service counts max_source_age_seconds (rounded down).
+  const age = Math.floor((checkedAt - at) / 1000);
   // Evidence dated after the check that used it: the answer contradicts itself.
   if (age < -CLOCK_SKEW_SECONDS) return [`freshness.${field} is ${-age} s after checked_at`];
   return age > limit ? [`${field} is ${age} s old (limit ${limit} s)`] : [];

@@ -68,6 +68,8 @@ describe('Reading a result safely (isSafeToBook)', () => {
     assert.equal(safe(body({ confirmations: 18 })), false);
     assert.equal(safe(body({ confirmations: null })), false);
     assert.equal(safe(body({ confirmations: 19 })), true);
+    // A required_confirmations no JSON carries (built in code) never lowers the bar.
+    assert.equal(safe(body({ required_confirmations: Number.NaN, confirmations: 5 })), false);
   });
 
   test('coverage must be complete', () => {
@@ -118,6 +120,18 @@ describe('Reading a result safely (isSafeToBook)', () => {
     ]);
     assert.equal(isSafeToBook({ request, body: oldChain }, { maxSourceAgeSeconds: 4 * 86_400 }), true, 'an option');
     assert.equal(isSafeToBook({ request, body: body() }, { maxSourceAgeSeconds: 5 }), false, 'the figure is 10 s');
+    // token_data_at on its own, the service's figure current; ages in whole seconds rounded down, as the service's.
+    const checkedAt = Date.parse(clearBody().freshness.checked_at);
+    const tokenAlone = body({ token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' });
+    tokenAlone.freshness = { ...tokenAlone.freshness, token_data_at: new Date(checkedAt - 3 * DAY_MS).toISOString() };
+    assert.deepEqual(bookingProblems({ request, body: tokenAlone }), [
+      'token_data_at is 259200 s old (limit 172800 s)',
+    ]);
+    tokenAlone.freshness = {
+      ...tokenAlone.freshness,
+      token_data_at: new Date(checkedAt - 2 * DAY_MS - 600).toISOString(),
+    };
+    assert.deepEqual(bookingProblems({ request, body: tokenAlone }), [], '172800.6 s is 172800 whole seconds');
     const negative = body({ freshness: { ...clearBody().freshness, max_source_age_seconds: -1 } });
     assert.equal(safe(negative), false, 'an age below 0 is no figure at all');
   });
