@@ -69,7 +69,7 @@ export function withSeedWriteBack(
     getMember: (organizationId, memberId) => stores.members.getMember(organizationId, memberId),
     listMembers: (organizationId) => stores.members.listMembers(organizationId),
     findInvitation: (tokenHash, now) => stores.members.findInvitation(tokenHash, now),
-    acceptInvitation: (params) => stores.members.acceptInvitation(params),
+    acceptInvitation: (params) => current().members.acceptInvitation(params),
     setMemberRole: (params) => current().members.setMemberRole(params),
     removeMember: (params) => current().members.removeMember(params),
     removedAt: (organizationId, email) => stores.members.removedAt(organizationId, email),
@@ -175,6 +175,16 @@ function memberIn(seed: SeedFile, email: string) {
   return undefined;
 }
 
+/**
+ * The member's entry in its own organization, or undefined: a role change or removal must never reach a
+ * member of the same email that an admin CLI command put in another organization meanwhile.
+ */
+function memberOf(seed: SeedFile, member: { organizationId: string; email: string }) {
+  const org = organizationIn(seed, member.organizationId);
+  const entry = org.members?.find((m) => sameEmail(m, member.email));
+  return entry && { org, entry };
+}
+
 /** A member change made in memory goes to the file, or is undone in memory (`undo` says whether it could be). */
 async function thenFile(
   file: SeedFileAccess,
@@ -197,10 +207,29 @@ async function thenFile(
   return outcome;
 }
 
+/**
+ * The file has no password hash to keep, so a used link is expired there first: after a restart the member
+ * is pending again with a dead link (an owner re-invites), never with a link that sets a password twice.
+ */
+function acceptedInFileFirst(members: MemberStore, file: SeedFileAccess): MemberStore['acceptInvitation'] {
+  return (params) =>
+    file.locked(async () => {
+      const invited = await members.findInvitation(params.tokenHash, params.now);
+      if (invited)
+        await file.edit((seed) => {
+          const entry = memberOf(seed, invited)?.entry;
+          if (entry?.invitation?.token_sha256 !== params.tokenHash) return false;
+          entry.invitation.expires_at = params.now.toISOString();
+          return true;
+        });
+      return members.acceptInvitation(params);
+    });
+}
+
 function durableMembers(
   members: MemberStore,
   file: SeedFileAccess,
-): Pick<MemberStore, 'insertMember' | 'setMemberRole' | 'removeMember'> {
+): Pick<MemberStore, 'insertMember' | 'acceptInvitation' | 'setMemberRole' | 'removeMember'> {
   return {
     insertMember: (record, options) =>
       file.locked(async () => {
@@ -223,6 +252,7 @@ function durableMembers(
         });
         return !known && members.insertMember(record, options);
       }),
+    acceptInvitation: acceptedInFileFirst(members, file),
     setMemberRole: (params) =>
       file.locked(async () => {
         const changed = await members.setMemberRole(params);
@@ -230,7 +260,7 @@ function durableMembers(
         return thenFile(file, {
           outcome: changed,
           edit: (seed, member) => {
-            const entry = memberIn(seed, member.email)?.entry;
+            const entry = memberOf(seed, member)?.entry;
             if (!entry || entry.role === member.role) return false;
             entry.role = member.role;
             return true;
@@ -244,7 +274,7 @@ function durableMembers(
         return thenFile(file, {
           outcome: removed,
           edit: (seed, member) => {
-            const found = memberIn(seed, member.email);
+            const found = memberOf(seed, member);
             if (!found) return false;
             found.org.members = found.org.members!.filter((m) => m !== found.entry);
             return true;

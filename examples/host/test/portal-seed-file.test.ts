@@ -196,6 +196,25 @@ describe('portal changes in memory mode are kept in the seed file across a resta
     assert.equal((await new HttpSession(host.host.url).signIn('dev@example.com', password)).status, 303);
   });
 
+  test('Members: an invitation link used once stays used after a restart (the file keeps it expired)', async () => {
+    const host = await startOn(seedWithKey());
+    const invited = await invite(await host.signIn(), 'dev@example.com');
+    const link = /id="invitation-link" readonly value="[^"]*(\/portal\/invitation\?token=[^"]+)"/.exec(
+      invited.body,
+    )![1]!;
+    const token = new URL(link, host.host.url).searchParams.get('token')!;
+    const accept = async (password: string) => {
+      const browser = new HttpSession(host.host.url);
+      const form = await browser.send('GET', link);
+      return browser.send('POST', '/portal/invitation', { csrf: form.csrf, token, password, repeat: password });
+    };
+    assert.equal((await accept('the first password')).status, 303);
+    await host.restart();
+    assert.notEqual((await accept('a password set by whoever kept the link')).status, 303);
+    const signIn = new HttpSession(host.host.url).signIn('dev@example.com', 'a password set by whoever kept the link');
+    assert.equal((await signIn).status, 401);
+  });
+
   test('Members: a member removed in the portal cannot sign in after a restart', async () => {
     const host = await startOn(seedWithKey());
     assert.equal((await removeMember(await host.signIn(), 'ex@example.com')).status, 303);
@@ -212,6 +231,28 @@ describe('portal changes in memory mode are kept in the seed file across a resta
     assert.equal(await roleShown(await host.signIn(), 'ex@example.com'), 'viewer');
     const viewer = await host.signIn('ex@example.com');
     assert.match((await viewer.send('GET', '/portal/keys')).body, /Your role \(viewer\) can see the keys/);
+  });
+
+  test('Members: a role change or removal in the portal never reaches a member of the same email that the file meanwhile has in another organization', async () => {
+    const host = await startOn(seedWithKey());
+    // As `members remove A ex` then `members add B ex` would leave the file while the host runs.
+    const seed = JSON.parse(readFileSync(host.seed, 'utf8')) as SeedFile;
+    const a = seed.organizations[0]!;
+    const moved = a.members!.find((m) => m.email === 'ex@example.com')!;
+    a.members = a.members!.filter((m) => m !== moved);
+    const other = '7d1e0c2a-0000-4000-8000-00000000000b';
+    seed.organizations.push({ ...a, id: other, name: 'Other', api_keys: [], members: [{ ...moved, role: 'viewer' }] });
+    writeFileSync(host.seed, JSON.stringify(seed));
+    const owner = await host.signIn();
+    const inOther = async () =>
+      (await loadSeedFile(host.seed))
+        ._unsafeUnwrap()
+        .organizations.find((o) => o.id === other)!
+        .members!.map((m) => [m.email, m.role]);
+    assert.equal((await setRole(owner, 'ex@example.com', 'developer')).status, 303);
+    assert.deepEqual(await inOther(), [['ex@example.com', 'viewer']], 'its role in the other organization');
+    assert.equal((await removeMember(owner, 'ex@example.com')).status, 303);
+    assert.deepEqual(await inOther(), [['ex@example.com', 'viewer']], 'still a member there');
   });
 
   test('Seed file: an admin CLI command run while the host serves is kept beside the portal changes made at the same time', async () => {
