@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
-import { TRON_MAINNET, TRON_NILE, TRON_SHASTA } from '../src/chain/network.js';
+import { sameNetwork, TRON_MAINNET, TRON_NILE, TRON_SHASTA } from '../src/chain/network.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { startFakeChainalysis, type FakeChainalysis } from '../src/testing/fake-vendors.js';
 import { startFakeTronNode, type FakeTronNode } from '../src/testing/fake-tron-node.js';
-import { buildTronTransaction } from '../src/testing/fake-tron-fixtures.js';
+import { buildTronTransaction, USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
 import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
 import { base58ToHexAddress } from '../src/tron/address.js';
 
@@ -53,6 +53,23 @@ describe("Network: a service's chain and risk providers are of one network", () 
     createSafetyService(createMemoryStores(), { chain: null, risk: instantRisk() });
     const nile = createRiskProviders({ network: TRON_NILE })._unsafeUnwrap();
     assert.throws(() => createSafetyService(createMemoryStores(), { chain: instantChain(), risk: nile }));
+  });
+
+  test('one network is one genesis block id in either case, as the node verifier reads it', async () => {
+    const upper = { ...TRON_MAINNET, genesisBlockId: TRON_MAINNET.genesisBlockId.toUpperCase() };
+    const risk = createRiskProviders({ network: upper })._unsafeUnwrap();
+    createSafetyService(createMemoryStores(), { chain: instantChain(), risk });
+    assert.ok(sameNetwork(upper, TRON_MAINNET));
+    // Still mainnet: the bundled registry stays, USDT at its contract official.
+    const usdt = await risk.tokens.assess(
+      {
+        asset: { kind: 'trc20', contract: USDT_CONTRACT },
+        symbol: 'USDT',
+        name: 'Tether USD',
+      },
+      { signal: new AbortController().signal },
+    );
+    assert.equal(usdt.status === 'answered' && usdt.authenticity, 'official');
   });
 
   test('on Nile no mainnet token is official: TRC10 id 1002000 is not BTT, and a TRX payment is not CLEAR', async () => {

@@ -38,8 +38,9 @@ export const TRON_SHASTA: TronNetwork = {
   genesisBlockId: '0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e',
 };
 
-/** One network is one genesis block, whatever the object or name that describes it. */
-export const sameNetwork = (a: TronNetwork, b: TronNetwork): boolean => a.genesisBlockId === b.genesisBlockId;
+/** One network is one genesis block, whatever the object or name that describes it (hex in either case, as the verifier reads it). */
+export const sameNetwork = (a: TronNetwork, b: TronNetwork): boolean =>
+  a.genesisBlockId.toLowerCase() === b.genesisBlockId.toLowerCase();
 
 /** The networks a message can name. */
 const KNOWN: readonly TronNetwork[] = [TRON_MAINNET, TRON_NILE, TRON_SHASTA];

@@ -3,7 +3,6 @@ import { err, ok, type Result } from 'neverthrow';
 import { isTronAddress } from '../tron/address.js';
 import { futureDate, notInFuture } from './list-dates.js';
 import { bundledOfacList } from './ofac/list-in-use.js';
-import { DEFAULT_MAX_LIST_LOSS } from './ofac/refresh.js';
 import { integerWithin } from './settings.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
@@ -29,6 +28,9 @@ export interface SanctionsList {
  * and the TRON addresses OFAC lists under `- USDT` (see `data/ofac-tron.ts` for provenance and date).
  */
 export const OFAC_TRON_LIST: SanctionsList = bundledOfacList().list;
+
+/** The largest share of the addresses in use a new list may lose (OFAC rarely delists): a refresh's and a full list file's. */
+export const DEFAULT_MAX_LIST_LOSS = 0.1;
 
 const AS_OF_COMMENT = /^#\s*as-of:\s*(\S+)\s*$/i;
 const FULL_LIST_COMMENT = /^#\s*full-list\s*$/i;

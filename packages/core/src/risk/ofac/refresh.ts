@@ -7,7 +7,7 @@ import type {
   SanctionsListStore,
   StoredSanctionsList,
 } from '../../stores/sanctions-lists.js';
-import type { SanctionsList } from '../sanctions-list.js';
+import { DEFAULT_MAX_LIST_LOSS, type SanctionsList } from '../sanctions-list.js';
 import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from './download.js';
 import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
 import { publicUrl } from '../public-url.js';
@@ -66,8 +66,6 @@ export interface OfacRefresherOptions {
   maxLoss?: number;
   now?: () => Date;
 }
-
-export const DEFAULT_MAX_LIST_LOSS = 0.1;
 
 /**
  * The OFAC list in use and how it is kept current. A refresh never makes things worse: a failed,
