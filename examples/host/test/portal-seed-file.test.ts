@@ -76,6 +76,10 @@ async function keyAction(session: HttpSession, action: 'rotate' | 'revoke') {
   return session.send('POST', `/portal/keys/${id}/${action}`, { csrf: confirm.csrf });
 }
 
+/** The invitation link an invite's answer shows (path and token). */
+const invitationLink = (body: string) =>
+  /id="invitation-link" readonly value="[^"]*(\/portal\/invitation\?token=[^"]+)"/.exec(body)![1]!;
+
 const issuedKey = (body: string) => /id="issued-key" readonly value="([^"]+)"/.exec(body)![1]!;
 
 async function createKey(session: HttpSession, label: string) {
@@ -177,9 +181,7 @@ describe('portal changes in memory mode are kept in the seed file across a resta
   test('Members: an invitation from the portal survives a restart, and its link then sets the password', async () => {
     const host = await startOn(seedWithKey());
     const invited = await invite(await host.signIn(), 'dev@example.com');
-    const link = /id="invitation-link" readonly value="[^"]*(\/portal\/invitation\?token=[^"]+)"/.exec(
-      invited.body,
-    )![1]!;
+    const link = invitationLink(invited.body);
     await host.restart();
     const browser = new HttpSession(host.host.url);
     const form = await browser.send('GET', link);
@@ -199,9 +201,7 @@ describe('portal changes in memory mode are kept in the seed file across a resta
   test('Members: an invitation link used once stays used after a restart (the file keeps it expired)', async () => {
     const host = await startOn(seedWithKey());
     const invited = await invite(await host.signIn(), 'dev@example.com');
-    const link = /id="invitation-link" readonly value="[^"]*(\/portal\/invitation\?token=[^"]+)"/.exec(
-      invited.body,
-    )![1]!;
+    const link = invitationLink(invited.body);
     const token = new URL(link, host.host.url).searchParams.get('token')!;
     const accept = async (password: string) => {
       const browser = new HttpSession(host.host.url);
