@@ -12,6 +12,7 @@ import { OfacRefresher } from '../src/risk/ofac/refresh.js';
 import { parseOfacXml } from '../src/risk/ofac/sdn-xml.js';
 import { createRiskProviders } from '../src/risk/providers.js';
 import { OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
+import { encodeBase58Address, isTronAddress } from '../src/tron/address.js';
 import type { SanctionsAnswer } from '../src/risk/signals.js';
 import type { SanctionsListStore } from '../src/stores/sanctions-lists.js';
 import {
@@ -217,7 +218,7 @@ describe('A refresh never makes things worse', () => {
     try {
       const failure = (await refresher.refresh())._unsafeUnwrapErr();
       assert.equal(failure.kind, 'shrunk');
-      assert.match(failure.reason, /fewer than the 264 in use/);
+      assert.match(failure.reason, /lacks 37 \(14%\) of the 264 TRON addresses in use/);
       assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
       const parsed = (await downloadOfacList({ url: ofac.url }))._unsafeUnwrap();
       assert.ok(parsed.kind === 'downloaded');
@@ -226,6 +227,29 @@ describe('A refresh never makes things worse', () => {
         { force: true },
       );
       assert.equal(forced._unsafeUnwrap().kind, 'replaced');
+    } finally {
+      ofac.publish(published());
+    }
+  });
+
+  test('loss is counted by address: a list of the same size with the listed addresses swapped for others is refused as shrunk', async () => {
+    const { refresher, screen } = setup();
+    await refresher.refresh();
+    const swapped = published();
+    // Every bundled address replaced by another valid TRON address: the count is unchanged.
+    let n = 0;
+    const another = () =>
+      encodeBase58Address(Uint8Array.of(0x41, ...new Array<number>(18).fill(7), n >> 8, n++ & 0xff));
+    swapped.entries = swapped.entries.map((e) => ({
+      ...e,
+      ids: e.ids.map((id) => (isTronAddress(id.number) ? { ...id, number: another() } : id)),
+    }));
+    ofac.publish({ ...swapped, published: new Date('2026-11-21T00:00:00Z') });
+    try {
+      const failure = (await refresher.refresh())._unsafeUnwrapErr();
+      assert.equal(failure.kind, 'shrunk');
+      assert.match(failure.reason, /lacks 264 \(100%\) of the 264 TRON addresses in use/);
+      assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED, 'the list in use still screens');
     } finally {
       ofac.publish(published());
     }

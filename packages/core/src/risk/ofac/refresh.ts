@@ -221,14 +221,18 @@ export class OfacRefresher {
   }
 
   #worse(candidate: CandidateList): RefreshFailure | null {
-    const inUse = this.#inUse.list.addresses.size;
-    const kept = candidate.entries.length;
+    // Loss is counted by address, not by size: a list that swaps listed addresses for others of the same
+    // number has lost them all.
+    const inUse = this.#inUse.list.addresses;
+    const offered = new Set(candidate.entries.map((e) => e.address));
+    let lost = 0;
+    for (const address of inUse.keys()) if (!offered.has(address)) lost++;
     const maxLoss = this.options.maxLoss ?? DEFAULT_MAX_LIST_LOSS;
-    if (kept < inUse * (1 - maxLoss)) {
-      const lost = Math.round(((inUse - kept) / inUse) * 100);
+    if (lost > inUse.size * maxLoss) {
+      const share = Math.round((lost / inUse.size) * 100);
       return {
         kind: 'shrunk',
-        reason: `the new list has ${kept} TRON addresses, ${lost}% fewer than the ${inUse} in use (more than ${Math.round(maxLoss * 100)}% lost)`,
+        reason: `the new list lacks ${lost} (${share}%) of the ${inUse.size} TRON addresses in use, more than ${Math.round(maxLoss * 100)}% (it has ${offered.size})`,
       };
     }
     // Publication dates are days (OFAC's Publish_Date; a plain list's `# as-of` may carry a time of day).
