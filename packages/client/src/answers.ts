@@ -37,10 +37,12 @@ export interface ApiFailure extends AnswerMeta {
 }
 
 /**
- * No answer this client can read: no response (network, timeout), a caller's abort, a response
- * without the API's envelope (a gateway's page), or a 200 that is not the API's answer (not JSON,
- * over 1 MiB, fields this client cannot decode). The outcome is unknown, so a check must be sent
- * again later with the same body and the same Idempotency-Key, never a new one (Errors rule 4).
+ * No answer this client can read: no response (network, timeout), a caller's abort, an error
+ * status without the API's envelope (a gateway's page, a wrong base URL's 404), or a success that
+ * is not the API's answer (a 2xx other than 200; a 200 not JSON, over 1 MiB, or with fields this
+ * client cannot decode). The outcome is unknown, so a check must be sent again later with the same
+ * body and the same Idempotency-Key, never a new one (Errors rule 4). Only network failures,
+ * timeouts and a gateway's 429, 502, 503 or 504 are sent again at once (see `mayRetry`).
  */
 export interface UnresolvedFailure {
   kind: 'unresolved';
@@ -111,6 +113,9 @@ export function readAttempt<C extends t.Mixed>(
     replayed: header(headers, 'idempotent-replayed') === 'true',
     attempts,
   };
+  // The API answers every success with 200: another 2xx is something else speaking (it may have
+  // forwarded the request, so the outcome is unknown), and its body is not read as an error.
+  if (isSuccess(status) && status !== 200) return unreadable(`HTTP ${status}: the API answers a success with 200`);
   if (status === 200) {
     // A proxy's or captive portal's page is not the API's answer, whatever its body parses as.
     if (!isJson(headers)) return unreadable(`HTTP 200 with Content-Type ${header(headers, 'content-type') ?? 'none'}`);
@@ -119,19 +124,36 @@ export function readAttempt<C extends t.Mixed>(
     return unreadable(`HTTP 200 with a body this client cannot read (${formatDecodeError(decoded.error)})`);
   }
   const envelope = decode(ErrorResponse, parseJson(raw));
-  if (envelope.isErr()) return unreadable(`HTTP ${status} without the API's error envelope`);
+  if (envelope.isErr()) return unreadable(withoutEnvelope(status));
   const { code, message, retryable } = envelope.value.error;
   return err({ kind: 'api_error', ...meta, body: envelope.value, code, message, retryable, retryAfterMs });
 }
 
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/**
+ * A gateway's or proxy's busy or unreachable-upstream answer (Errors rule 5 lists 429, 503 and 504
+ * as retryable): transient like a network failure, so sent again without the API's envelope.
+ */
+const TRANSIENT_GATEWAY_STATUSES = new Set([429, 502, 503, 504]);
+
+function withoutEnvelope(status: number): string {
+  const message = `HTTP ${status} without the API's error envelope`;
+  // The API's paths answer with its envelope: a bare 404 or redirect is another server or path.
+  const misdirected = status === 404 || (status >= 300 && status < 400);
+  return misdirected ? `${message}: is the base URL right?` : message;
+}
+
 /**
  * Whether the same request may be sent again (Errors rules 1, 2, 4, 5): an error the API calls
- * retryable unless it is a replay (a stored error is final), and any outcome without a readable
- * answer except a caller's abort and a 200 that could not be read (a retry would replay it).
+ * retryable unless it is a replay (a stored error is final); no response (network, timeout) but a
+ * caller's abort; and, without the API's envelope, only a gateway's transient status. Nothing else
+ * says `retryable: true`: a 404 or another server's page would come back the same, and a 2xx, like
+ * an unreadable 200, may be a processed check a retry would only replay.
  */
 export function mayRetry(failure: ClientFailure): boolean {
   if (failure.kind === 'api_error') return failure.retryable && !failure.replayed;
   if (failure.kind === 'not_sent') return false;
-  if (failure.reason === 'aborted') return false;
-  return !(failure.reason === 'bad_response' && failure.status === 200);
+  if (failure.reason === 'bad_response') return TRANSIENT_GATEWAY_STATUSES.has(failure.status ?? 0);
+  return failure.reason !== 'aborted';
 }

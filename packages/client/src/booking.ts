@@ -126,15 +126,29 @@ function clearContradictions(body: CheckResponse): string[] {
   return problems;
 }
 
+type MatchFlag = 'recipient_match' | 'token_match' | 'amount_match';
+type Expected = 'expected_recipient' | 'expected_token_contract' | 'expected_amount';
+/**
+ * Each match flag, the request field it answers, and what a booking must have verified even when
+ * the caller did not ask: who was paid and how much ("every flag asked for is true" holds when
+ * nothing was asked). A token is optional: without one, `expected_amount` is an amount of TRX.
+ */
+const EXPECTATIONS: [MatchFlag, Expected, string | null][] = [
+  ['recipient_match', 'expected_recipient', 'recipient'],
+  ['token_match', 'expected_token_contract', null],
+  ['amount_match', 'expected_amount', 'amount'],
+];
+
 function matchProblems(request: CheckRequest, body: CheckResponse): string[] {
-  const asked: [string | null | undefined, 'recipient_match' | 'token_match' | 'amount_match'][] = [
-    [request.expected_recipient, 'recipient_match'],
-    [request.expected_token_contract, 'token_match'],
-    [request.expected_amount, 'amount_match'],
-  ];
-  const problems = asked
-    .filter(([expected, flag]) => expected != null && body[flag] !== true)
-    .map(([, flag]) => `${flag} is ${body[flag] === false ? 'false (mismatch)' : 'null (not compared)'}`);
+  const problems: string[] = [];
+  for (const [flag, field, required] of EXPECTATIONS) {
+    // Not asked, the flag is the spec's null (or matched nothing the caller gave).
+    if (request[field] == null) {
+      if (required !== null) problems.push(`${required} not verified: pass ${field}`);
+    } else if (body[flag] !== true) {
+      problems.push(`${flag} is ${body[flag] === false ? 'false (mismatch)' : 'null (not compared)'}`);
+    }
+  }
   if (body.transfers_truncated) problems.push('transfers_truncated: the transfer list is incomplete');
   if (body.reasons.some((r) => r.code === 'AMBIGUOUS_TRANSFER')) problems.push('AMBIGUOUS_TRANSFER');
   return problems;

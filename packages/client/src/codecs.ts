@@ -29,6 +29,16 @@ export type Coverage = t.TypeOf<typeof Coverage>;
 export const Reason = t.type({ code: text, category: text, severity: text }, 'Reason');
 export type Reason = t.TypeOf<typeof Reason>;
 
+/**
+ * The spec's 2 to 5 reasons (Response rules): a 200 with fewer or more is not the service speaking
+ * as specified (a cut-off or padded list), so the client cannot read it as an answer.
+ */
+const Reasons = t.refinement(
+  t.array(Reason),
+  (reasons) => reasons.length >= 2 && reasons.length <= 5,
+  '2 to 5 reasons',
+);
+
 export const Transfer = t.type(
   {
     index: count,
@@ -92,7 +102,7 @@ export const CheckResponse = t.type(
     coverage: Coverage,
     freshness: Freshness,
     overall_state: OverallState,
-    reasons: t.array(Reason),
+    reasons: Reasons,
   },
   'CheckResponse',
 );

@@ -21,18 +21,14 @@ import {
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { CheckResponse } from '../src/codecs.js';
 import { bookingProblems, isSafeToBook, type CheckRequest } from '../src/index.js';
-import { clearBody } from './responses.js';
+import { clearBody, EXPECTED } from './responses.js';
 
 // README "Reading a result safely", one rule per test: each breaks a CLEAR, confirmed, complete,
 // fresh result in one way, and the helper must refuse it.
 
-const request: CheckRequest = { tx_hash: 'ab'.repeat(32), network: 'tron' };
-const withExpectations: CheckRequest = {
-  ...request,
-  expected_recipient: 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC',
-  expected_token_contract: null,
-  expected_amount: '1.5',
-};
+const unverified: CheckRequest = { tx_hash: 'ab'.repeat(32), network: 'tron' };
+const request: CheckRequest = { ...unverified, ...EXPECTED };
+const withExpectations: CheckRequest = { ...request, expected_token_contract: null };
 const safe = (body: CheckResponse, req = request, now?: Date) =>
   isSafeToBook({ request: req, body }, now ? { now } : {});
 const body = (changes: Partial<CheckResponse> = {}): CheckResponse => ({ ...clearBody(), ...changes });
@@ -43,6 +39,21 @@ describe('Reading a result safely (isSafeToBook)', () => {
     assert.equal(safe(body()), true);
     assert.equal(safe(body({ recipient_match: true, amount_match: true }), withExpectations), true);
     assert.deepEqual(bookingProblems({ request, body: body() }), []);
+  });
+
+  test('booking needs the recipient and the amount verified: a CLEAR checked without them is never safe', () => {
+    const notAsked = body({ recipient_match: null, amount_match: null });
+    assert.deepEqual(bookingProblems({ request: unverified, body: notAsked }), [
+      'recipient not verified: pass expected_recipient',
+      'amount not verified: pass expected_amount',
+    ]);
+    const recipientOnly = { ...unverified, expected_recipient: EXPECTED.expected_recipient };
+    assert.deepEqual(bookingProblems({ request: recipientOnly, body: body({ amount_match: null }) }), [
+      'amount not verified: pass expected_amount',
+    ]);
+    // A flag true for an expectation the request did not carry verified nothing the caller gave.
+    assert.equal(safe(body(), unverified), false);
+    assert.equal(safe(body(), { ...request, expected_amount: null }), false, 'null is not given');
   });
 
   test('an answer that contradicts the request or itself is never safe', () => {
@@ -240,12 +251,18 @@ describe('Reading a result safely: answers of the real service', () => {
   const paid: CheckRequest = {
     tx_hash: TRON_FIXTURE_TX.usdtTransfer,
     network: 'tron',
+    expected_recipient: 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx',
     expected_token_contract: USDT_CONTRACT,
     expected_amount: '41.677389',
   };
 
   test('a CLEAR payment of a registry token with current risk data is safe to book with the default limits', async () => {
-    const trx: CheckRequest = { tx_hash: TRON_FIXTURE_TX.trxTransfer, network: 'tron' };
+    const trx: CheckRequest = {
+      tx_hash: TRON_FIXTURE_TX.trxTransfer,
+      network: 'tron',
+      expected_recipient: 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre',
+      expected_amount: '0.000001',
+    };
     for (const req of [trx, paid]) {
       const payment = await checked(req);
       assert.equal(payment.body.overall_state, 'CLEAR');
@@ -261,7 +278,7 @@ describe('Reading a result safely: answers of the real service', () => {
   });
 
   test('stale risk data is still refused: a screen past the limit is not booked', async () => {
-    const payment = await checked({ tx_hash: TRON_FIXTURE_TX.usdtTransfer, network: 'tron' });
+    const payment = await checked(paid);
     const old = new Date(Date.parse(payment.body.freshness.checked_at) - 3 * 86_400_000).toISOString();
     const stale = { ...payment.body, freshness: { ...payment.body.freshness, risk_data_at: old } };
     assert.equal(isSafeToBook({ ...payment, body: stale }), false);

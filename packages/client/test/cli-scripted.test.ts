@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../src/cli/run.js';
 import { createSafetyClient } from '../src/index.js';
-import { checkResponse, clearBody } from './responses.js';
+import { checkResponse, clearBody, EXPECTED } from './responses.js';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 const json =
@@ -15,6 +15,8 @@ const json =
     res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'r-1', ...headers }).end(body);
 const drop: Reply = (req) => req.socket.destroy();
 const TX = 'ab'.repeat(32);
+/** The command line of a check that verifies what `clearBody` paid. */
+const PAID = ['check', TX, '--recipient', EXPECTED.expected_recipient, '--amount', EXPECTED.expected_amount];
 
 let script: Reply[] = [];
 let fallback: Reply = json(500, 'script exhausted');
@@ -43,12 +45,12 @@ function answering(replies: Reply[], otherwise: Reply = json(500, 'script exhaus
   arrivals.length = 0;
 }
 
-async function cli(args: string[], env: Record<string, string> = {}) {
+async function cli(args: string[], env: Record<string, string> = {}, isTTY = false) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(args, {
     env: { TRON_SAFETY_URL: url, TRON_SAFETY_API_KEY: 'tsk_live_scripted', ...env },
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: { write: (text: string) => (stdout += text), isTTY },
     stderr: { write: (text: string) => (stderr += text) },
   });
   return { code, stdout, stderr };
@@ -57,15 +59,33 @@ async function cli(args: string[], env: Record<string, string> = {}) {
 describe('CLI against a scripted server', () => {
   test('exit 0 only for a CLEAR that is safe to book: an hour-old replay or an unknown reason code exits 1', async () => {
     answering([json(200, JSON.stringify(clearBody(new Date(Date.now() - 2 * 3_600_000))))]);
-    const old = await cli(['check', TX, '--idempotency-key', 'order-old']);
+    const old = await cli([...PAID, '--idempotency-key', 'order-old']);
     assert.equal(old.code, 1);
     assert.match(old.stdout, /safe to book: no: the result was checked \d+ s ago/);
     const future = clearBody();
     future.reasons.push({ code: 'TOKEN_BLACKLISTED_RECIPIENT', category: 'token', severity: 'critical' });
     answering([json(200, JSON.stringify(future))]);
-    assert.equal((await cli(['check', TX])).code, 1, 'an unknown reason code is never clean');
+    assert.equal((await cli(PAID)).code, 1, 'an unknown reason code is never clean');
     answering([json(200, JSON.stringify(clearBody()))]);
-    assert.equal((await cli(['check', TX])).code, 0);
+    assert.equal((await cli(PAID)).code, 0);
+  });
+
+  test('a CLEAR checked without --recipient and --amount exits 1, naming what to pass', async () => {
+    const notAsked = JSON.stringify({ ...clearBody(), recipient_match: null, amount_match: null });
+    for (const args of [['check', TX], ['check', TX, '--json'], PAID.slice(0, 4)]) {
+      answering([json(200, notAsked)]);
+      const run = await cli(args);
+      assert.equal(run.code, 1, args.join(' '));
+      assert.match(run.stderr, /^tron-safety: booking needs --recipient and --amount verified/);
+    }
+    answering([json(200, notAsked)]);
+    const summary = await cli(['check', TX]);
+    assert.match(
+      summary.stdout,
+      /safe to book: no: recipient not verified: pass expected_recipient; amount not verified/,
+    );
+    answering([json(200, checkResponse())]);
+    assert.equal((await cli(PAID)).stderr, '', 'no advice when both are given');
   });
 
   test("the summary shows a server's control and format characters escaped, so a token symbol cannot rewrite the terminal", async () => {
@@ -85,6 +105,46 @@ describe('CLI against a scripted server', () => {
     const failed = await cli(['check', TX]);
     assert.match(failed.stderr, /HTTP 503 provider_unavailable: down\\u\{009b\}2K \(request/);
     assert.doesNotMatch(failed.stderr, /[\u0000-\u0009\u000b-\u001f\u0080-\u009f\u202e]/u);
+  });
+
+  test('on a terminal, --json and its errors show control and format characters as JSON escapes; a pipe gets the bytes', async () => {
+    const body = clearBody();
+    // C1 CSI, DEL, and the bidi controls: embeddings and overrides, isolates, marks, the Arabic letter mark.
+    const hidden = '\u009b2K\u007f\u202a\u202e\u2066\u2069\u200e\u200f\u061c';
+    body.transfers[0]!.token_symbol = `USD${hidden}T`;
+    const raw = JSON.stringify(body);
+    answering([json(200, raw), json(200, raw)]);
+    const terminal = await cli([...PAID, '--json'], {}, true);
+    assert.equal(terminal.code, 0, terminal.stderr);
+    assert.doesNotMatch(terminal.stdout, /[\p{Cc}\p{Cf}](?<![\n])/u);
+    assert.match(terminal.stdout, /USD\\u009b2K\\u007f\\u202a\\u202e\\u2066\\u2069\\u200e\\u200f\\u061cT/);
+    assert.deepEqual(JSON.parse(terminal.stdout), body, 'the same JSON');
+    assert.equal((await cli([...PAID, '--json'])).stdout, raw, 'a pipe gets the body as received');
+    // A proxy's header reaches the message of an unreadable answer.
+    const c1 = '\u009b2K\u0085'; // what an HTTP header can carry: Latin-1
+    const proxy: Reply = (_req, res) => res.writeHead(200, { 'content-type': `text/html${c1}` }).end('<p>');
+    answering([proxy]);
+    const failed = await cli([...PAID, '--json']);
+    assert.equal(failed.code, 2);
+    assert.doesNotMatch(failed.stderr, /[\p{Cc}\p{Cf}](?<![\n])/u);
+    assert.match(JSON.parse(failed.stderr).error.message, new RegExp(`Content-Type text/html.*${c1}`, 'u'));
+    const option = await cli(['check', TX, `--recipient${hidden}`]);
+    assert.equal(option.code, 64);
+    assert.match(option.stderr, /--recipient\\u\{009b\}2K/);
+    assert.doesNotMatch(option.stderr, /[\p{Cc}\p{Cf}](?<![\n])/u);
+  });
+
+  test('usage: --days outside 1 to 90, or not a whole number, is a wrong command line, nothing sent', async () => {
+    answering([]);
+    for (const days of ['0', '91', '1000', '1.5', '-1', '1e1', 'abc', '']) {
+      const run = await cli(['usage', `--days=${days}`]);
+      assert.equal(run.code, 64, JSON.stringify(days));
+      assert.match(run.stderr, /^tron-safety: --days must be a whole number from 1 to 90, got '/);
+    }
+    assert.equal(keys.length, 0, 'nothing was sent');
+    for (const days of ['1', '90'])
+      assert.equal((await cli(['usage', '--days', days])).code, 2, 'sent (script exhausted)');
+    assert.equal(keys.length, 2);
   });
 
   test('Errors 4: an empty or unsendable --idempotency-key is a wrong command line, never a new key', async () => {

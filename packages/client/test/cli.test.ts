@@ -107,9 +107,12 @@ describe('tron-safety CLI against a real host', () => {
   }
 
   test('exit 0 for CLEAR, and --json prints the API body byte for byte', async () => {
-    const run = await cli(['check', TRON_FIXTURE_TX.trxTransferToNewAccount, '--json', '--idempotency-key', 'cli-0']);
+    const paid = { expected_recipient: 'TBy2NECVVZRS4Aia4oYXe669HuhgKAiYE3', expected_amount: '150.46632' };
+    const expecting = ['--recipient', paid.expected_recipient, '--amount', paid.expected_amount];
+    const tx = TRON_FIXTURE_TX.trxTransferToNewAccount;
+    const run = await cli(['check', tx, ...expecting, '--json', '--idempotency-key', 'cli-0']);
     assert.equal(run.code, 0, run.stderr);
-    const replay = await direct(TRON_FIXTURE_TX.trxTransferToNewAccount, 'cli-0');
+    const replay = await direct(tx, 'cli-0', paid);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(run.stdout, replay.body);
     assert.equal(JSON.parse(run.stdout).overall_state, 'CLEAR');
@@ -178,7 +181,10 @@ describe('tron-safety CLI against a real host', () => {
   test('Errors 5: a 503 is retried with the same key until the check runs once, and that key replays its result', async () => {
     host.service.setApiDisabled(true);
     const from = lines.length;
-    const running = cli(['check', TRON_FIXTURE_TX.trxTransfer, '--json', '--idempotency-key', 'cli-503']);
+    const payee = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
+    const args = ['check', TRON_FIXTURE_TX.trxTransfer, '--recipient', payee, '--amount', '0.000001', '--json'];
+    args.push('--idempotency-key', 'cli-503');
+    const running = cli(args);
     const deadline = Date.now() + 10_000;
     while (!lines.slice(from).some((l) => l.status === 503)) {
       assert.ok(Date.now() < deadline, 'the CLI never reached the paused host');
@@ -190,7 +196,7 @@ describe('tron-safety CLI against a real host', () => {
     assert.equal(run.code, 0);
     const requests = lines.slice(from).filter((l) => l.msg === 'request');
     assert.ok(requests.length >= 2 && requests[0]!.status === 503 && requests.at(-1)!.status === 200);
-    const again = await cli(['check', TRON_FIXTURE_TX.trxTransfer, '--json', '--idempotency-key', 'cli-503']);
+    const again = await cli(args);
     assert.equal(again.stdout, run.stdout, 'the same idempotent result, byte for byte');
   });
 

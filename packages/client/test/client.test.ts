@@ -141,6 +141,67 @@ describe('client: retries and idempotency (docs/SPEC.md, Errors)', () => {
     );
   });
 
+  test("a 2xx other than 200 is not the API's answer: unresolved bad_response with the key, not sent again", async () => {
+    const created = json(201, checkResponse());
+    const noContent: Reply = (_req, res) => res.writeHead(204).end();
+    for (const [reply, status] of [
+      [created, 201],
+      [noContent, 204],
+    ] as const) {
+      const outcome = await run([reply, json(200, checkResponse())], {}, { idempotencyKey: 'order-2xx' });
+      assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved', String(status));
+      assert.equal(outcome.error.reason, 'bad_response');
+      assert.equal(outcome.error.status, status);
+      assert.match(outcome.error.message, new RegExp(`^HTTP ${status}: the API answers a success with 200`));
+      assert.equal(outcome.error.idempotencyKey, 'order-2xx', 'kept: the check may have run');
+      assert.equal(seen.length, 1);
+    }
+  });
+
+  test("Errors 1: without the API's envelope only a gateway's 429, 502, 503 or 504 is retried; a 404 asks about the base URL", async () => {
+    const page =
+      (status: number, body: string, type = 'text/html'): Reply =>
+      (_req, res) =>
+        res.writeHead(status, { 'content-type': type }).end(body);
+    const cases: [Reply, number, number][] = [
+      [page(404, '<html>Not Found</html>'), 404, 1],
+      [page(404, ''), 404, 1],
+      [page(301, '', 'text/plain'), 301, 1],
+      [page(500, 'Internal Server Error', 'text/plain'), 500, 1],
+      [page(401, '{"message":"Unauthorized"}', 'application/json'), 401, 1],
+      [page(429, 'slow down'), 429, 2],
+      [page(502, '<html>Bad Gateway</html>'), 502, 2],
+      [page(503, ''), 503, 2],
+      [page(504, '<html>Gateway Timeout</html>'), 504, 2],
+    ];
+    for (const [reply, status, attempts] of cases) {
+      const outcome = await run([reply, reply], { retry: { maxAttempts: 2, baseDelayMs: 1 } }, { idempotencyKey: 'k' });
+      assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved', String(status));
+      assert.equal(outcome.error.reason, 'bad_response');
+      assert.equal(outcome.error.status, status);
+      assert.equal(outcome.error.idempotencyKey, 'k');
+      assert.equal(seen.length, attempts, `HTTP ${status}`);
+      const hint = status === 404 || status === 301;
+      assert.equal(/: is the base URL right\?$/.test(outcome.error.message), hint, outcome.error.message);
+    }
+  });
+
+  test('Response rules: a 200 with fewer than 2 or more than 5 reasons is bad_response and not sent again', async () => {
+    const reason = { code: 'TX_FINALIZED', category: 'transaction', severity: 'info' };
+    for (const count of [0, 1, 6]) {
+      const reasons = Array.from({ length: count }, () => reason);
+      const outcome = await run([json(200, checkResponse({ reasons })), json(200, checkResponse())]);
+      assert.ok(outcome.isErr() && outcome.error.kind === 'unresolved', String(count));
+      assert.equal(outcome.error.reason, 'bad_response');
+      assert.match(outcome.error.message, /reasons: expected 2 to 5 reasons, found an array/);
+      assert.equal(seen.length, 1);
+    }
+    for (const count of [2, 5]) {
+      const reasons = Array.from({ length: count }, () => reason);
+      assert.ok((await run([json(200, checkResponse({ reasons }))])).isOk(), String(count));
+    }
+  });
+
   test('Versioning: unknown fields and future reason codes are tolerated, and the raw body is kept', async () => {
     const body = checkResponse({
       future_field: { nested: true },

@@ -1,8 +1,12 @@
+/** What `clearBody` verified: its transfer's recipient and amount (a booking needs both). */
+export const EXPECTED = { expected_recipient: 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC', expected_amount: '1.5' };
+
 /** A well-formed check answer (CLEAR, confirmed, complete) as JSON, with fields replaced or added. */
 export function checkResponse(overrides: Record<string, unknown> = {}): string {
   return JSON.stringify({ ...clearBody(), ...overrides });
 }
 
+/** A CLEAR answer to a check of `EXPECTED`, checked at `now`. */
 export function clearBody(now = new Date()) {
   return {
     request_id: 'r-1',
@@ -37,9 +41,9 @@ export function clearBody(now = new Date()) {
     sanctions_hit: false,
     key_exposure: [],
     token_authenticity: 'official',
-    recipient_match: null,
+    recipient_match: true,
     token_match: null,
-    amount_match: null,
+    amount_match: true,
     coverage: 'complete' as const,
     freshness: {
       checked_at: now.toISOString(),

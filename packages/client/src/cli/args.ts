@@ -31,8 +31,9 @@ Options:
   --token CONTRACT         expected TRC20 token contract (compared exactly, never by symbol)
   --amount AMOUNT          expected amount (decimal string): of the --token, or of TRX without one
   --idempotency-key KEY    resend a check whose outcome was unknown, with the key it printed
-  --days N                 usage period in days (1 to 90, default 30)
-  --json                   print the API's JSON body exactly as received
+  --days N                 usage period in whole days (1 to 90, default 30)
+  --json                   print the API's JSON body as received (on a terminal, control
+                           characters as JSON escapes)
   -h, --help               this text
   -V, --version            the client's version
 
@@ -41,11 +42,15 @@ Environment:
   TRON_SAFETY_API_KEY      the organization's API key (sent as X-API-Key)
 
 Exit codes:
-  0   check: CLEAR and safe to book by every rule of isSafeToBook (usage: answered)
+  0   check: CLEAR and safe to book by every rule of isSafeToBook, which needs --recipient
+      and --amount verified (usage: answered)
   1   check: any other answer (REVIEW, HIGH_RISK, LIMITED_DATA, or a CLEAR not safe to book)
   2   an API error, or the service unreachable or unreadable
   64  wrong command line
 `;
+
+/** The spec's `days` of `GET /v1/usage` (Limits): an integer from 1 to 90. */
+const MAX_USAGE_DAYS = 90;
 
 const OPTIONS = {
   recipient: { type: 'string' },
@@ -101,6 +106,13 @@ function usageCommand(rest: string[], values: Values): Result<Command, string> {
   const checkOnly = ['recipient', 'token', 'amount', 'idempotency-key'] as const;
   const misplaced = checkOnly.find((name) => values[name] !== undefined);
   if (misplaced) return err(`--${misplaced} belongs to check`);
-  if (values.days !== undefined && !/^\d{1,9}$/.test(values.days)) return err('--days must be a whole number');
-  return ok({ kind: 'usage', json: values.json, ...(values.days !== undefined ? { days: Number(values.days) } : {}) });
+  const days = values.days === undefined ? undefined : daysOf(values.days);
+  if (days === null) return err(`--days must be a whole number from 1 to ${MAX_USAGE_DAYS}, got '${values.days}'`);
+  return ok({ kind: 'usage', json: values.json, ...(days !== undefined ? { days } : {}) });
+}
+
+/** The period the service would accept, or null: refused here rather than sent for a 422. */
+function daysOf(text: string): number | null {
+  const days = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
+  return days >= 1 && days <= MAX_USAGE_DAYS ? days : null;
 }

@@ -17,3 +17,16 @@ export function printableJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [printable(k), printableJson(v)])) as T;
 }
+
+/**
+ * JSON text with those characters written as JSON `\u` escapes: the same JSON to a parser, inert on
+ * a terminal. Tab, line feed and carriage return stay: outside a string they are layout, and JSON
+ * has them escaped inside one.
+ */
+const HIDDEN_IN_JSON = /(?![\t\n\r])[\p{Cc}\p{Cf}]/gu;
+
+export const printableJsonText = (json: string): string =>
+  json.replace(HIDDEN_IN_JSON, (c) =>
+    // JSON escapes UTF-16 code units: a format character beyond U+FFFF is two.
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );

@@ -4,7 +4,7 @@ import { isSafeToBook } from '../booking.js';
 import { isHeaderValue } from '../header-value.js';
 import { CLIENT_VERSION } from '../version.js';
 import { parseCommand, USAGE, type Command } from './args.js';
-import { printable } from './printable.js';
+import { printable, printableJsonText } from './printable.js';
 import { createStyle, renderCheck, renderUsage } from './summary.js';
 
 /** Where the CLI writes and what it reads: the process's, or a test's. */
@@ -21,7 +21,9 @@ export const DEFAULT_URL = 'http://127.0.0.1:8080';
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCommand(argv);
   if (parsed.isErr()) {
-    io.stderr.write(`tron-safety: ${parsed.error}\n\n${USAGE}`);
+    // The line breaks are parseArgs's own; what it quotes is the command line's.
+    const message = parsed.error.split('\n').map(printable).join('\n');
+    io.stderr.write(`tron-safety: ${message}\n\n${USAGE}`);
     return EXIT.usage;
   }
   const command = parsed.value;
@@ -61,6 +63,9 @@ async function check(command: Extract<Command, { kind: 'check' }>, client: Clien
   if (outcome.isErr()) return failure(io, command, outcome.error);
   const answer = outcome.value;
   io.stdout.write(command.json ? jsonOut(answer.raw, io) : `${renderCheck(answer, createStyle(colours(io)))}\n`);
+  if (command.recipient === undefined || command.amount === undefined) {
+    io.stderr.write('tron-safety: booking needs --recipient and --amount verified: without them a check exits 1\n');
+  }
   // A script reads 0 as "book it": only a CLEAR that every booking rule accepts.
   return isSafeToBook(answer) ? EXIT.clear : EXIT.answered;
 }
@@ -72,8 +77,8 @@ async function usage(command: Extract<Command, { kind: 'usage' }>, client: Clien
   return EXIT.clear;
 }
 
-/** The body as received; a newline only for a terminal, so a pipe gets the exact bytes. */
-const jsonOut = (raw: string, io: CliIo) => (io.stdout.isTTY ? `${raw}\n` : raw);
+/** The body: a pipe gets the exact bytes; a terminal a newline too, and control characters as JSON escapes. */
+const jsonOut = (raw: string, io: CliIo) => (io.stdout.isTTY ? `${printableJsonText(raw)}\n` : raw);
 
 function colours(io: CliIo): boolean {
   const force = io.env.FORCE_COLOR;
@@ -111,7 +116,7 @@ function fail(io: CliIo, command: Command, message: string): number {
   const json = command.kind === 'check' || command.kind === 'usage' ? command.json : false;
   io.stderr.write(
     json
-      ? `${JSON.stringify({ error: { exit_code: EXIT.failed, message } })}\n`
+      ? `${printableJsonText(JSON.stringify({ error: { exit_code: EXIT.failed, message } }))}\n`
       : `tron-safety: ${printable(message)}\n`,
   );
   return EXIT.failed;
