@@ -11,6 +11,7 @@ import {
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { ConfigError } from './config.js';
+import { jsonSyntaxErrorAt } from './json-syntax.js';
 
 // The seed file (SAFETY_SEED_FILE): plans, organizations and their API keys, inserted at start when missing.
 
@@ -126,11 +127,11 @@ export async function loadSeedFile(path: string): Promise<Result<SeedFile, Confi
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (e) {
-    return err({
-      field: 'SAFETY_SEED_FILE',
-      message: `SAFETY_SEED_FILE: ${path} is not JSON (${(e as Error).message})`,
-    });
+  } catch {
+    // Never the parser's message: it quotes the text around the error, which may be a password or a key.
+    const at = jsonSyntaxErrorAt(text);
+    const where = at ? `: a syntax error at line ${at.line}, column ${at.column}` : '';
+    return err({ field: 'SAFETY_SEED_FILE', message: `SAFETY_SEED_FILE: ${path} is not JSON${where}` });
   }
   return decodeSeed(json);
 }

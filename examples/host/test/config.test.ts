@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { createRiskProviders, createSafetyService } from '@tron-safety/core';
@@ -8,7 +10,7 @@ import { err } from 'neverthrow';
 import { parseConfig } from '../src/config.js';
 import { createLogger, withRequestLog } from '../src/log.js';
 import { withHostRoutes } from '../src/routes.js';
-import { applySeed, decodeSeed } from '../src/seed-file.js';
+import { applySeed, decodeSeed, loadSeedFile } from '../src/seed-file.js';
 
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
 const KEY = 'tsk_live_config_test_key_000000000000000';
@@ -284,6 +286,25 @@ describe('seed file', () => {
     ];
     for (const [value, field] of cases)
       assert.equal(decodeSeed(value)._unsafeUnwrapErr().field, field, JSON.stringify(value));
+  });
+
+  test('a seed file that is not JSON is refused at its line and column, never quoting its text (a password, a key)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-seed-')), 'seed.json');
+    const secrets = ['Correct-Horse-9f3b', KEY];
+    // Hand edits that broke the file beside a secret: quotes forgotten, a quote too many.
+    const broken = [
+      [`{"plans": [],\n "organizations": [{"members": [{"password": ${secrets[0]}}]}]}`, 'line 2, column 46'],
+      [
+        `{"plans": [], "organizations": [\n  {"api_keys": [{"key": "${KEY}"", "revoked": true}]}]}`,
+        'line 2, column 67',
+      ],
+    ];
+    for (const [text, where] of broken) {
+      writeFileSync(path, text!);
+      const refused = (await loadSeedFile(path))._unsafeUnwrapErr();
+      assert.equal(refused.message, `SAFETY_SEED_FILE: ${path} is not JSON: a syntax error at ${where}`);
+      for (const secret of secrets) assert.ok(!refused.message.includes(secret.slice(0, 6)), refused.message);
+    }
   });
 
   test('a key too short to import is refused with its entry', async () => {
