@@ -12,6 +12,8 @@ export interface HostConfig {
   tronFullNodeUrl: string;
   tronSolidityUrl: string;
   tronApiKey: string | null;
+  /** The solidity node's own key; without it the solidity node gets TRON_API_KEY only on the full node's origin. */
+  tronSolidityApiKey: string | null;
   /** CHAINALYSIS_*, SANCTIONS_LIST_FILES, RISK_*: read by the core's `riskConfigFromEnv`. */
   risk: RiskConfig;
   /** OFAC_SDN_URL, OFAC_REFRESH_SECONDS: where and how often the OFAC list is refreshed. */
@@ -53,6 +55,14 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   keepAliveTimeoutMs: 5_000,
 };
 
+/** The TRON nodes and their keys as the chain provider takes them (the core's `nodeApiKeys` says which key goes where). */
+export const tronNodes = (config: HostConfig) => ({
+  fullNodeUrl: config.tronFullNodeUrl,
+  solidityNodeUrl: config.tronSolidityUrl,
+  ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
+  ...(config.tronSolidityApiKey ? { solidityApiKey: config.tronSolidityApiKey } : {}),
+});
+
 /** A refused configuration names the variable (or seed field) that is wrong. */
 export interface ConfigError {
   field: string;
@@ -79,6 +89,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     tronFullNodeUrl: fullNode,
     tronSolidityUrl: read.url('TRON_SOLIDITY_URL', fullNode),
     tronApiKey: read.optionalText('TRON_API_KEY'),
+    tronSolidityApiKey: read.optionalText('TRON_SOLIDITY_API_KEY'),
     risk: read.risk(),
     ofac: readOfacConfig(read),
     requestDeadlineMs: read.integer('REQUEST_DEADLINE_MS', 12_000, 100, 600_000),

@@ -12,7 +12,7 @@ import {
 } from '@tron-safety/core';
 import { err, ok, type Result } from 'neverthrow';
 import type { Logger } from 'pino';
-import type { ConfigError, HostConfig } from './config.js';
+import { tronNodes, type ConfigError, type HostConfig } from './config.js';
 import { createHttpServer, listen, stopAccepting, trackResponses, type ResponseTracker } from './http-app.js';
 import { withRequestLog } from './log.js';
 import { dataReadiness, type DataStatus } from './ops/data-health.js';
@@ -152,9 +152,7 @@ function hostChainProvider(
 ) {
   return createTronChainFactsProvider({
     knownTokens,
-    fullNodeUrl: config.tronFullNodeUrl,
-    solidityNodeUrl: config.tronSolidityUrl,
-    ...(config.tronApiKey ? { apiKey: config.tronApiKey } : {}),
+    ...tronNodes(config),
     ...(config.maxTransfers !== null ? { maxTransfers: config.maxTransfers } : {}),
     onCall: observability.onProviderCall,
     onKnownTokenDisagrees: ({ contract, known, chain: read }) =>

@@ -1,4 +1,5 @@
-import type { HostConfig } from './config.js';
+import { nodeApiKeys } from '@tron-safety/core/internal';
+import { tronNodes, type HostConfig } from './config.js';
 
 /** Hosts whose free tier throttles callers without `TRON-PRO-API-KEY`. */
 const TRONGRID = /(^|\.)trongrid\.io$/;
@@ -17,10 +18,16 @@ export function startupWarnings(config: HostConfig, organizations: number): stri
   if (!config.risk.chainalysisApiKey) {
     warnings.push('no AML vendor (CHAINALYSIS_API_KEY unset): every result says AML_UNAVAILABLE and none is CLEAR');
   }
-  const nodes = [config.tronFullNodeUrl, config.tronSolidityUrl].map((url) => new URL(url).hostname);
-  if (!config.tronApiKey && nodes.some((host) => TRONGRID.test(host))) {
+  const nodes = tronNodes(config);
+  const keys = nodeApiKeys(nodes);
+  const unkeyed = (url: string, key: string | undefined) => !key && TRONGRID.test(new URL(url).hostname);
+  // TRON_API_KEY goes to the solidity node only on the full node's origin: elsewhere it needs its own.
+  const missing = unkeyed(nodes.fullNodeUrl, keys.full)
+    ? 'TRON_API_KEY'
+    : unkeyed(nodes.solidityNodeUrl, keys.solidity) && 'TRON_SOLIDITY_API_KEY';
+  if (missing) {
     warnings.push(
-      'TronGrid without TRON_API_KEY: its free rate limit throttles chain lookups under load (503 provider_unavailable, partial facts)',
+      `TronGrid without ${missing}: its free rate limit throttles chain lookups under load (503 provider_unavailable, partial facts)`,
     );
   }
   return warnings;

@@ -108,6 +108,28 @@ describe('Network: the start', () => {
     }
   });
 
+  test("TRON_API_KEY goes only to the full node's origin; a solidity node elsewhere gets TRON_SOLIDITY_API_KEY or no key", async () => {
+    const [full, solidity] = await Promise.all([startFakeTronNode(), startFakeTronNode()]);
+    const keysSent = (node: FakeTronNode) => [...new Set(node.calls.map((c) => c.headers['tron-pro-api-key']))];
+    try {
+      for (const [solidityKey, expected] of [
+        [{}, undefined],
+        [{ TRON_SOLIDITY_API_KEY: 'solidity-key' }, 'solidity-key'],
+      ] as const) {
+        const env = { TRON_FULLNODE_URL: full.url, TRON_SOLIDITY_URL: solidity.url, TRON_API_KEY: 'full-node-key' };
+        const t = await startTestHost({ ...env, ...solidityKey });
+        await t.host.stop('test');
+        assert.ok(solidity.calls.length > 0, 'the start asked the solidity node for its block 0');
+        assert.deepEqual(keysSent(full), ['full-node-key']);
+        assert.deepEqual(keysSent(solidity), [expected]);
+        full.clearCalls();
+        solidity.clearCalls();
+      }
+    } finally {
+      await Promise.all([full.close(), solidity.close()]);
+    }
+  });
+
   test('a node that cannot say at start (node error, unreachable) does not stop the start: a warning per node', async () => {
     const node = await startFakeTronNode();
     const t = await hostUnverifiedAtStart(node);

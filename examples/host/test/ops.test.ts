@@ -356,7 +356,7 @@ test('when the nodes hang, the 503/504 line names the calls that timed out or ha
   }
 });
 
-test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_API_KEY', () => {
+test('Start-up warnings: no organizations, no AML vendor, a TronGrid node sent no key (TRON_API_KEY, or TRON_SOLIDITY_API_KEY for a solidity node on another origin)', () => {
   const bare = parseConfig({})._unsafeUnwrap();
   assert.deepEqual(
     startupWarnings(bare, 0).map((w) => w.split(':')[0]),
@@ -366,4 +366,11 @@ test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_
   assert.deepEqual(startupWarnings(configured, 1), []);
   const ownNode = parseConfig({ CHAINALYSIS_API_KEY: 'k', TRON_FULLNODE_URL: 'http://10.0.0.5:8090' })._unsafeUnwrap();
   assert.deepEqual(startupWarnings(ownNode, 3), []);
+
+  // TRON_API_KEY stays with the full node's origin: TronGrid as the solidity node elsewhere needs its own key.
+  const warnings = (env: Record<string, string>) =>
+    startupWarnings(parseConfig({ CHAINALYSIS_API_KEY: 'k', ...env })._unsafeUnwrap(), 1).map((w) => w.split(':')[0]);
+  const tronGridSolidity = { TRON_FULLNODE_URL: 'http://10.0.0.5:8090', TRON_SOLIDITY_URL: 'https://api.trongrid.io' };
+  assert.deepEqual(warnings({ ...tronGridSolidity, TRON_API_KEY: 't' }), ['TronGrid without TRON_SOLIDITY_API_KEY']);
+  assert.deepEqual(warnings({ ...tronGridSolidity, TRON_SOLIDITY_API_KEY: 's' }), []);
 });

@@ -26,6 +26,7 @@ export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';
 export { withApiHeaders } from './runtime/api-headers.js';
 export { publicUrl } from './risk/public-url.js';
 export { futureDate, notInFuture } from './risk/list-dates.js';
+export { nodeApiKeys } from './chain/client.js';
 
 // The adapters' answer to a body parser's refusal (their safetyParserErrors).
 export { parserErrorResponse } from './runtime/parser-errors.js';

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ChainFacts } from '../src/chain/facts.js';
+import { nodeApiKeys } from '../src/chain/client.js';
 import { createTronChainFactsProvider, type TronChainFactsProvider } from '../src/chain/provider.js';
 import { OFFICIAL_TOKENS_AS_OF } from '../src/risk/data/official-tokens.js';
 import { base58ToHexAddress, hexToBase58Address } from '../src/tron/address.js';
@@ -510,6 +511,43 @@ describe('calls', () => {
       await node.close();
       await other.close();
     }
+  });
+
+  test("TRON-PRO-API-KEY: apiKey goes only to the full node's origin; a solidity node elsewhere gets solidityApiKey or no key", async () => {
+    const node = await startFakeTronNode();
+    const other = await startFakeTronNode();
+    const keysSent = (n: FakeTronNode) => [...new Set(n.calls.map((c) => c.headers['tron-pro-api-key']))];
+    try {
+      for (const [solidityApiKey, expected] of [
+        [undefined, undefined],
+        ['solidity-key', 'solidity-key'],
+      ] as const) {
+        const p = createTronChainFactsProvider({
+          fullNodeUrl: node.url,
+          solidityNodeUrl: other.url,
+          apiKey: 'full-node-key',
+          ...(solidityApiKey ? { solidityApiKey } : {}),
+        });
+        try {
+          await factsOf(p, TRON_FIXTURE_TX.trxTransfer);
+        } finally {
+          await p.close();
+        }
+        assert.ok(other.calls.length >= 3);
+        assert.deepEqual(keysSent(node), ['full-node-key']);
+        assert.deepEqual(keysSent(other), [expected]);
+        node.clearCalls();
+        other.clearCalls();
+      }
+    } finally {
+      await node.close();
+      await other.close();
+    }
+    // The origin decides, not the path: one provider's two paths share its key; another port is another origin.
+    const keys = (solidityNodeUrl: string) =>
+      nodeApiKeys({ fullNodeUrl: 'https://tron.example.com/full', solidityNodeUrl, apiKey: 'k' });
+    assert.deepEqual(keys('https://TRON.example.com:443/solidity'), { full: 'k', solidity: 'k' });
+    assert.deepEqual(keys('https://tron.example.com:8091'), { full: 'k', solidity: undefined });
   });
 
   test('onPartiesKnown hears the facts before metadata is read: parties final, unread tokens without decimals', async () => {

@@ -67,8 +67,10 @@ export interface TronNodeClientOptions {
   fullNodeUrl: string;
   /** Default: the full node URL (TronGrid serves both). */
   solidityNodeUrl?: string;
-  /** Sent as `TRON-PRO-API-KEY`. */
+  /** Sent as `TRON-PRO-API-KEY` to the full node, and to the solidity node on its origin (`nodeApiKeys`). */
   apiKey?: string;
+  /** Sent as `TRON-PRO-API-KEY` to the solidity node; default `apiKey` when that node is on the full node's origin. */
+  solidityApiKey?: string;
   /** Per-attempt timeout (ms); default 2500. */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -78,6 +80,19 @@ export interface TronNodeClientOptions {
   maxResponseBytes?: number;
   /** Sees every attempt (provider `tron_full_node` / `tron_solidity_node`, call = endpoint) and how it ended. */
   onCall?: ProviderCallObserver;
+}
+
+/**
+ * The `TRON-PRO-API-KEY` each node is sent. A key is a credential for one provider: `apiKey` goes to the
+ * full node, and to the solidity node only on the same origin (TronGrid serves both); a solidity node
+ * elsewhere gets `solidityApiKey` or nothing, never the full node's key.
+ */
+export function nodeApiKeys(
+  options: Pick<TronNodeClientOptions, 'fullNodeUrl' | 'solidityNodeUrl' | 'apiKey' | 'solidityApiKey'>,
+): Record<TronNode, string | undefined> {
+  const solidityOrigin = new URL(options.solidityNodeUrl ?? options.fullNodeUrl).origin;
+  const sameOrigin = solidityOrigin === new URL(options.fullNodeUrl).origin;
+  return { full: options.apiKey, solidity: options.solidityApiKey ?? (sameOrigin ? options.apiKey : undefined) };
 }
 
 /** Answer of a lookup where java-tron's `{}` means "not found". */
@@ -135,7 +150,7 @@ export class TronNodeClient {
   readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly maxResponseBytes: number;
-  private readonly headers: Record<string, string>;
+  private readonly headers: Record<TronNode, Record<string, string>>;
   private readonly connections: number;
   private readonly onCall: ProviderCallObserver | undefined;
 
@@ -156,11 +171,13 @@ export class TronNodeClient {
     this.maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
     this.connections = options.connections ?? 16;
     this.onCall = options.onCall;
-    this.headers = {
+    const keys = nodeApiKeys(options);
+    const headers = (key: string | undefined) => ({
       'content-type': 'application/json',
       accept: 'application/json',
-      ...(options.apiKey ? { 'TRON-PRO-API-KEY': options.apiKey } : {}),
-    };
+      ...(key ? { 'TRON-PRO-API-KEY': key } : {}),
+    });
+    this.headers = { full: headers(keys.full), solidity: headers(keys.solidity) };
   }
 
   getTransactionById(node: TronNode, txId: string, signal: AbortSignal, deadline?: number) {
@@ -290,7 +307,7 @@ export class TronNodeClient {
       const res = await this.pool(base.origin).request({
         method: 'POST',
         path: base.prefix + endpoint,
-        headers: this.headers,
+        headers: this.headers[node],
         body: JSON.stringify(spec.body),
         signal: controller.signal,
       });

@@ -48,8 +48,13 @@ export interface TronChainFactsProviderOptions {
   fullNodeUrl: string;
   /** Solidity node base URL (`/walletsolidity/*` is appended); default the full node URL. */
   solidityNodeUrl?: string;
-  /** Sent as `TRON-PRO-API-KEY`. */
+  /**
+   * Sent as `TRON-PRO-API-KEY` to the full node, and to the solidity node only when it is on the full
+   * node's origin (TronGrid serves both): a key never goes to another provider's node.
+   */
   apiKey?: string;
+  /** Sent as `TRON-PRO-API-KEY` to the solidity node (its own provider's key); default as above. */
+  solidityApiKey?: string;
   /** Per-call (per-attempt) timeout in ms; default 2500. The request's signal bounds everything. */
   timeoutMs?: number;
   /**
@@ -198,6 +203,7 @@ export function createTronChainFactsProvider(options: TronChainFactsProviderOpti
     fullNodeUrl: options.fullNodeUrl,
     ...(options.solidityNodeUrl !== undefined ? { solidityNodeUrl: options.solidityNodeUrl } : {}),
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.solidityApiKey !== undefined ? { solidityApiKey: options.solidityApiKey } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.retry !== undefined ? { retry: options.retry } : {}),
     ...(options.connections !== undefined ? { connections: options.connections } : {}),
