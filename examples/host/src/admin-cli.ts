@@ -3,10 +3,11 @@
 // Memory mode (no DATABASE_URL): the host's state lives in its process and is rebuilt from the
 // seed file at every start, so the seed file *is* the durable state. Each command loads the seed
 // file into in-memory stores, runs through the same admin API the host uses, and writes the file
-// back (atomically, mode 0600: it holds full keys), holding the file's lock from load to write so
-// that commands run at once do not lose each other's changes. Restart the host to apply a change. Usage
-// counts live only in the running host: `usage` asks it over HTTP with one of the
-// organization's keys from the seed file.
+// back (atomically, mode 0600: it may hold passwords), holding the file's lock from load to write so
+// that commands run at once do not lose each other's changes. Keys are written as their SHA-256 and
+// display prefix only, as the portal writes them: a copy of the file is no credential. Restart the host
+// to apply a change. Usage counts live only in the running host: `usage` asks it over HTTP with
+// TRON_SAFETY_API_KEY (one of the organization's active keys).
 // PostgreSQL mode (DATABASE_URL): the commands act on the database the hosts share (schema
 // created or upgraded first); changes apply to running hosts at once, and `usage` reads the
 // database.
@@ -15,13 +16,14 @@
 // (configuration, unreadable seed file, host unreachable); 64 wrong command line (and, for the
 // sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
 import { existsSync } from 'node:fs';
-import type { AdminApi, AdminError, Entitlements, Organization, Plan } from '@tron-safety/core';
+import type { AdminApi, AdminError, ApiKeyMetadata, Entitlements, Organization, Plan } from '@tron-safety/core';
 import {
   createRiskProviders,
   createSafetyService,
   decode,
   ErrorResponse,
   formatDecodeError,
+  hashApiKey,
   UsageResponse,
 } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
@@ -34,6 +36,7 @@ import { HOST_VERSION } from './cli-flags.js';
 import { parseConfig } from './config.js';
 import {
   applySeed,
+  keyHashOf,
   limitsOf,
   loadSeedFile,
   type SeedFile,
@@ -58,7 +61,7 @@ class Exit extends Error {
 interface Session {
   mode: 'memory' | 'postgres';
   admin: AdminApi;
-  /** Full keys (or the hashes the host's portal wrote) by key id: the seed file keeps them, the stores only hashes (memory mode). */
+  /** Keys by id, in full or as hashes (as the seed file gave them, or created by this command): the stores keep only hashes. */
   keys: Map<string, SeedKeySecret>;
   /** Members' passwords or pending invitations by member id, likewise. */
   members: Map<string, SeedMemberSecret>;
@@ -160,17 +163,21 @@ async function writeSeedFile(
         status: o.status,
         plan: o.assignment.kind === 'plan' ? { code: o.assignment.code, version: o.assignment.version } : null,
         custom_entitlements: o.assignment.kind === 'custom' ? limitsOf(o.assignment.entitlements) : null,
-        api_keys: (await admin.listApiKeys(OPERATOR, o.id))._unsafeUnwrap().map((k) => ({
-          id: k.id,
-          label: k.label,
-          ...keys.get(k.id),
-          revoked: k.revokedAt !== null,
-        })),
+        api_keys: (await admin.listApiKeys(OPERATOR, o.id))._unsafeUnwrap().map((k) => seedKeyOf(k, keys.get(k.id))),
         ...(await seedMembersOf(admin, o.id, members)),
       })),
     ),
   };
   replaceSeedFile(path, seed);
+}
+
+/**
+ * A key's seed entry: its SHA-256 and display prefix, never the key, whether the file gave it in full
+ * (a hand-written file) or the command just created it. Throws on a key the session did not load.
+ */
+function seedKeyOf(k: ApiKeyMetadata, secret: SeedKeySecret | undefined) {
+  if (!secret) throw new Error(`internal: key ${k.id} is neither in the seed file nor created by this command`);
+  return { id: k.id, label: k.label, key_sha256: keyHashOf(secret), prefix: k.prefix, revoked: k.revokedAt !== null };
 }
 
 /** The organization's members as seed entries (`members` only when there are any). */
@@ -449,7 +456,7 @@ function addUsageCommand(program: Command, open: OpenSession): void {
   program
     .command('usage <orgId>')
     .description(
-      "the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with one of its keys from the seed file)",
+      "the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with TRON_SAFETY_API_KEY, one of the organization's active keys)",
     )
     .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
@@ -460,16 +467,9 @@ function addUsageCommand(program: Command, open: OpenSession): void {
     });
 }
 
-/**
- * Memory mode: usage lives in the running host, asked with one of the organization's keys from the
- * seed file (one it holds in full: of a key created in the portal it holds only the hash).
- */
+/** Memory mode: usage lives in the running host, asked with one of the organization's active keys. */
 async function usageFromHost(s: Session, orgId: string, o: { url: string; days: number }): Promise<UsageResponse> {
-  const key = unwrap(await s.admin.listApiKeys(OPERATOR, orgId))
-    .filter((k) => k.revokedAt === null)
-    .map((k) => s.keys.get(k.id)?.key)
-    .find((full) => full !== undefined);
-  if (!key) throw new Exit(1, 'not_found: the organization has no active key in the seed file to ask the host with');
+  const key = await usageKey(s, orgId);
   let res;
   try {
     res = await request(`${o.url.replace(/\/+$/, '')}/v1/usage?days=${o.days}`, { headers: { 'x-api-key': key } });
@@ -480,6 +480,29 @@ async function usageFromHost(s: Session, orgId: string, o: { url: string; days: 
     );
   }
   return usageAnswer(res.statusCode, await res.body.json().catch(() => null));
+}
+
+/**
+ * The key `usage` asks the host with: TRON_SAFETY_API_KEY, which must be an active key of the organization
+ * in the seed file (so the answer is that organization's), else an active key a hand-written file holds in
+ * full (the CLI and the portal write only hashes).
+ */
+async function usageKey(s: Session, orgId: string): Promise<string> {
+  const active = unwrap(await s.admin.listApiKeys(OPERATOR, orgId))
+    .filter((k) => k.revokedAt === null)
+    .map((k) => s.keys.get(k.id));
+  const given = process.env.TRON_SAFETY_API_KEY;
+  if (given) {
+    const hash = hashApiKey(given);
+    if (active.some((secret) => secret && keyHashOf(secret) === hash)) return given;
+    throw new Exit(1, `not_found: TRON_SAFETY_API_KEY is not an active key of organization ${orgId} in the seed file`);
+  }
+  const full = active.find((secret) => secret?.key !== undefined)?.key;
+  if (full) return full;
+  throw new Exit(
+    1,
+    "not_found: set TRON_SAFETY_API_KEY to one of the organization's active keys to ask the host with (the seed file keeps only their hashes)",
+  );
 }
 
 /** The host's `/v1/usage` answer through its codecs: the usage, or the API's refusal as exit 1. */

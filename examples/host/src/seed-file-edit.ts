@@ -1,6 +1,7 @@
 // Writing the seed file of a memory-mode host, shared by the admin CLI and the host's portal
 // write-back (seed-write-back.ts): atomically (a reader sees the old file or the new one, never
-// half of one) and with mode 0600 (it holds full keys), and only what would load again.
+// half of one) and with mode 0600 (it may hold members' passwords and hand-written keys), and only what
+// would load again.
 import { randomUUID } from 'node:crypto';
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { decodeSeed, loadSeedFile, type SeedFile } from './seed-file.js';

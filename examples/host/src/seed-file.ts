@@ -47,8 +47,8 @@ const Sha256Hex = t.refinement(t.string, (s) => /^[0-9a-f]{64}$/.test(s), 'sha25
 
 /**
  * `id` is optional (the admin CLI writes it so key ids stay stable between runs). The key is given
- * in full (`key`) or, as a memory-mode host writes a key created in its portal (it never keeps the
- * full key), by its SHA-256 and display prefix (`key_sha256`, `prefix`).
+ * in full (`key`, hand-written) or by its SHA-256 and display prefix (`key_sha256`, `prefix`), as the
+ * admin CLI and a memory-mode host's portal write every key (a copy of the file is no credential).
  */
 export const SeedApiKey = t.exact(
   t.intersection([

@@ -108,12 +108,18 @@ function organizationIn(seed: SeedFile, organizationId: string): SeedOrganizatio
   return org;
 }
 
-/** Marks the key revoked in the file; false when the file does not list it (absent, it is gone after a restart anyway). */
+/**
+ * Marks the key revoked in the file, keeping only its hash and prefix (a hand-written entry gave it in
+ * full); false when the file does not list it (absent, it is gone after a restart anyway).
+ */
 function revokeIn(seed: SeedFile, key: ApiKeyRecord): boolean {
   const org = seed.organizations.find((o) => o.id.toLowerCase() === key.organizationId);
   const entry = org?.api_keys.find((k) => k.id?.toLowerCase() === key.id || keyHashOf(k) === key.hash);
   if (!entry || entry.revoked) return false;
   entry.revoked = true;
+  delete entry.key;
+  entry.key_sha256 = key.hash;
+  entry.prefix = key.prefix;
   return true;
 }
 

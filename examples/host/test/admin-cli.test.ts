@@ -4,13 +4,14 @@ import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileS
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createRiskProviders, createSafetyService } from '@tron-safety/core';
+import { createRiskProviders, createSafetyService, hashApiKey } from '@tron-safety/core';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { runAdmin } from '../src/admin-cli.js';
 import { applySeed, loadSeedFile } from '../src/seed-file.js';
 import { lockSeedFile, SeedFileBusy } from '../src/seed-file-lock.js';
 import { adminProcess } from './admin-process.js';
 import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+import { TEST_KEY, TEST_ORG, writeSeedFile } from './support.js';
 
 /** Runs the CLI in-process, capturing what it prints. */
 async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -127,6 +128,36 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.equal(custom.entitlements.monthlyQuota, 3);
     assert.equal((await admin(t, ...base, 'keys', 'revoke', orgId, rotated.metadata.id)).code, 0);
     assert.equal(await usageStatus(seed, rotated.key), 401);
+  });
+
+  test('the seed file keeps a key only as its SHA-256 and display prefix: keys create and rotate print it once, and a rewrite turns a hand-written full key (revoked or not) into its hash', async (t) => {
+    const seed = writeSeedFile();
+    const handWritten = { active: TEST_KEY, revoked: 'tsk_live_revoked_by_hand_00000000000000' };
+    const file = JSON.parse(readFileSync(seed, 'utf8'));
+    file.organizations[0].api_keys.push({ label: 'old', key: handWritten.revoked, revoked: true });
+    writeFileSync(seed, JSON.stringify(file));
+    const base = ['--seed-file', seed, '--json'];
+
+    const created = JSON.parse((await admin(t, ...base, 'keys', 'create', TEST_ORG, '--label', 'ci')).out);
+    const rotated = JSON.parse((await admin(t, ...base, 'keys', 'rotate', TEST_ORG, created.metadata.id)).out);
+    const text = readFileSync(seed, 'utf8');
+    for (const key of [created.key, rotated.key, ...Object.values(handWritten)])
+      assert.ok(!text.includes(key.slice(9)), `no full key in the file: ${text}`);
+    const keys = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.api_keys;
+    assert.deepEqual(
+      keys.map((k) => [k.label, k.revoked, k.key_sha256, k.prefix]),
+      [
+        ['ops', false, hashApiKey(TEST_KEY), TEST_KEY.slice(0, 17)],
+        ['old', true, hashApiKey(handWritten.revoked), handWritten.revoked.slice(0, 17)],
+        ['ci', true, hashApiKey(created.key), created.metadata.prefix],
+        ['ci', false, hashApiKey(rotated.key), rotated.metadata.prefix],
+      ],
+    );
+    // The host loads the file: the active keys authenticate, the revoked ones do not.
+    assert.equal(await usageStatus(seed, TEST_KEY), 200);
+    assert.equal(await usageStatus(seed, rotated.key), 200);
+    assert.equal(await usageStatus(seed, created.key), 401);
+    assert.equal(await usageStatus(seed, handWritten.revoked), 401);
   });
 
   test('clear errors and exit codes: refused 1, cannot run 2, wrong command line 64', async (t) => {
@@ -473,8 +504,8 @@ describe('admin CLI: commands run at once (memory mode: the seed file lock)', ()
       assert.equal(run.code, 0, run.err);
       return (JSON.parse(run.out) as { key: string }).key;
     });
-    const kept = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.api_keys.map((k) => k.key);
-    assert.deepEqual([...kept].sort(), [...printed].sort());
+    const kept = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.api_keys.map((k) => k.key_sha256);
+    assert.deepEqual([...kept].sort(), printed.map(hashApiKey).sort());
     for (const key of printed) assert.equal(await usageStatus(seed, key), 200);
     assert.ok(!existsSync(`${seed}.lock`), 'the lock is released');
   });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   startFakeChainalysis,
@@ -14,7 +17,8 @@ import { runAdmin } from '../src/admin-cli.js';
 import { fakeProvidersEnv, startTestHost, TEST_KEY, TEST_ORG, writeSeedFile, type TestHost } from './support.js';
 
 // `tron-safety-admin usage` in memory mode: usage lives in the running host, so the CLI asks it
-// over HTTP with one of the organization's keys from the seed file and decodes the answer.
+// over HTTP with one of the organization's keys (TRON_SAFETY_API_KEY, else one a hand-written seed
+// file holds in full) and decodes the answer.
 
 async function admin(t: { mock: any }, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -76,6 +80,32 @@ describe('admin CLI usage (memory mode): asks the running host', () => {
       text.out,
       /^period \S+ \.\. \S+: used \d+, reserved 0, limit 1000, remaining \d+\nlast 30 days: 1 checks, /,
     );
+  });
+
+  test("usage asks with TRON_SAFETY_API_KEY, an active key of the organization, when the seed file keeps only keys' hashes", async (tc) => {
+    const hashed = join(mkdtempSync(join(tmpdir(), 'tron-safety-usage-')), 'seed.json');
+    copyFileSync(seed, hashed);
+    // Any change rewrites the file with every key as its hash and prefix (TEST_KEY's included).
+    assert.equal((await admin(tc, '--seed-file', hashed, 'keys', 'create', TEST_ORG, '--label', 'other')).code, 0);
+    const usage = (key?: string) => {
+      if (key === undefined) delete process.env.TRON_SAFETY_API_KEY;
+      else process.env.TRON_SAFETY_API_KEY = key;
+      return admin(tc, '--seed-file', hashed, '--json', 'usage', TEST_ORG, '--url', t.host.url);
+    };
+    try {
+      const asked = await usage(TEST_KEY);
+      assert.equal(asked.code, 0, asked.err);
+      assert.equal(JSON.parse(asked.out).period.limit, 1000);
+      const unset = await usage();
+      assert.equal(unset.code, 1);
+      assert.match(unset.err, /set TRON_SAFETY_API_KEY to one of the organization's active keys/);
+      // Another organization's key (or any other) would answer for that organization: refused before asking.
+      const other = await usage('tsk_live_not_a_key_of_this_organization_0');
+      assert.equal(other.code, 1);
+      assert.match(other.err, new RegExp(`TRON_SAFETY_API_KEY is not an active key of organization ${TEST_ORG}`));
+    } finally {
+      delete process.env.TRON_SAFETY_API_KEY;
+    }
   });
 
   test('a host that cannot be reached is exit 2, naming the URL', async (tc) => {

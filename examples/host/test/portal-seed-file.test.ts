@@ -141,23 +141,29 @@ describe('portal changes in memory mode are kept in the seed file across a resta
     await node.close();
   });
 
-  test('Authentication 6: a key revoked in the portal answers 401 after a restart too', async () => {
+  test('Authentication 6: a key revoked in the portal answers 401 after a restart too; the file keeps it as its hash and prefix, not in full', async () => {
     const host = await startOn(seedWithKey());
     assert.equal(await host.usage(SEEDED_KEY), 200);
     assert.equal((await keyAction(await host.signIn(), 'revoke')).status, 303);
     assert.equal(await host.usage(SEEDED_KEY), 401);
-    assert.equal((await organizationIn(host.seed)).api_keys[0]!.revoked, true, 'revoked in the file');
+    const entry = (await organizationIn(host.seed)).api_keys[0]!;
+    assert.deepEqual(
+      [entry.revoked, entry.key, entry.key_sha256, entry.prefix],
+      [true, undefined, hashApiKey(SEEDED_KEY), SEEDED_KEY.slice(0, 17)],
+      'revoked in the file, by its hash',
+    );
     await host.restart();
     assert.equal(await host.usage(SEEDED_KEY), 401);
   });
 
-  test('Authentication 6: a rotation in the portal holds after a restart: the old key 401, its replacement 200', async () => {
+  test('Authentication 6: a rotation in the portal holds after a restart: the old key 401 (the file no longer holds it in full), its replacement 200', async () => {
     const host = await startOn(seedWithKey());
     const rotated = await keyAction(await host.signIn(), 'rotate');
     const fresh = issuedKey(rotated.body);
     assert.match(rotated.body, /rotated: tsk_live_seeded_c… is revoked/, 'the page is as before');
     const keys = (await (await host.signIn()).send('GET', '/portal/keys')).body;
     assert.match(keys, new RegExp(`rotated to ${fresh.slice(0, 17)}…`), 'the list links the old key to the new one');
+    assert.ok(!readFileSync(host.seed, 'utf8').includes(SEEDED_KEY.slice(9)), 'the revoked key is not kept in full');
     await host.restart();
     assert.equal(await host.usage(SEEDED_KEY), 401);
     assert.equal(await host.usage(fresh), 200);
