@@ -356,7 +356,7 @@ test('when the nodes hang, the 503/504 line names the calls that timed out or ha
   }
 });
 
-test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_API_KEY', () => {
+test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_API_KEY, a portal behind HTTPS without PORTAL_PUBLIC_URL', () => {
   const bare = parseConfig({})._unsafeUnwrap();
   assert.deepEqual(
     startupWarnings(bare, 0).map((w) => w.split(':')[0]),
@@ -366,4 +366,12 @@ test('Start-up warnings: no organizations, no AML vendor, TronGrid without TRON_
   assert.deepEqual(startupWarnings(configured, 1), []);
   const ownNode = parseConfig({ CHAINALYSIS_API_KEY: 'k', TRON_FULLNODE_URL: 'http://10.0.0.5:8090' })._unsafeUnwrap();
   assert.deepEqual(startupWarnings(ownNode, 3), []);
+  const exposed = { CHAINALYSIS_API_KEY: 'k', TRON_API_KEY: 't', HOST: '0.0.0.0' };
+  const unknownOrigin = parseConfig(exposed)._unsafeUnwrap();
+  assert.deepEqual(
+    startupWarnings(unknownOrigin, 1).map((w) => w.split(':')[0]),
+    ['PORTAL_PUBLIC_URL unset behind HTTPS'],
+  );
+  const known = parseConfig({ ...exposed, PORTAL_PUBLIC_URL: 'https://safety.example.com' })._unsafeUnwrap();
+  assert.deepEqual(startupWarnings(known, 1), []);
 });

@@ -309,6 +309,25 @@ function browserSuite(): void {
     await signOut();
   });
 
+  test('Reloading the page of a new key creates no second key and shows the key no more', async () => {
+    await signIn('dev@example.com');
+    await nav('API keys').click();
+    await page.getByLabel('Label').fill('reloaded');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.getByLabel('API key “reloaded”').inputValue();
+    assert.match(page.url(), /\/portal\/keys\/issued$/, 'no secret in the address');
+    await page.reload();
+    await page.getByText('that one has been shown').waitFor();
+    await page.goBack();
+    assert.ok(!(await page.content()).includes(key), 'not shown again, nor from the history');
+    const keys = (
+      await host.service.admin.listApiKeys({ kind: 'operator' }, (await firstOrg(host)).id)
+    )._unsafeUnwrap();
+    assert.equal(keys.filter((k) => k.label === 'reloaded').length, 1);
+    await nav('API keys').click();
+    await signOut();
+  });
+
   test('Throttling after repeated bad passwords', async () => {
     await context.clearCookies();
     for (let i = 0; i < 5; i++) {
