@@ -32,8 +32,13 @@ export interface HostConfig {
   ops: { port: number | null; host: string };
   /** The API listener's protection against slow or too many clients (see `HTTP_LIMITS`). */
   http: HttpLimits;
-  /** The portal takes the client and scheme from the proxy's X-Forwarded-* headers. */
+  /** The portal takes the client address from the proxy's X-Forwarded-For. */
   portalTrustProxy: boolean;
+  /**
+   * The origin browsers reach the portal at (`https://safety.example.com`): its absolute links (invitations)
+   * are built on it, and an `https` one makes its cookies `__Host-` cookies. Null: see `portalLinkOrigin`.
+   */
+  portalPublicUrl: string | null;
 }
 
 export interface HttpLimits {
@@ -71,6 +76,11 @@ export interface ConfigError {
 
 type Env = Record<string, string | undefined>;
 
+/** Loopback hosts: plain HTTP on the machine itself. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
@@ -105,6 +115,7 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
       maxConnections: read.integer('HTTP_MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections, 1, 1_000_000),
     },
     portalTrustProxy: read.boolean('PORTAL_TRUST_PROXY', false),
+    portalPublicUrl: read.publicOrigin('PORTAL_PUBLIC_URL'),
   };
   const unknown = unknownVariable(env, names);
   if (unknown) {
@@ -173,6 +184,21 @@ class Reader {
 
   url(name: string, fallback: string): string {
     return this.optionalUrl(name) ?? fallback;
+  }
+
+  /**
+   * An origin browsers use: `https://host[:port]` with nothing after it (plain `http` only for a loopback
+   * host, a developer's machine: elsewhere it would send passwords and sessions in the clear).
+   */
+  publicOrigin(name: string): string | null {
+    const raw = this.optionalUrl(name);
+    if (raw === null || this.error) return null;
+    const url = new URL(raw);
+    if (url.username || url.password || url.search || url.hash || url.pathname !== '/')
+      return this.fail(name, `must be an origin such as https://safety.example.com, without path or query`, null);
+    if (url.protocol !== 'https:' && !isLoopback(url.hostname))
+      return this.fail(name, 'must be an https URL (plain http only for localhost, 127.x.x.x or [::1])', null);
+    return url.origin;
   }
 
   optionalUrl(name: string): string | null {

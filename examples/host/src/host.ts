@@ -245,10 +245,10 @@ async function serve(
 ): Promise<Result<Pick<RunningHost, 'url' | 'opsUrl' | 'server' | 'stop'>, ConfigError>> {
   const { config, logger, service, stores, observability, data, release } = s;
   const handler = withRequestLog(withHostRoutes(service), logger, observability.requests(stores.stores.apiKeys));
-  const portal = mountPortal(service, stores.stores, config, logger);
+  let listening: { url: string } | undefined;
+  const portal = mountPortal(service, stores.stores, logger, { config, listeningUrl: () => listening?.url ?? null });
   const server = createHttpServer(handler, config.framework, config.http, portal);
   const responses = trackResponses(server);
-  let listening;
   try {
     listening = await listen(server, config.port, config.host);
   } catch (e) {

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { safetyRouter } from '@tron-safety/adapters-express';
 import { safetyMiddleware } from '@tron-safety/adapters-koa';
 import type { CoreHttpRequest, CoreHttpResponse, SafetyService, SafetyStores } from '@tron-safety/core';
@@ -7,7 +6,7 @@ import { createPortal, isPortalPath, type PortalRequest } from '@tron-safety/por
 import type { RequestHandler } from 'express';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { HostConfig } from './config.js';
+import { isLoopback, type HostConfig } from './config.js';
 import { withRequestLog } from './log.js';
 import { NOT_SAVED_MESSAGE, SeedFileNotUpdated } from './seed-write-back.js';
 
@@ -17,35 +16,17 @@ export interface PortalMount {
   trustProxy: boolean;
 }
 
-/** Loopback hosts: plain HTTP on the machine itself. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-const first = (value: string | string[] | undefined) =>
-  (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim();
 const last = (value: string | string[] | undefined) =>
   (Array.isArray(value) ? value.join(',') : value)?.split(',').at(-1)?.trim() || undefined;
 
 /**
- * Who the client is (throttling counts sign-in failures per client) and how it reached the host
- * (invitation links): from the socket, or behind a trusted proxy from what that proxy appended
- * (the last `X-Forwarded-For` entry; a client can forge the ones before it).
+ * Who the client is (throttling counts sign-in failures per client): the socket's address, or behind a
+ * trusted proxy what that proxy appended (the last `X-Forwarded-For` entry; a client can forge the ones
+ * before it). Nothing else of the request is trusted: links are built on the configured origin.
  */
-export function clientOf(req: IncomingMessage, trustProxy: boolean): Pick<PortalRequest, 'clientAddress' | 'origin'> {
+export function clientOf(req: IncomingMessage, trustProxy: boolean): Pick<PortalRequest, 'clientAddress'> {
   const direct = req.socket.remoteAddress ?? 'unknown';
-  const forwardedProto = trustProxy ? first(req.headers['x-forwarded-proto']) : undefined;
-  const scheme =
-    forwardedProto === 'https' || forwardedProto === 'http'
-      ? forwardedProto
-      : (req.socket as TLSSocket).encrypted
-        ? 'https'
-        : 'http';
-  const host = (trustProxy ? first(req.headers['x-forwarded-host']) : undefined) ?? req.headers.host;
-  return {
-    clientAddress: (trustProxy ? last(req.headers['x-forwarded-for']) : undefined) ?? direct,
-    ...(host ? { origin: `${scheme}://${host}` } : {}),
-  };
+  return { clientAddress: (trustProxy ? last(req.headers['x-forwarded-for']) : undefined) ?? direct };
 }
 
 /** The portal's view of one request: the adapters' request plus the client. */
@@ -73,26 +54,49 @@ export function koaPortal(mount: PortalMount): Middleware {
     isPortalPath(ctx.path) ? safetyMiddleware(viewOf(mount, ctx.req), { matches: isPortalPath })(ctx, next) : next();
 }
 
+type PortalConfig = Pick<HostConfig, 'host' | 'portalTrustProxy' | 'portalPublicUrl'>;
+
 /**
- * Cookies go without `Secure` only to a host on loopback that no proxy fronts (a developer's own
- * machine): behind a trusted proxy (`PORTAL_TRUST_PROXY`) browsers reach it over the proxy's HTTPS, even
- * when the host itself listens on loopback.
+ * Whether browsers reach the portal over HTTPS, so its cookies are `__Host-` cookies (`Secure`, `Path=/`):
+ * as PORTAL_PUBLIC_URL says when it is set; otherwise everywhere but on a loopback host that no proxy
+ * fronts (a developer's machine, plain HTTP): behind a trusted proxy (`PORTAL_TRUST_PROXY`) browsers use the
+ * proxy's HTTPS, even when the host itself listens on loopback.
  */
-export function secureCookies(config: Pick<HostConfig, 'host' | 'portalTrustProxy'>): boolean {
+export function secureCookies(config: PortalConfig): boolean {
+  if (config.portalPublicUrl !== null) return config.portalPublicUrl.startsWith('https:');
   return !isLoopback(config.host) || config.portalTrustProxy;
 }
 
-/** The portal on the service's admin API and stores, its requests logged like the API's. */
+/**
+ * The origin of the portal's absolute links (invitations): PORTAL_PUBLIC_URL; unset, the address the host
+ * listens on when browsers reach it there (loopback, plain HTTP), else null (links shown as a path, and a
+ * start-up warning): never a request's Host or X-Forwarded-Host, which a client chooses.
+ */
+export function portalLinkOrigin(config: PortalConfig, listeningUrl: string | null): string | null {
+  return portalOriginKnown(config) ? (config.portalPublicUrl ?? listeningUrl) : null;
+}
+
+/** Whether the host knows the origin browsers reach its portal at (see `portalLinkOrigin`). */
+export function portalOriginKnown(config: PortalConfig): boolean {
+  return config.portalPublicUrl !== null || !secureCookies(config);
+}
+
+/**
+ * The portal on the service's admin API and stores, its requests logged like the API's; `listeningUrl`
+ * is the host's address once it listens (see `portalLinkOrigin`).
+ */
 export function mountPortal(
   service: SafetyService,
   stores: SafetyStores,
-  config: Pick<HostConfig, 'host' | 'portalTrustProxy'>,
   logger: Logger,
+  served: { config: PortalConfig; listeningUrl: () => string | null },
 ): PortalMount {
+  const { config, listeningUrl } = served;
   const portal = createPortal({
     service,
     stores,
     secureCookies: secureCookies(config),
+    publicUrl: () => portalLinkOrigin(config, listeningUrl()),
     onError: (error) => logger.error({ err: error }, 'portal request failed'),
     explainError: (error) => (error instanceof SeedFileNotUpdated ? NOT_SAVED_MESSAGE : null),
   });

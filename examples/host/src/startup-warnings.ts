@@ -1,12 +1,14 @@
 import { nodeApiKeys } from '@tron-safety/core/internal';
 import { tronNodes, type HostConfig } from './config.js';
+import { portalOriginKnown } from './portal-mount.js';
 
 /** Hosts whose free tier throttles callers without `TRON-PRO-API-KEY`. */
 const TRONGRID = /(^|\.)trongrid\.io$/;
 
 /**
  * What makes every answer of this host weaker, said once at start so nobody learns it from a
- * customer: no organization to serve, no AML vendor, TronGrid without an API key.
+ * customer: no organization to serve, no AML vendor, TronGrid without an API key; and a portal that
+ * cannot give its invitation links an address.
  */
 export function startupWarnings(config: HostConfig, organizations: number): string[] {
   const warnings: string[] = [];
@@ -28,6 +30,11 @@ export function startupWarnings(config: HostConfig, organizations: number): stri
   if (missing) {
     warnings.push(
       `TronGrid without ${missing}: its free rate limit throttles chain lookups under load (503 provider_unavailable, partial facts)`,
+    );
+  }
+  if (!portalOriginKnown(config)) {
+    warnings.push(
+      'PORTAL_PUBLIC_URL unset behind HTTPS: the portal shows invitation links as a path, for the inviter to complete (set it to the origin browsers reach the portal at)',
     );
   }
   return warnings;

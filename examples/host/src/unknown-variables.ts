@@ -14,6 +14,7 @@ export const OWN_PREFIXES = [
   'RISK_',
   'SAFETY_',
   'DATABASE_',
+  'PORTAL_',
 ];
 
 /** Read by other tools of this repository under those prefixes (the client CLI's), so set beside the host's. */

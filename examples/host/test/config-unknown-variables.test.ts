@@ -34,6 +34,7 @@ describe('Configuration: a variable under the host prefixes that the host does n
       RISK_TIMEOUT: 'RISK_TIMEOUT_MS',
       SAFETY_SEED: 'SAFETY_SEED_FILE',
       DATABASE_URI: 'DATABASE_URL',
+      PORTAL_PUBLIC_ORIGIN: 'PORTAL_PUBLIC_URL',
     };
     for (const [name, closest] of Object.entries(meant)) {
       const error = parseConfig({ [name]: 'x' })._unsafeUnwrapErr();

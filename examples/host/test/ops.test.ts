@@ -356,7 +356,7 @@ test('when the nodes hang, the 503/504 line names the calls that timed out or ha
   }
 });
 
-test('Start-up warnings: no organizations, no AML vendor, a TronGrid node sent no key (TRON_API_KEY, or TRON_SOLIDITY_API_KEY for a solidity node on another origin)', () => {
+test('Start-up warnings: no organizations, no AML vendor, a TronGrid node sent no key (TRON_API_KEY, or TRON_SOLIDITY_API_KEY for a solidity node on another origin), a portal behind HTTPS without PORTAL_PUBLIC_URL', () => {
   const bare = parseConfig({})._unsafeUnwrap();
   assert.deepEqual(
     startupWarnings(bare, 0).map((w) => w.split(':')[0]),
@@ -373,4 +373,12 @@ test('Start-up warnings: no organizations, no AML vendor, a TronGrid node sent n
   const tronGridSolidity = { TRON_FULLNODE_URL: 'http://10.0.0.5:8090', TRON_SOLIDITY_URL: 'https://api.trongrid.io' };
   assert.deepEqual(warnings({ ...tronGridSolidity, TRON_API_KEY: 't' }), ['TronGrid without TRON_SOLIDITY_API_KEY']);
   assert.deepEqual(warnings({ ...tronGridSolidity, TRON_SOLIDITY_API_KEY: 's' }), []);
+  const exposed = { CHAINALYSIS_API_KEY: 'k', TRON_API_KEY: 't', HOST: '0.0.0.0' };
+  const unknownOrigin = parseConfig(exposed)._unsafeUnwrap();
+  assert.deepEqual(
+    startupWarnings(unknownOrigin, 1).map((w) => w.split(':')[0]),
+    ['PORTAL_PUBLIC_URL unset behind HTTPS'],
+  );
+  const known = parseConfig({ ...exposed, PORTAL_PUBLIC_URL: 'https://safety.example.com' })._unsafeUnwrap();
+  assert.deepEqual(startupWarnings(known, 1), []);
 });

@@ -80,8 +80,8 @@ function browserSuite(): void {
     const { body } = await callApi(apiKey, '/v1/usage');
     return { used: body.period.used as number, requests: body.recent.requests as number };
   };
-  const signIn = async (email: string, password = PORTAL_PASSWORD) => {
-    await page.goto(url('/portal/sign-in'));
+  const signIn = async (email: string, password = PORTAL_PASSWORD, base = host.url) => {
+    await page.goto(`${base}/portal/sign-in`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -309,6 +309,25 @@ function browserSuite(): void {
     await signOut();
   });
 
+  test('Reloading the page of a new key creates no second key and shows the key no more', async () => {
+    await signIn('dev@example.com');
+    await nav('API keys').click();
+    await page.getByLabel('Label').fill('reloaded');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.getByLabel('API key “reloaded”').inputValue();
+    assert.match(page.url(), /\/portal\/keys\/issued$/, 'no secret in the address');
+    await page.reload();
+    await page.getByText('that one has been shown').waitFor();
+    await page.goBack();
+    assert.ok(!(await page.content()).includes(key), 'not shown again, nor from the history');
+    const keys = (
+      await host.service.admin.listApiKeys({ kind: 'operator' }, (await firstOrg(host)).id)
+    )._unsafeUnwrap();
+    assert.equal(keys.filter((k) => k.label === 'reloaded').length, 1);
+    await nav('API keys').click();
+    await signOut();
+  });
+
   test('Throttling after repeated bad passwords', async () => {
     await context.clearCookies();
     for (let i = 0; i < 5; i++) {
@@ -320,14 +339,47 @@ function browserSuite(): void {
     assert.match(page.url(), /\/portal\/sign-in$/);
   });
 
+  test('Behind HTTPS (PORTAL_PUBLIC_URL): __Host- cookies carry the session and a new key; the invitation link is on the public URL', async () => {
+    const env = {
+      PORT: '0',
+      OFAC_SDN_URL: 'off',
+      TRON_FULLNODE_URL: node.url,
+      SAFETY_SEED_FILE: portalSeedFile(),
+      PORTAL_PUBLIC_URL: 'https://safety.example.com',
+    };
+    // Chromium treats 127.0.0.1 as a secure context, so it keeps Secure and __Host- cookies from it as from HTTPS.
+    const secure = (await startHost(parseConfig(env)._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
+    try {
+      await context.clearCookies(); // the other host is on the same host name: its cookies would go here too
+      await signIn('owner@example.com', PORTAL_PASSWORD, secure.url);
+      await page.waitForURL(/\/portal\/overview$/);
+      const cookies = await context.cookies(secure.url);
+      const session = cookies.find((c) => c.name === '__Host-portal_session')!;
+      assert.deepEqual([session.secure, session.path, session.httpOnly, session.sameSite], [true, '/', true, 'Lax']);
+      assert.deepEqual(
+        cookies.filter((c) => !c.name.startsWith('__Host-')),
+        [],
+      );
+      await nav('API keys').click();
+      await page.getByLabel('Label').fill('behind https');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      assert.match(await page.getByLabel('API key “behind https”').inputValue(), /^tsk_live_/);
+      await nav('Members').click();
+      await page.getByLabel('Email').fill('ops@example.com');
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const link = await page.getByLabel('Invitation link').inputValue();
+      assert.match(link, /^https:\/\/safety\.example\.com\/portal\/invitation\?token=[A-Za-z0-9_-]{43}$/);
+    } finally {
+      await context.clearCookies();
+      await secure.stop('test');
+    }
+  });
+
   test('Usage chart: 30 UTC days drawn as stacked bars with the billable line, the same numbers in the table', async () => {
     const history = await portalWithHistory();
     try {
       await context.clearCookies(); // the other portal is on the same host name: its cookies would go there too
-      await page.goto(`${history.url}/portal/sign-in`);
-      await page.getByLabel('Email').fill('ana@example.com');
-      await page.getByLabel('Password').fill(PORTAL_PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn('ana@example.com', PORTAL_PASSWORD, history.url);
       await nav('Usage').click();
       const chart = page.getByRole('img', { name: /Checks per UTC day, last 30 days/ });
       assert.match((await chart.getAttribute('aria-labelledby')) ?? '', /chart-desc/);

@@ -82,14 +82,16 @@ const invitationLink = (body: string) =>
 
 const issuedKey = (body: string) => /id="issued-key" readonly value="([^"]+)"/.exec(body)![1]!;
 
+/** Creates a key and follows the redirect to the page that shows it. */
 async function createKey(session: HttpSession, label: string) {
   const page = await session.send('GET', '/portal/keys');
-  return session.send('POST', '/portal/keys', { csrf: page.csrf, label });
+  return session.follow(await session.send('POST', '/portal/keys', { csrf: page.csrf, label }));
 }
 
+/** Invites and follows the redirect to the page that shows the link. */
 async function invite(session: HttpSession, email: string, role = 'developer') {
   const page = await session.send('GET', '/portal/members');
-  return session.send('POST', '/portal/members', { csrf: page.csrf, email, role });
+  return session.follow(await session.send('POST', '/portal/members', { csrf: page.csrf, email, role }));
 }
 
 const memberId = (page: string, email: string) =>
@@ -158,7 +160,8 @@ describe('portal changes in memory mode are kept in the seed file across a resta
 
   test('Authentication 6: a rotation in the portal holds after a restart: the old key 401 (the file no longer holds it in full), its replacement 200', async () => {
     const host = await startOn(seedWithKey());
-    const rotated = await keyAction(await host.signIn(), 'rotate');
+    const owner = await host.signIn();
+    const rotated = await owner.follow(await keyAction(owner, 'rotate'));
     const fresh = issuedKey(rotated.body);
     assert.match(rotated.body, /rotated: tsk_live_seeded_c… is revoked/, 'the page is as before');
     const keys = (await (await host.signIn()).send('GET', '/portal/keys')).body;

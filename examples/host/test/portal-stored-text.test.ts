@@ -11,8 +11,9 @@ import { HttpSession, portalSeedFile } from './portal-support.js';
 
 // Control characters never reach the database: a NUL (or any C0 character or DEL) in a portal form's
 // email or key label is refused as the wrong input it is, on memory and on PostgreSQL alike (whose
-// text columns refuse U+0000: it was a 500 there, and stored by memory); a seed file holding one in a
-// name, label or email refuses the start, naming the entry.
+// text columns refuse U+0000: it was a 500 there, and stored by memory); so is a C1 character or a
+// direction control (U+202E makes `moc.elpmaxe@nimda` display as an address it is not); a seed file
+// holding one in a name, label or email refuses the start, naming the entry.
 
 const postgres: TestPostgres = await startTestPostgres();
 const MODES = ['memory', 'postgres'] as const;
@@ -53,9 +54,20 @@ describe('Stored text: control characters in the portal, on both stores', { skip
       assert.equal(answer.status, 401);
     });
 
-    test(`${mode}: an invitation to an email with a control character is 422 and stores nothing`, async () => {
+    test(`${mode}: an invitation to an email with a control character (C0, DEL, C1, direction) is 422 and stores nothing`, async () => {
       const s = await signedIn(mode);
-      for (const email of ['new\u0000@example.com', 'new\u001b@example.com', 'new@example.com\u007f']) {
+      const emails = [
+        'new\u0000@example.com',
+        'new\u001b@example.com',
+        'new@example.com\u007f',
+        'new\u0085@example.com',
+      ];
+      for (const email of [
+        ...emails,
+        '\u202emoc.elpmaxe@nimda',
+        'admin\u2066@example.com',
+        'admin@example.com\u200f',
+      ]) {
         const page = await s.send('GET', '/portal/members');
         const answer = await s.send('POST', '/portal/members', { csrf: page.csrf, email, role: 'viewer' });
         assert.equal(answer.status, 422, JSON.stringify(email));
@@ -70,9 +82,15 @@ describe('Stored text: control characters in the portal, on both stores', { skip
       );
     });
 
-    test(`${mode}: a key label with a control character is 422 and creates no key`, async () => {
+    test(`${mode}: a key label with a control character (C0, DEL, C1, direction) is 422 and creates no key`, async () => {
       const s = await signedIn(mode);
-      for (const label of ['checkout\u0000server', 'checkout\nserver', 'checkout\u007f']) {
+      for (const label of [
+        'checkout\u0000server',
+        'checkout\nserver',
+        'checkout\u007f',
+        'checkout\u009b',
+        'prod \u202etset',
+      ]) {
         const page = await s.send('GET', '/portal/keys');
         const answer = await s.send('POST', '/portal/keys', { csrf: page.csrf, label });
         assert.equal(answer.status, 422, JSON.stringify(label));
@@ -101,6 +119,8 @@ test('Stored text: a seed file with a control character in a name, label or emai
     const cases: [string, (seed: SeedDocument) => void][] = [
       ['seed:plans[0]', (seed) => (seed.plans[0]!.name = 'Team\u0000')],
       ['seed:organizations[0]', (seed) => (seed.organizations[0]!.name = 'Acme\u0007Pay')],
+      ['seed:organizations[0]', (seed) => (seed.organizations[0]!.name = 'Acme \u202eyaP')],
+      ['seed:plans[0]', (seed) => (seed.plans[0]!.name = 'Team\u0085')],
       ['seed:organizations[0].api_keys[0]', (seed) => (seed.organizations[0]!.api_keys[0]!.label = 'ci\n')],
       [
         'seed:organizations[0].members[0]',

@@ -72,6 +72,10 @@ export class HttpSession {
       csrf: /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? '',
     };
   }
+  /** The page a 303 leads to, fetched as a browser follows it; any other answer as it is. */
+  async follow(answer: Awaited<ReturnType<HttpSession['send']>>) {
+    return answer.status === 303 ? this.send('GET', String(answer.headers.location)) : answer;
+  }
   async signIn(email: string, password = PORTAL_PASSWORD) {
     const form = await this.send('GET', '/portal/sign-in');
     return this.send('POST', '/portal/sign-in', { csrf: form.csrf, email, password });

@@ -4,10 +4,10 @@ import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { startFakeTronNode, TRON_FIXTURE_TX, type FakeTronNode } from '@tron-safety/core/testing';
 import { request } from 'undici';
-import { parseConfig } from '../src/config.js';
+import { isLoopback, parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
-import { clientOf, isLoopback, secureCookies } from '../src/portal-mount.js';
+import { clientOf, portalLinkOrigin, secureCookies } from '../src/portal-mount.js';
 import { decodeSeed } from '../src/seed-file.js';
 import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 
@@ -43,7 +43,9 @@ describe('the host serves the portal under /portal', () => {
         );
         const keys = await browser.send('GET', '/portal/keys');
         assert.equal(keys.headers['content-security-policy']?.toString().includes("frame-ancestors 'none'"), true);
-        const created = await browser.send('POST', '/portal/keys', { csrf: keys.csrf, label: 'checkout' });
+        const created = await browser.follow(
+          await browser.send('POST', '/portal/keys', { csrf: keys.csrf, label: 'checkout' }),
+        );
         const key = /id="issued-key" readonly value="([^"]+)"/.exec(created.body)![1]!;
 
         const check = (headers: Record<string, string>) =>
@@ -118,27 +120,59 @@ describe('seed file members', () => {
 describe('portal mount helpers', () => {
   const req = (headers: Record<string, string>, remoteAddress = '10.0.0.5') =>
     ({ headers, socket: { remoteAddress } }) as unknown as IncomingMessage;
-
-  test('the client and origin come from the socket unless the proxy is trusted; then from what the proxy appended', () => {
-    const forwarded = {
-      host: 'internal:8080',
-      'x-forwarded-for': '6.6.6.6, 198.51.100.7',
-      'x-forwarded-proto': 'https',
-      'x-forwarded-host': 'safety.example.com',
-    };
-    assert.deepEqual(clientOf(req(forwarded), false), { clientAddress: '10.0.0.5', origin: 'http://internal:8080' });
-    assert.deepEqual(clientOf(req(forwarded), true), {
-      clientAddress: '198.51.100.7',
-      origin: 'https://safety.example.com',
-    });
-    assert.deepEqual(clientOf(req({ host: 'h:1' }), true), { clientAddress: '10.0.0.5', origin: 'http://h:1' });
+  const config = (host: string, portalTrustProxy: boolean, portalPublicUrl: string | null = null) => ({
+    host,
+    portalTrustProxy,
+    portalPublicUrl,
   });
 
-  test('cookies go without Secure only on loopback hosts no trusted proxy fronts', () => {
+  test('the client comes from the socket unless the proxy is trusted; then from what the proxy appended', () => {
+    const forwarded = { host: 'internal:8080', 'x-forwarded-for': '6.6.6.6, 198.51.100.7' };
+    assert.deepEqual(clientOf(req(forwarded), false), { clientAddress: '10.0.0.5' });
+    assert.deepEqual(clientOf(req(forwarded), true), { clientAddress: '198.51.100.7' });
+    assert.deepEqual(clientOf(req({ host: 'h:1' }), true), { clientAddress: '10.0.0.5' });
+  });
+
+  test('cookies go without Secure only on loopback hosts no trusted proxy fronts, unless PORTAL_PUBLIC_URL says', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.equal(isLoopback(host), true, host);
     for (const host of ['0.0.0.0', '::', '10.0.0.1', 'safety.example.com']) assert.equal(isLoopback(host), false, host);
-    assert.equal(secureCookies({ host: '127.0.0.1', portalTrustProxy: false }), false);
-    assert.equal(secureCookies({ host: '127.0.0.1', portalTrustProxy: true }), true, 'a TLS proxy on the same machine');
-    assert.equal(secureCookies({ host: '0.0.0.0', portalTrustProxy: false }), true);
+    assert.equal(secureCookies(config('127.0.0.1', false)), false);
+    assert.equal(secureCookies(config('127.0.0.1', true)), true, 'a TLS proxy on the same machine');
+    assert.equal(secureCookies(config('0.0.0.0', false)), true);
+    assert.equal(
+      secureCookies(config('127.0.0.1', false, 'https://safety.example.com')),
+      true,
+      'a proxy the host is not told of',
+    );
+    assert.equal(secureCookies(config('127.0.0.1', true, 'http://localhost:8080')), false, 'plain HTTP, said so');
+  });
+
+  test('PORTAL_PUBLIC_URL: an https origin (plain http on loopback only), without path or query', () => {
+    const parsed = (value: string) => parseConfig({ PORTAL_PUBLIC_URL: value });
+    assert.equal(
+      parsed('https://Safety.Example.com:443/')._unsafeUnwrap().portalPublicUrl,
+      'https://safety.example.com',
+    );
+    assert.equal(parsed('http://localhost:8080')._unsafeUnwrap().portalPublicUrl, 'http://localhost:8080');
+    assert.equal(parsed('http://[::1]:8080')._unsafeUnwrap().portalPublicUrl, 'http://[::1]:8080');
+    for (const wrong of [
+      'http://safety.example.com',
+      'https://safety.example.com/portal',
+      'https://safety.example.com/?a=1',
+      'https://user:pw@safety.example.com',
+      'ftp://safety.example.com',
+      'safety.example.com',
+    ]) {
+      assert.equal(parsed(wrong)._unsafeUnwrapErr().field, 'PORTAL_PUBLIC_URL', wrong);
+    }
+    assert.equal(parseConfig({})._unsafeUnwrap().portalPublicUrl, null);
+  });
+
+  test('invitation links: on PORTAL_PUBLIC_URL; unset, on the listening address of a loopback host, else a path', () => {
+    const listening = 'http://127.0.0.1:8080';
+    assert.equal(portalLinkOrigin(config('0.0.0.0', true, 'https://s.example'), listening), 'https://s.example');
+    assert.equal(portalLinkOrigin(config('127.0.0.1', false), listening), listening);
+    assert.equal(portalLinkOrigin(config('127.0.0.1', true), listening), null, 'behind a proxy: not the inner address');
+    assert.equal(portalLinkOrigin(config('0.0.0.0', false), 'http://0.0.0.0:8080'), null);
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createAdminApi } from '../src/runtime/admin.js';
@@ -6,11 +7,31 @@ import { normalizeEmail } from '../src/runtime/members.js';
 import { hasControlCharacter } from '../src/runtime/stored-text.js';
 
 // Free text the admin API stores (organization and plan names, key labels, imported keys, whose prefix
-// is stored, and emails) never holds a C0 control character or DEL: PostgreSQL's text refuses U+0000
-// (a 500 where memory stored it), and none belongs in a name.
+// is stored, and emails) never holds a control character: C0 or DEL (PostgreSQL's text refuses U+0000,
+// a 500 where memory stored it), C1, or a direction control (it lets one name or email display as
+// another in the portal and the admin CLI).
 
 const operator = { kind: 'operator' } as const;
 const CONTROLS = ['\u0000', '\u0001', '\t', '\n', '\r', '\u001b', '\u001f', '\u007f'];
+/** C1 and Unicode's Bidi_Control set: right-to-left overrides, embeddings, isolates and marks. */
+const DISPLAY_CONTROLS = [
+  '\u0080',
+  '\u0085',
+  '\u009b',
+  '\u009f',
+  '\u061c',
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+];
 const entitlements = { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] };
 const KEY = 'tsk_live_stored_text_0123456789abcdef';
 
@@ -23,16 +44,30 @@ async function organization() {
   return { stores, admin, orgId: org.organization.id };
 }
 
-test('Stored text: C0 control characters and DEL are found anywhere; other characters are not', () => {
-  for (const c of CONTROLS) assert.equal(hasControlCharacter(`a${c}b`), true, JSON.stringify(c));
-  for (const text of ['Acme Pay', 'Zürich GmbH', '株式会社', ' ', '\u0080', '\u00a0', '\u200b', '']) {
+test('Stored text: C0, DEL, C1 and direction controls are found anywhere; other characters are not', () => {
+  for (const c of [...CONTROLS, ...DISPLAY_CONTROLS])
+    assert.equal(hasControlCharacter(`a${c}b`), true, JSON.stringify(c));
+  const others = [
+    'Acme Pay',
+    'Zürich GmbH',
+    '株式会社',
+    'شركة',
+    'חברה',
+    ' ',
+    '\u00a0',
+    '\u200b',
+    '\u200d',
+    '\u206a',
+    '',
+  ];
+  for (const text of others) {
     assert.equal(hasControlCharacter(text), false, JSON.stringify(text));
   }
 });
 
 test('Stored text: an email with a control character is no address (invitations refused, sign-in fails)', async () => {
   const { admin, stores, orgId } = await organization();
-  for (const c of CONTROLS.filter((c) => c.trim() !== '')) {
+  for (const c of [...CONTROLS, ...DISPLAY_CONTROLS].filter((c) => c.trim() !== '')) {
     for (const email of [`new${c}@example.com`, `new@example.com${c}`, `${c}new@example.com`]) {
       assert.equal(normalizeEmail(email), null, JSON.stringify(email));
       const invited = await admin.members.inviteMember(operator, orgId, { email, role: 'viewer' });
@@ -54,7 +89,7 @@ test('Stored text: an email with a control character is no address (invitations 
 test('Stored text: organization and plan names, key labels and imported keys with a control character are invalid, never stored', async () => {
   const { admin, stores, orgId } = await organization();
   const plan = { code: 'starter', ...entitlements };
-  for (const c of CONTROLS) {
+  for (const c of [...CONTROLS, ...DISPLAY_CONTROLS]) {
     const text = `Acme${c}Pay`;
     const at = JSON.stringify(c);
     const org = await admin.createOrganization(operator, { name: text, assignment: { entitlements } });
@@ -98,4 +133,36 @@ test('Stored text: organization and plan names, key labels and imported keys wit
     ['Acme'],
   );
   assert.deepEqual(await stores.organizations.listPlans(), []);
+});
+
+test('Stored text: a name, label or email stored before the rule took in C1 and direction controls stays readable', async () => {
+  const { admin, stores, orgId } = await organization();
+  const [name, label, email] = ['Acme \u202eyaP', 'check\u0085out', 'a\u200f@example.com'];
+  const access = (await stores.organizations.getOrganization(orgId))!;
+  await stores.organizations.putOrganization({ ...access.organization, name });
+  const key = (await admin.createApiKey(operator, orgId, 'checkout'))._unsafeUnwrap().metadata;
+  const stored = (await stores.apiKeys.listKeys(orgId))[0]!;
+  assert.ok(await stores.apiKeys.insertKey({ ...stored, id: randomUUID(), hash: 'ab'.repeat(32), label }));
+  const invited = await admin.members.inviteMember(operator, orgId, { email: 'a@example.com', role: 'viewer' });
+  const member = (await stores.members.getMember(orgId, invited._unsafeUnwrap().member.id))!;
+  await stores.members.removeMember({
+    organizationId: orgId,
+    memberId: member.id,
+    expectedRole: 'viewer',
+    now: new Date(),
+  });
+  assert.ok(await stores.members.insertMember({ ...member, email }));
+
+  assert.equal((await admin.getOrganization(operator, orgId))._unsafeUnwrap().organization.name, name);
+  assert.deepEqual(
+    (await admin.listApiKeys(operator, orgId))
+      ._unsafeUnwrap()
+      .map((k) => k.label)
+      .sort(),
+    [key.label, label].sort(),
+  );
+  assert.deepEqual(
+    (await admin.members.listMembers(operator, orgId))._unsafeUnwrap().map((m) => m.email),
+    [email],
+  );
 });

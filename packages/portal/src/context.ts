@@ -8,6 +8,7 @@ import type {
   SafetyService,
 } from '@tron-safety/core';
 import type { Form, PortalRequest } from './http.js';
+import type { Reveals } from './reveal.js';
 import type { Sessions } from './session.js';
 import type { SignInThrottle } from './throttle.js';
 
@@ -20,7 +21,11 @@ export interface PortalDeps {
   service: PortalService;
   members: MemberStore;
   sessions: Sessions;
+  /** Secrets carried from a form to the page after it (see `Reveals`). */
+  reveals: Reveals;
   throttle: SignInThrottle;
+  /** The configured origin of the portal for absolute links, or null (see `PortalOptions.publicUrl`). */
+  publicUrl: () => string | null;
   now: () => Date;
 }
 

@@ -5,8 +5,6 @@ import type { Html } from './html.js';
 export interface PortalRequest extends CoreHttpRequest {
   /** The client as the host sees it (the socket's address, or the trusted proxy's forwarded one). */
   clientAddress?: string;
-  /** `https://host:port` as the browser reached the portal, for links shown to copy (invitations). */
-  origin?: string;
 }
 
 export const PORTAL_PATH = '/portal';
@@ -53,42 +51,7 @@ export class Form {
   }
 }
 
-export function header(request: CoreHttpRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
 export function queryValue(request: CoreHttpRequest, name: string): string | undefined {
   const value = request.query[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-/** The named cookie of the request, or undefined (a cookie sent twice counts as absent). */
-export function cookie(request: CoreHttpRequest, name: string): string | undefined {
-  const headers = request.headers.cookie;
-  const lines = Array.isArray(headers) ? headers : headers === undefined ? [] : [headers];
-  const found = lines
-    .flatMap((line) => line.split(';'))
-    .map((pair) => pair.trim())
-    .filter((pair) => pair.startsWith(`${name}=`))
-    .map((pair) => pair.slice(name.length + 1));
-  return found.length === 1 ? found[0] : undefined;
-}
-
-export interface CookieOptions {
-  secure: boolean;
-  maxAgeSeconds: number;
-}
-
-/** A cookie for the portal's paths only, out of reach of scripts and of cross-site posts. */
-export function setCookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [
-    `${name}=${value}`,
-    `Path=${PORTAL_PATH}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${options.maxAgeSeconds}`,
-  ];
-  if (options.secure) parts.push('Secure');
-  return parts.join('; ');
 }

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
 import { withDefaults } from '@tron-safety/core/internal';
 import type { PortalDeps, PortalService, SignedIn } from './context.js';
+import { Cookies } from './cookies.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
 import { csrfRefused, errorPage } from './pages/errors.js';
+import { Reveals } from './reveal.js';
 import { match, MEMBER_ROUTES, PUBLIC_ROUTES } from './routes.js';
 import { csrfTokenOf, DEFAULT_SESSION_POLICY, sameSecret, Sessions, type SessionPolicy } from './session.js';
 import { DEFAULT_THROTTLE_POLICY, SignInThrottle, type ThrottlePolicy } from './throttle.js';
@@ -16,8 +18,18 @@ export interface PortalOptions {
   service: PortalService;
   /** The stores the service runs on: the portal reads members and keeps its sessions there. */
   stores: Pick<SafetyStores, 'members' | 'sessions'>;
-  /** `Secure` cookies (HTTPS only): every deployment but one listening on loopback. */
+  /**
+   * The portal is served over HTTPS (directly or behind a TLS-terminating proxy): its cookies are then
+   * `__Host-` cookies (`Secure`, `Path=/`, no `Domain`). False only for plain HTTP on loopback.
+   */
   secureCookies: boolean;
+  /**
+   * The origin browsers reach the portal at (`https://safety.example.com`, no path: the portal is at its
+   * `/portal/`), for the absolute links it shows to be sent elsewhere (invitations); a function when it is
+   * known only once the server listens. Never taken from a request (a `Host` header is the client's to
+   * choose). Null or absent: such links are shown as a path, for the inviter to complete.
+   */
+  publicUrl?: string | (() => string | null);
   /** Clock of session and throttle decisions (tests inject one; the admin API has its own). */
   now?: () => Date;
   session?: Partial<SessionPolicy>;
@@ -62,16 +74,16 @@ function loadAssets(): Map<string, CoreHttpResponse> {
  */
 export function createPortal(options: PortalOptions): Portal {
   const now = options.now ?? (() => new Date());
+  const cookies = new Cookies(options.secureCookies);
+  const { publicUrl } = options;
   const deps: PortalDeps = {
     admin: options.service.admin,
     service: options.service,
     members: options.stores.members,
-    sessions: new Sessions(
-      options.stores.sessions,
-      withDefaults(DEFAULT_SESSION_POLICY, options.session),
-      options.secureCookies,
-    ),
+    sessions: new Sessions(options.stores.sessions, withDefaults(DEFAULT_SESSION_POLICY, options.session), cookies),
+    reveals: new Reveals(cookies),
     throttle: new SignInThrottle(options.stores.sessions, withDefaults(DEFAULT_THROTTLE_POLICY, options.throttle)),
+    publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl ?? null,
     now,
   };
   const assets = loadAssets();

@@ -4,8 +4,15 @@ import type { PortalRequest } from './http.js';
 import { PORTAL_PATH, redirect } from './http.js';
 import { checkPage, runCheck } from './pages/check.js';
 import { acceptInvitation, invitationPage } from './pages/invitation.js';
-import { confirmKeyAction, createKey, keysPage, revokeKey, rotateKey } from './pages/keys.js';
-import { confirmRemoval, inviteMember, membersPage, removeMember, setMemberRole } from './pages/members.js';
+import { confirmKeyAction, createKey, issuedKeyPage, keysPage, revokeKey, rotateKey } from './pages/keys.js';
+import {
+  confirmRemoval,
+  invitedMemberPage,
+  inviteMember,
+  membersPage,
+  removeMember,
+  setMemberRole,
+} from './pages/members.js';
 import { overviewPage } from './pages/overview.js';
 import { signIn, signInPage } from './pages/sign-in.js';
 import { usagePage } from './pages/usage.js';
@@ -39,6 +46,7 @@ export const MEMBER_ROUTES: Route<SignedIn>[] = [
   route('GET', '/overview', overviewPage),
   route('GET', '/keys', (ctx) => keysPage(ctx)),
   route('POST', '/keys', createKey),
+  route('GET', '/keys/issued', issuedKeyPage),
   route('GET', '/keys/:id/rotate', (ctx, id) => confirmKeyAction(ctx, id, 'rotate')),
   route('POST', '/keys/:id/rotate', rotateKey),
   route('GET', '/keys/:id/revoke', (ctx, id) => confirmKeyAction(ctx, id, 'revoke')),
@@ -48,6 +56,7 @@ export const MEMBER_ROUTES: Route<SignedIn>[] = [
   route('POST', '/check', runCheck),
   route('GET', '/members', (ctx) => membersPage(ctx)),
   route('POST', '/members', inviteMember),
+  route('GET', '/members/invited', invitedMemberPage),
   route('POST', '/members/:id/role', setMemberRole),
   route('GET', '/members/:id/remove', confirmRemoval),
   route('POST', '/members/:id/remove', removeMember),

@@ -1,8 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MemberView, SessionRecord, SessionStore } from '@tron-safety/core';
 import { newToken, tokenHash } from '@tron-safety/core/internal';
-import { cookie, setCookie, type PortalRequest } from './http.js';
+import type { Cookies } from './cookies.js';
+import type { PortalRequest } from './http.js';
 
+/** The session cookie's name, `__Host-`-prefixed over HTTPS (see `Cookies`). */
 export const SESSION_COOKIE = 'portal_session';
 /** Before sign-in there is no session: the sign-in and invitation forms carry this cookie's value. */
 export const FORM_COOKIE = 'portal_form';
@@ -38,7 +40,7 @@ export class Sessions {
   constructor(
     private readonly store: SessionStore,
     private readonly policy: SessionPolicy,
-    private readonly secure: boolean,
+    private readonly cookies: Cookies,
   ) {}
 
   /** A new session for the member; returns its Set-Cookie value. */
@@ -52,12 +54,12 @@ export class Sessions {
       expiresAt: new Date(now.getTime() + this.policy.absoluteMs),
       idleExpiresAt: new Date(now.getTime() + this.policy.idleMs),
     });
-    return setCookie(SESSION_COOKIE, token, { secure: this.secure, maxAgeSeconds: this.policy.absoluteMs / 1000 });
+    return this.cookies.set(SESSION_COOKIE, token, this.policy.absoluteMs / 1000);
   }
 
   /** The request's live session (its idle end moved on) with its token, or null. */
   async resume(request: PortalRequest, now: Date): Promise<{ token: string; session: SessionRecord } | null> {
-    const token = cookie(request, SESSION_COOKIE);
+    const token = this.cookies.read(request, SESSION_COOKIE);
     if (!token || !TOKEN.test(token)) return null;
     const session = await this.store.touchSession({
       tokenHash: tokenHash(token),
@@ -74,23 +76,20 @@ export class Sessions {
   }
 
   clearCookie(): string {
-    return setCookie(SESSION_COOKIE, '', { secure: this.secure, maxAgeSeconds: 0 });
+    return this.cookies.set(SESSION_COOKIE, '', 0);
   }
 
   /** The pre-sign-in form token: the request's own when it has a valid one, else a new one to set. */
   formToken(request: PortalRequest): { token: string; setCookie?: string } {
-    const existing = cookie(request, FORM_COOKIE);
+    const existing = this.cookies.read(request, FORM_COOKIE);
     if (existing && TOKEN.test(existing)) return { token: existing };
     const token = newToken();
-    return {
-      token,
-      setCookie: setCookie(FORM_COOKIE, token, { secure: this.secure, maxAgeSeconds: FORM_COOKIE_SECONDS }),
-    };
+    return { token, setCookie: this.cookies.set(FORM_COOKIE, token, FORM_COOKIE_SECONDS) };
   }
 
   /** Double submit: the form's token must equal the cookie's (a cross-site post carries no Lax cookie). */
   formTokenMatches(request: PortalRequest, submitted: string | null): boolean {
-    const expected = cookie(request, FORM_COOKIE);
+    const expected = this.cookies.read(request, FORM_COOKIE);
     return !!expected && !!submitted && TOKEN.test(expected) && sameSecret(expected, submitted);
   }
 }

@@ -14,9 +14,12 @@ async function signedIn(role = 'owner') {
   return { ...world, browser };
 }
 
+const issuedKey = (body: string) => /id="issued-key" readonly value="([^"]+)"/.exec(body)?.[1];
+const invitationLink = (body: string) => /id="invitation-link" readonly value="([^"]+)"/.exec(body)?.[1];
+
 async function createKey(browser: Client, label: string) {
-  const created = await browser.submit('/portal/keys', '/portal/keys', { label });
-  return { page: created, key: /id="issued-key" readonly value="([^"]+)"/.exec(created.body)?.[1] };
+  const created = await browser.submitAndFollow('/portal/keys', '/portal/keys', { label });
+  return { page: created, key: issuedKey(created.body) };
 }
 
 describe('Portal pages', () => {
@@ -40,8 +43,8 @@ describe('Portal pages', () => {
 
     const id = keyId(list.body)!;
     assert.equal((await browser.get(`/portal/keys/${id}/rotate`)).status, 200, 'asks first');
-    const rotated = await browser.submit('/portal/keys', `/portal/keys/${id}/rotate`);
-    const replacement = /id="issued-key" readonly value="([^"]+)"/.exec(rotated.body)![1]!;
+    const rotated = await browser.submitAndFollow('/portal/keys', `/portal/keys/${id}/rotate`);
+    const replacement = issuedKey(rotated.body)!;
     assert.equal((await service.usage({ apiKey: key! })).status, 401, 'the old key stops at once');
     assert.equal((await service.usage({ apiKey: replacement })).status, 200);
 
@@ -115,12 +118,12 @@ describe('Portal pages', () => {
 
   test('Members: an owner invites (the link is shown once), changes roles, and the last owner stays', async () => {
     const { browser, owner, service } = await signedIn();
-    const invited = await browser.submit('/portal/members', '/portal/members', {
+    const invited = await browser.submitAndFollow('/portal/members', '/portal/members', {
       email: 'Ana@Example.com',
       role: 'admin',
     });
     assert.equal(invited.status, 200);
-    const link = /id="invitation-link" readonly value="([^"]+)"/.exec(invited.body)![1]!;
+    const link = `http://portal.test${invitationLink(invited.body)!}`;
     assert.match(link, /^http:\/\/portal\.test\/portal\/invitation\?token=[A-Za-z0-9_-]{43}$/);
     assert.equal(
       (await browser.submit('/portal/members', '/portal/members', { email: 'ana@example.com', role: 'viewer' })).status,
@@ -242,5 +245,116 @@ describe('Portal pages', () => {
     const wrong = await anonymous.request('DELETE', '/portal/keys');
     assert.equal(wrong.status, 405);
     assert.equal(wrong.headers.allow, 'GET, POST');
+  });
+});
+
+describe('Portal: a form that makes a secret redirects to the page that shows it once (Post/Redirect/Get)', () => {
+  const REVEAL = 'portal_reveal';
+
+  test('Creating a key answers 303 with no secret in the URL; the page shows it once, and reloading it creates no key and shows nothing', async () => {
+    const { browser, stores, orgId } = await signedIn();
+    const posted = await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
+    assert.equal(posted.status, 303);
+    assert.equal(posted.headers.location, '/portal/keys/issued');
+    const shown = await browser.get('/portal/keys/issued');
+    const key = issuedKey(shown.body)!;
+    assert.match(key, /^tsk_live_/);
+    assert.ok(!posted.headers['set-cookie']!.includes(key), 'the cookie carries it sealed');
+    assert.match(shown.headers['set-cookie']!, /^portal_reveal=; .*Max-Age=0/, 'dropped once shown');
+
+    const reloaded = await browser.get('/portal/keys/issued');
+    assert.equal(reloaded.status, 303);
+    assert.equal(reloaded.headers.location, '/portal/keys?done=key-shown');
+    const after = await browser.get(reloaded.headers.location!);
+    assert.ok(!after.body.includes(key));
+    assert.match(after.body, /that one has been shown/);
+    assert.equal((await stores.apiKeys.listKeys(orgId)).length, 1, 'one key, however often the page is loaded');
+  });
+
+  test('A reveal opens only for its own session, within 5 minutes, and only on its own kind of page', async () => {
+    const { browser, client, advance } = await signedIn();
+    const sealed = async () => {
+      await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
+      return browser.cookies.get(REVEAL)!;
+    };
+    const other = client();
+    await other.signIn('owner@example.com');
+    other.cookies.set(REVEAL, await sealed());
+    assert.equal((await other.get('/portal/keys/issued')).status, 303, 'another session of the same member');
+    browser.cookies.set(REVEAL, `${(await sealed()).slice(0, -2)}AA`);
+    assert.equal((await browser.get('/portal/keys/issued')).status, 303, 'altered');
+    await sealed();
+    assert.equal((await browser.get('/portal/members/invited')).status, 303, 'not an invitation');
+    const late = await sealed();
+    advance(300_000);
+    await browser.signIn('owner@example.com');
+    browser.cookies.set(REVEAL, late);
+    assert.equal((await browser.get('/portal/keys/issued')).status, 303, 'after 5 minutes');
+  });
+
+  test('Rotating a key redirects to the new key shown once; reloading rotates nothing again', async () => {
+    const { browser, stores, orgId } = await signedIn();
+    await createKey(browser, 'checkout');
+    const id = keyId((await browser.get('/portal/keys')).body)!;
+    const posted = await browser.submit('/portal/keys', `/portal/keys/${id}/rotate`);
+    assert.equal(posted.headers.location, '/portal/keys/issued');
+    const shown = await browser.get('/portal/keys/issued');
+    assert.match(shown.body, /Key “checkout” rotated/);
+    assert.equal((await browser.get('/portal/keys/issued')).status, 303);
+    const active = (await stores.apiKeys.listKeys(orgId)).map((k) => k.revokedAt === null);
+    assert.deepEqual(active.sort(), [false, true], 'one rotation: the old key revoked, its replacement active');
+  });
+
+  test('Inviting redirects to the link shown once; reloading invites nobody again', async () => {
+    const { browser, service, orgId } = await signedIn();
+    const posted = await browser.submit('/portal/members', '/portal/members', {
+      email: 'ana@example.com',
+      role: 'viewer',
+    });
+    assert.equal(posted.status, 303);
+    assert.equal(posted.headers.location, '/portal/members/invited');
+    const shown = await browser.get('/portal/members/invited');
+    assert.match(invitationLink(shown.body)!, /^\/portal\/invitation\?token=[A-Za-z0-9_-]{43}$/);
+    assert.match(shown.body, /ana@example\.com is invited as viewer/);
+    const reloaded = await browser.get('/portal/members/invited');
+    assert.equal(reloaded.headers.location, '/portal/members?done=invitation-shown');
+    const members = (await service.admin.members.listMembers(operator, orgId))._unsafeUnwrap();
+    assert.deepEqual(members.map((m) => m.email).sort(), ['ana@example.com', 'owner@example.com']);
+  });
+
+  test('Revoking, changing a role and removing a member answer 303 too', async () => {
+    const { browser, member } = await signedIn();
+    await createKey(browser, 'checkout');
+    const id = keyId((await browser.get('/portal/keys')).body)!;
+    const ana = await member('ana@example.com', 'viewer');
+    for (const [action, form] of [
+      [`/portal/keys/${id}/revoke`, {}],
+      [`/portal/members/${ana.id}/role`, { role: 'developer' }],
+      [`/portal/members/${ana.id}/remove`, {}],
+    ] as const) {
+      assert.equal((await browser.submit('/portal/overview', action, form)).status, 303, action);
+    }
+  });
+});
+
+describe('Portal: absolute links are built on the configured public URL, never on the request', () => {
+  test('An invitation link is on publicUrl whatever Host or X-Forwarded-Host the request names; without publicUrl it is a path', async () => {
+    for (const [publicUrl, expected] of [
+      ['https://safety.example.com', /^https:\/\/safety\.example\.com\/portal\/invitation\?token=/],
+      [undefined, /^\/portal\/invitation\?token=/],
+    ] as const) {
+      const world = await portalWorld(publicUrl ? { publicUrl } : {});
+      const browser = world.client();
+      await browser.signIn('owner@example.com');
+      const poisoned = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' };
+      const csrf = (await browser.get('/portal/members')).csrf!;
+      await browser.request('POST', '/portal/members', {
+        form: { csrf, email: 'ana@example.com', role: 'viewer' },
+        headers: poisoned,
+      });
+      const shown = await browser.get('/portal/members/invited', poisoned);
+      assert.match(invitationLink(shown.body)!, expected);
+      assert.ok(!shown.body.includes('attacker.example'));
+    }
   });
 });

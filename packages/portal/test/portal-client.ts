@@ -59,6 +59,12 @@ export class Client {
     return this.request('POST', action, { form: { csrf, ...form } });
   }
 
+  /** Posts the form like `submit`, then follows its redirect as a browser does (a GET of its location). */
+  async submitAndFollow(formPage: string, action: string, form: Record<string, string> = {}): Promise<Answer> {
+    const posted = await this.submit(formPage, action, form);
+    return posted.status === 303 ? this.get(posted.headers.location!) : posted;
+  }
+
   async signIn(email: string, password = PASSWORD): Promise<Answer> {
     return this.submit('/portal/sign-in', '/portal/sign-in', { email, password });
   }

@@ -48,14 +48,50 @@ describe('Portal sign-in', () => {
     assert.match(overview.body, /dev@example\.com \(developer\)/);
   });
 
-  test('Sessions: the cookie is HttpOnly, SameSite=Lax, for /portal only, and Secure unless the host is on loopback', async () => {
-    for (const secureCookies of [false, true]) {
-      const world = await portalWorld({ secureCookies });
-      const signedIn = await world.client().signIn('owner@example.com');
-      const cookie = signedIn.headers['set-cookie']!;
-      assert.match(cookie, /^portal_session=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Max-Age=43200/);
-      assert.equal(cookie.endsWith('; Secure'), secureCookies);
-    }
+  test('Cookies over plain HTTP (loopback): HttpOnly, SameSite=Lax, for /portal only, unprefixed, without Secure', async () => {
+    const world = await portalWorld({ secureCookies: false });
+    const browser = world.client();
+    const form = await browser.get('/portal/sign-in');
+    assert.equal(
+      form.headers['set-cookie'],
+      `portal_form=${browser.cookies.get('portal_form')}; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=3600`,
+    );
+    const cookie = (await browser.signIn('owner@example.com')).headers['set-cookie']!;
+    assert.match(cookie, /^portal_session=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Max-Age=43200$/);
+  });
+
+  test('Cookies over HTTPS are __Host- cookies: Secure, Path=/, no Domain; the unprefixed names are not read', async () => {
+    const world = await portalWorld({ secureCookies: true });
+    const browser = world.client();
+    const form = await browser.get('/portal/sign-in');
+    const formToken = browser.cookies.get('__Host-portal_form')!;
+    assert.equal(
+      form.headers['set-cookie'],
+      `__Host-portal_form=${formToken}; Path=/; HttpOnly; SameSite=Lax; Max-Age=3600; Secure`,
+    );
+    const signedIn = await browser.signIn('owner@example.com');
+    const cookie = signedIn.headers['set-cookie']!;
+    assert.match(
+      cookie,
+      /^__Host-portal_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=43200; Secure$/,
+    );
+    assert.doesNotMatch(cookie, /Domain=/i);
+    const session = browser.cookies.get('__Host-portal_session')!;
+    assert.equal((await browser.get('/portal/overview')).status, 200);
+    const posted = await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
+    assert.match(
+      posted.headers['set-cookie']!,
+      /^__Host-portal_reveal=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=300; Secure$/,
+    );
+
+    // A cookie a sibling subdomain or a plain-HTTP page could set (no prefix) opens nothing and fixes no form token.
+    const tossed = world.client();
+    assert.equal((await tossed.get('/portal/overview', { cookie: `portal_session=${session}` })).status, 303);
+    const fixed = await tossed.request('POST', '/portal/sign-in', {
+      form: { csrf: formToken, email: 'owner@example.com', password: PASSWORD },
+      headers: { cookie: `portal_form=${formToken}` },
+    });
+    assert.equal(fixed.status, 403);
   });
 
   test('Sessions: 30 idle minutes end a session; use keeps it alive until 12 hours after sign-in', async () => {

@@ -1,11 +1,13 @@
-import type { ApiKeyMetadata, CoreHttpResponse, IssuedApiKey } from '@tron-safety/core';
+import type { ApiKeyMetadata, CoreHttpResponse } from '@tron-safety/core';
 import { mayManageApiKeys } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { formatTime } from '../format.js';
 import { html, type Html } from '../html.js';
 import { PORTAL_PATH, queryValue, redirect } from '../http.js';
+import type { Reveal } from '../reveal.js';
 import { errorPage, refusal } from './errors.js';
 import { csrfField, layout, notice, problem, shownOnce, table } from './layout.js';
+import { redirectToReveal, showReveal } from './revealed.js';
 
 const KEYS = `${PORTAL_PATH}/keys`;
 
@@ -74,18 +76,26 @@ export async function keysPage(
 }
 
 /** The one time a key is shown: with a copy button (a small script) and selectable without it. */
-function issuedPage(ctx: SignedIn, issued: IssuedApiKey, what: string): CoreHttpResponse {
-  const body = html`<p class="notice" role="status">${what}</p>
+function issuedPage(ctx: SignedIn, issued: Extract<Reveal, { kind: 'key' }>): CoreHttpResponse {
+  const body = html`<p class="notice" role="status">${issued.notice}</p>
     <p>
       <strong>Copy the key now: it is not shown again.</strong> Keep it on your server only, never in a URL or in code
       that runs in a browser.
     </p>
-    ${shownOnce({ id: 'issued-key', label: `API key “${issued.metadata.label}”`, value: issued.key })}
+    ${shownOnce({ id: 'issued-key', label: `API key “${issued.label}”`, value: issued.secret })}
     <p><a href="${KEYS}">Back to the keys</a></p>`;
   return layout(ctx, { title: 'Your new API key', section: 'keys', body });
 }
 
-/** `POST /portal/keys`: creates a key through the core's admin API (which checks the role). */
+/** `GET /portal/keys/issued`: where creating or rotating a key leads; shows the new key once. */
+export function issuedKeyPage(ctx: SignedIn): Promise<CoreHttpResponse> {
+  return showReveal(ctx, 'key', (issued) => issuedPage(ctx, issued), `${KEYS}?done=key-shown`);
+}
+
+/**
+ * `POST /portal/keys`: creates a key through the core's admin API (which checks the role), then
+ * redirects to the page that shows it once, so reloading that page creates no second key.
+ */
 export async function createKey(ctx: SignedIn): Promise<CoreHttpResponse> {
   const created = await ctx.deps.admin.createApiKey(
     ctx.actor,
@@ -97,7 +107,13 @@ export async function createKey(ctx: SignedIn): Promise<CoreHttpResponse> {
       ? keysPage(ctx, { error: 'A label of 1 to 200 characters, without control characters, is needed.', status: 422 })
       : refusal(ctx, created.error);
   }
-  return issuedPage(ctx, created.value, `Key “${created.value.metadata.label}” created.`);
+  const { key, metadata } = created.value;
+  return redirectToReveal(ctx, `${KEYS}/issued`, {
+    kind: 'key',
+    secret: key,
+    label: metadata.label,
+    notice: `Key “${metadata.label}” created.`,
+  });
 }
 
 async function keyOf(ctx: SignedIn, id: string): Promise<ApiKeyMetadata | CoreHttpResponse> {
@@ -130,15 +146,17 @@ export async function confirmKeyAction(ctx: SignedIn, id: string, action: 'rotat
   return 'status' in key ? key : confirmPage(ctx, key, action);
 }
 
-/** `POST /portal/keys/:id/rotate`: revokes and replaces the key atomically; shows the new one once. */
+/** `POST /portal/keys/:id/rotate`: revokes and replaces the key atomically; redirects to the new one, shown once. */
 export async function rotateKey(ctx: SignedIn, id: string): Promise<CoreHttpResponse> {
   const rotated = await ctx.deps.admin.rotateApiKey(ctx.actor, ctx.organization.organization.id, id);
   if (rotated.isErr()) return refusal(ctx, rotated.error);
-  return issuedPage(
-    ctx,
-    rotated.value,
-    `Key “${rotated.value.revoked.label}” rotated: ${rotated.value.revoked.prefix}… is revoked.`,
-  );
+  const { key, metadata, revoked } = rotated.value;
+  return redirectToReveal(ctx, `${KEYS}/issued`, {
+    kind: 'key',
+    secret: key,
+    label: metadata.label,
+    notice: `Key “${revoked.label}” rotated: ${revoked.prefix}… is revoked.`,
+  });
 }
 
 /** `POST /portal/keys/:id/revoke`. */

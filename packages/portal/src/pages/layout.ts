@@ -16,6 +16,10 @@ const NAVIGATION: [Section, string][] = [
 /** Messages after a redirect (`?done=…`): fixed texts, so nothing from the URL reaches the page. */
 const NOTICES: Record<string, string> = {
   revoked: 'The key is revoked: requests with it now answer 401.',
+  'key-shown':
+    'A new key is shown once, and that one has been shown. If it was not copied, rotate it (or revoke it and create another).',
+  'invitation-shown':
+    'An invitation link is shown once, and that one has been shown. If it was not sent, remove the invited member and invite them again.',
   role: 'The role is changed.',
   removed: 'The member is removed and signed out.',
   password: 'Your password is set. Sign in with it.',

@@ -1,11 +1,12 @@
-import type { CoreHttpResponse, IssuedInvitation, MemberRole, MemberView } from '@tron-safety/core';
+import type { CoreHttpResponse, MemberRole, MemberView } from '@tron-safety/core';
 import { MEMBER_ROLES, mayManageMembers } from '@tron-safety/core/internal';
 import type { SignedIn } from '../context.js';
 import { formatTime, sentence } from '../format.js';
 import { html, type Html } from '../html.js';
-import { header, PORTAL_PATH, queryValue, redirect } from '../http.js';
+import { PORTAL_PATH, queryValue, redirect } from '../http.js';
 import { errorPage, refusal } from './errors.js';
 import { csrfField, layout, notice, problem, shownOnce, table } from './layout.js';
+import { redirectToReveal, showReveal } from './revealed.js';
 
 const MEMBERS = `${PORTAL_PATH}/members`;
 
@@ -85,29 +86,65 @@ export async function membersPage(
   return layout(ctx, { title: 'Members', section: 'members', body, status: view.status ?? 200 });
 }
 
+/**
+ * The link sent to the invited person: on the portal's configured origin, never one a request's `Host`
+ * header named (anyone can send one, and an inviter would pass on a link to their site); a path alone
+ * when no origin is configured.
+ */
 function invitationLink(ctx: SignedIn, token: string): string {
-  const origin = ctx.request.origin ?? `http://${header(ctx.request, 'host') ?? 'localhost'}`;
-  return `${origin}${PORTAL_PATH}/invitation?token=${token}`;
+  return `${ctx.deps.publicUrl() ?? ''}${PORTAL_PATH}/invitation?token=${token}`;
 }
 
-function invitedPage(ctx: SignedIn, issued: IssuedInvitation): CoreHttpResponse {
-  const body = html`<p class="notice" role="status">${issued.member.email} is invited as ${issued.member.role}.</p>
+function invitedPage(ctx: SignedIn, member: MemberView, token: string): CoreHttpResponse {
+  const completed = ctx.deps.publicUrl() !== null;
+  const body = html`<p class="notice" role="status">${member.email} is invited as ${member.role}.</p>
     <p>
-      <strong>Send this link to ${issued.member.email} now: it is not shown again.</strong> It sets their password once
-      and works until ${formatTime(issued.expiresAt)}.
+      <strong>Send this link to ${member.email} now: it is not shown again.</strong> It sets their password once and
+      works until ${formatTime(member.invitationExpiresAt!)}.
     </p>
-    ${shownOnce({ id: 'invitation-link', label: 'Invitation link', value: invitationLink(ctx, issued.token) })}
+    ${shownOnce({ id: 'invitation-link', label: 'Invitation link', value: invitationLink(ctx, token) })}
+    ${
+      !completed &&
+      html`<p class="hint">
+        The portal is not configured with its public address, so the link is a path: put the address you reached the
+        portal at in front of it.
+      </p>`
+    }
     <p><a href="${MEMBERS}">Back to the members</a></p>`;
   return layout(ctx, { title: 'Invitation', section: 'members', body });
 }
 
-/** `POST /portal/members`: invites through the core's admin API (which checks the role). */
+/** `GET /portal/members/invited`: where an invitation leads; shows its link once, while it is pending. */
+export function invitedMemberPage(ctx: SignedIn): Promise<CoreHttpResponse> {
+  return showReveal(
+    ctx,
+    'invitation',
+    async ({ secret }) => {
+      const pending = await ctx.deps.admin.members.invitation(secret);
+      return pending.isOk() && pending.value.organizationId === ctx.organization.organization.id
+        ? invitedPage(ctx, pending.value, secret)
+        : null;
+    },
+    `${MEMBERS}?done=invitation-shown`,
+  );
+}
+
+/**
+ * `POST /portal/members`: invites through the core's admin API (which checks the role), then redirects
+ * to the page that shows the link once, so a reload invites nobody again.
+ *
+ * An email that is a member of another organization is refused (409), as one of this organization is:
+ * an email is one member across organizations (sign-in asks no organization), so this tells an owner or
+ * admin that the address has an account elsewhere. No answer hides it without changing that model: a
+ * feigned success would show no pending member in the list (see the README, Developer portal).
+ */
 export async function inviteMember(ctx: SignedIn): Promise<CoreHttpResponse> {
   const invited = await ctx.deps.admin.members.inviteMember(ctx.actor, ctx.organization.organization.id, {
     email: ctx.form.field('email') ?? '',
     role: ctx.form.field('role') ?? '',
   });
-  if (invited.isOk()) return invitedPage(ctx, invited.value);
+  if (invited.isOk())
+    return redirectToReveal(ctx, `${MEMBERS}/invited`, { kind: 'invitation', secret: invited.value.token });
   if (invited.error.code === 'forbidden') return refusal(ctx, invited.error);
   return membersPage(ctx, {
     error: `Not invited: ${invited.error.message}.`,
