@@ -25,3 +25,26 @@ test(
     }
   },
 );
+
+// KNOWN BUG (found by the docs audit, same file to fix): GET /v1/usage's 422 description is the check's
+// precedence text (`invalid_idempotency_key`, `payload_too_large`, tx_hash ... expected_amount) while its only
+// code is `validation_error`, for a bad `days`. Proposed fix: each operation its own 422 description (usage:
+// "`days` must be an integer from 1 to 90 in plain digits"). Marked todo; drop `todo` with the fix.
+test(
+  "each response's description names only codes its operation answers",
+  { todo: "usage's 422 description is the check's" },
+  () => {
+    const paths = (buildOpenApiDocument() as { paths: Record<string, Record<string, { responses: object }>> }).paths;
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const { responses } of Object.values(operations)) {
+        for (const [status, { description }] of Object.entries(responses as Record<string, { description: string }>)) {
+          const [text, codes = ''] = description.split('Codes: ');
+          const named = [...text!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+          const answered = [...codes.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+          const foreign = named.filter((code) => !answered.includes(code));
+          assert.deepEqual(foreign, [], `${path} ${status}`);
+        }
+      }
+    }
+  },
+);
