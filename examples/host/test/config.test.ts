@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -11,6 +11,7 @@ import { parseConfig } from '../src/config.js';
 import { createLogger, withRequestLog } from '../src/log.js';
 import { withHostRoutes } from '../src/routes.js';
 import { applySeed, decodeSeed, loadSeedFile } from '../src/seed-file.js';
+import { readmeSection } from './readme.js';
 
 const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a001';
 const KEY = 'tsk_live_config_test_key_000000000000000';
@@ -131,14 +132,40 @@ test('the README configuration table lists exactly the variables the host reads'
     get: (_target, name) => void (typeof name === 'string' && read.add(name)),
   });
   parseConfig(recording);
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('\n## Configuration');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  const documented = [...section.matchAll(/^\| ([A-Z][A-Z0-9_ /]*) \|/gm)].flatMap((m) =>
-    m[1]!.split('/').map((name) => name.trim()),
-  );
+  const documented = configurationTable().map(([name]) => name);
   assert.deepEqual(documented.sort(), [...read].sort());
 });
+
+test("each value in the README configuration table's default column is what the host uses when the variable is unset", () => {
+  // Left unset, these are the core's own defaults (RiskConfig, the chain provider): the host passes nothing.
+  const coreDefaults = [
+    'RISK_CACHE_TTL_SECONDS',
+    'RISK_TIMEOUT_MS',
+    'CHAINALYSIS_SANCTIONS_MAX_ADDRESSES',
+    'SANCTIONS_LIST_MAX_AGE_DAYS',
+    'MAX_TRANSFERS',
+  ];
+  const unset = parseConfig({})._unsafeUnwrap();
+  const checked: string[] = [];
+  for (const [name, fallback] of configurationTable()) {
+    if (fallback.startsWith('unset') || fallback.startsWith('=') || coreDefaults.includes(name)) continue;
+    assert.deepEqual(parseConfig({ [name]: fallback })._unsafeUnwrap(), unset, `${name}=${fallback}`);
+    checked.push(name);
+  }
+  assert.ok(checked.includes('OFAC_REFRESH_SECONDS') && checked.length >= 15, checked.join(', '));
+  // The one core default the host's providers can show: the sanctions lists' age limit.
+  const [, maxAgeDays] = configurationTable().find(([name]) => name === 'SANCTIONS_LIST_MAX_AGE_DAYS')!;
+  assert.equal(String(createRiskProviders(unset.risk)._unsafeUnwrap().sanctionsStatus().maxAgeDays), maxAgeDays);
+});
+
+/** The README table's variables with their default column (`PORT / HOST | 8080 / 127.0.0.1` is two rows). */
+function configurationTable(): [name: string, fallback: string][] {
+  const rows = [...readmeSection('Configuration').matchAll(/^\| ([A-Z][A-Z0-9_ /]*) \| ([^|]*) \|/gm)];
+  return rows.flatMap(([, names, values]) => {
+    const fallbacks = values!.split(' / ');
+    return names!.split('/').map((name, i): [string, string] => [name.trim(), (fallbacks[i] ?? fallbacks[0]!).trim()]);
+  });
+}
 
 describe('seed file', () => {
   test('the documented example decodes and loads: plans, organizations, keys (a revoked key answers 401)', async () => {

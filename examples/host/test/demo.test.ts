@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { staleReason } from '../build-state.mjs';
+import { readmeSection } from './readme.js';
 
 // `npm run demo` as a user runs it (the built start.mjs entry when the tree is built and fresh,
 // else the same demo module from source): offline, it prints the key, the table, the curl lines,
@@ -15,7 +16,7 @@ const ENTRY =
     ? ['examples/host/start.mjs', 'demo']
     : ['--conditions=source', '--import', 'tsx', 'examples/host/src/demo.ts'];
 
-test('npm run demo: checks over HTTP on recorded data, a readable table, then serves until SIGINT', async () => {
+test('npm run demo: checks over HTTP on recorded data, a readable table, then serves until SIGINT', async (t) => {
   // The environment a user has: without the test runner's own NODE_TEST_CONTEXT.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   const child = spawn(process.execPath, ENTRY, {
@@ -23,6 +24,8 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
     env: { ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A failed assertion must not leave the demo serving (and the test run waiting for it).
+  t.after(() => void (child.exitCode === null && child.kill()));
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -66,6 +69,7 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   ];
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
   assert.match(readme, new RegExp(`runs ${words[made]} real checks`));
+  await answersAsTheReadmeShows(url!, key!);
   child.kill('SIGINT');
   assert.equal(await exited, 0, err);
 
@@ -82,3 +86,37 @@ test('npm run demo: checks over HTTP on recorded data, a readable table, then se
   assert.match(row('unknown transaction'), /not_found\s+LIMITED_DATA\s+TX_NOT_FOUND/);
   assert.match(out, /curl -s .*\/v1\/usage/);
 });
+
+/**
+ * README "The API with curl" shows real output of the demo host: its check, then its usage report, answer as
+ * shown, but for what differs from run to run (ids, times, latency). Sent right after the demo's own checks.
+ */
+async function answersAsTheReadmeShows(url: string, key: string): Promise<void> {
+  const section = readmeSection('The API with curl');
+  const commands = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const shown = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as Answer);
+  const body = /-d '([^']*)'/.exec(commands[0]!)![1]!;
+  const usagePath = /'localhost:8080(\/v1\/usage\?[^']*)'/.exec(commands[1]!)![1]!;
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const check = await request(`${url}/v1/transaction/check`, { method: 'POST', headers, body });
+  assert.deepEqual(varying(await check.body.json()), varying(shown[0]!), "the README's check answer");
+  // Its freshness is a current host's: every source confirmed within the hour (the demo's OFAC list is today's).
+  assert.ok(shown[0]!.freshness.max_source_age_seconds <= 3600, 'the README shows a stale freshness');
+  const usage = await request(`${url}${usagePath}`, { headers });
+  assert.deepEqual(varying(await usage.body.json()), varying(shown[1]!), "the README's usage answer");
+}
+
+type Answer = Record<string, any>;
+
+/** The answer with what differs from run to run blanked out. */
+function varying(answer: unknown): Answer {
+  const copy = structuredClone(answer) as Answer;
+  copy.request_id = '…';
+  if (copy.freshness) {
+    for (const field of ['checked_at', 'risk_data_at', 'token_data_at', 'max_source_age_seconds'])
+      copy.freshness[field] = '…';
+  }
+  if (copy.period) copy.period = { ...copy.period, start: '…', end: '…' };
+  if (copy.recent) copy.recent.average_latency_ms = '…';
+  return copy;
+}
