@@ -102,8 +102,16 @@ function union(members: JsonSchema[]): JsonSchema {
 
 type Operation = 'check' | 'usage';
 
-/** The spec's error table: status, its codes, and the operations each code applies to. */
-const ERRORS: { status: number; description: string; codes: [ErrorCode, Operation[]][] }[] = [
+/**
+ * The spec's error table: status, its codes, and the operations each code applies to. A description given
+ * per operation names only codes that operation answers.
+ */
+interface ErrorEntry {
+  status: number;
+  description: string | Record<Operation, string>;
+  codes: [ErrorCode, Operation[]][];
+}
+const ERRORS: ErrorEntry[] = [
   { status: 401, description: 'Invalid or revoked API key', codes: [['invalid_api_key', ['check', 'usage']]] },
   {
     status: 403,
@@ -123,12 +131,16 @@ const ERRORS: { status: number; description: string; codes: [ErrorCode, Operatio
   },
   {
     status: 422,
-    description:
-      'The request must be corrected. When several apply, the first wins: `invalid_idempotency_key`, `payload_too_large`, ' +
-      '`validation_error` (not JSON, not an object, a repeated or unknown field), then the first failing field in the order ' +
-      'tx_hash, network, expected_recipient, expected_token_contract, expected_amount (a missing or mistyped field is ' +
-      '`validation_error`, a bad value its own code); `invalid_expected_amount` for excess precision comes last, once the ' +
-      "asset's decimals are known",
+    description: {
+      check:
+        'The request must be corrected. When several apply, the first wins: `invalid_idempotency_key`, `payload_too_large`, ' +
+        '`validation_error` (not JSON, not an object, a repeated or unknown field), then the first failing field in the order ' +
+        'tx_hash, network, expected_recipient, expected_token_contract, expected_amount (a missing or mistyped field is ' +
+        '`validation_error`, a bad value its own code); `invalid_expected_amount` for excess precision comes last, once the ' +
+        "asset's decimals are known",
+      usage:
+        'The request must be corrected: days must be an integer from 1 to 90 in plain digits (no leading zero), and the only query parameter, given once',
+    },
     codes: [
       ['malformed_tx_hash', ['check']],
       ['invalid_network', ['check']],
@@ -148,7 +160,11 @@ const ERRORS: { status: number; description: string; codes: [ErrorCode, Operatio
       ['concurrency_limit_exceeded', ['check']],
     ],
   },
-  { status: 500, description: 'Internal error; retain X-Request-ID', codes: [['internal_error', ['check', 'usage']]] },
+  {
+    status: 500,
+    description: 'Internal error; retain X-Request-ID',
+    codes: [['internal_error', ['check', 'usage']]],
+  },
   {
     status: 503,
     description: 'Temporarily unavailable',
@@ -186,11 +202,11 @@ const HEADERS: Record<string, JsonSchema> = {
   'X-Quota-Remaining': integerHeader('Billable checks left this month'),
   'X-Quota-Reset': integerHeader('When the monthly quota resets, in Unix seconds'),
   'RateLimit-Policy': {
-    description: 'IETF RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers), e.g. `"default";q=60;w=60`',
+    description: 'IETF RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60`',
     schema: { type: 'string' },
   },
   RateLimit: {
-    description: 'IETF RateLimit (draft-ietf-httpapi-ratelimit-headers), e.g. `"default";r=59;t=42`',
+    description: 'IETF RateLimit (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";r=59;t=42`',
     schema: { type: 'string' },
   },
   'Cache-Control': {
@@ -233,7 +249,7 @@ function errorResponses(operation: Operation, headers: string[], registry: Schem
     const applicable = codes.filter(([, operations]) => operations.includes(operation)).map(([code]) => code);
     if (applicable.length === 0) continue;
     responses[String(status)] = {
-      description: `${description}. Codes: ${applicable.map((code) => `\`${code}\``).join(', ')}`,
+      description: `${typeof description === 'string' ? description : description[operation]}. Codes: ${applicable.map((code) => `\`${code}\``).join(', ')}`,
       headers: headerRefs(RETRY_AFTER_STATUSES.has(status) ? [...headers, 'Retry-After'] : headers),
       content: json(registry.schemaOf(ErrorResponse)),
     };
