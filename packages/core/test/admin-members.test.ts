@@ -1,11 +1,24 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import crypto, { randomBytes } from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
+import { describe, test, type TestContext } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createAdminApi, type AdminActor, type MemberRole } from '../src/runtime/admin.js';
 import { INVITATION_TTL_MS } from '../src/runtime/members.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../src/runtime/passwords.js';
 
 const operator = { kind: 'operator' } as const;
+
+/** Counts node:crypto scrypt calls (passwords.ts imports it as a named binding: synced to the mock). */
+function countScrypt(t: TestContext): { calls: () => number } {
+  const mocked = t.mock.method(crypto, 'scrypt');
+  syncBuiltinESMExports();
+  t.after(() => {
+    mocked.mock.restore();
+    syncBuiltinESMExports();
+  });
+  return { calls: () => mocked.mock.callCount() };
+}
 const PASSWORD = 'correct horse battery';
 
 /** An organization without members. */
@@ -61,6 +74,22 @@ describe('Members: invitations', () => {
     advance(INVITATION_TTL_MS);
     assert.equal((await admin.members.invitation(issued.token))._unsafeUnwrapErr().code, 'not_found');
     assert.equal((await admin.members.acceptInvitation(issued.token, PASSWORD))._unsafeUnwrapErr().code, 'not_found');
+  });
+
+  test('an unknown, used or expired invitation link is refused before its password is hashed (no scrypt work)', async (t) => {
+    const { admin, org, advance } = await organization();
+    const used = (
+      await admin.members.inviteMember(operator, org.id, { email: 'used@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    (await admin.members.acceptInvitation(used.token, PASSWORD))._unsafeUnwrap();
+    const late = (
+      await admin.members.inviteMember(operator, org.id, { email: 'late@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    advance(INVITATION_TTL_MS);
+    const scrypt = countScrypt(t);
+    for (const token of [randomBytes(32).toString('base64url'), used.token, late.token])
+      assert.equal((await admin.members.acceptInvitation(token, PASSWORD))._unsafeUnwrapErr().code, 'not_found');
+    assert.equal(scrypt.calls(), 0);
   });
 
   test('an email is one member across organizations; bad emails, roles and organizations are refused', async () => {

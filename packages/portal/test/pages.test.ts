@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { WorkLimitBusy } from '@tron-safety/core/internal';
 import { portalWorld, type Client } from './portal-client.js';
 
 const operator = { kind: 'operator' } as const;
@@ -233,6 +234,19 @@ describe('Portal pages', () => {
       assert.equal(reported.at(-1), failure);
     }
     assert.equal((await world.service.usage({ apiKey: key! })).status, 200, 'the key still works');
+  });
+
+  test('Busy: when every password derivation place is taken, sign-in answers 503 with Retry-After, not an error', async (t) => {
+    const reported: unknown[] = [];
+    const world = await portalWorld({ onError: (error) => reported.push(error) });
+    t.mock.method(world.service.admin.members, 'checkPassword', () =>
+      Promise.reject(new WorkLimitBusy('password derivations')),
+    );
+    const answer = await world.client().signIn('owner@example.com');
+    assert.equal(answer.status, 503);
+    assert.match(answer.body, /Too many password derivations at once: try again in a moment/);
+    assert.ok(Number(answer.headers['retry-after']) > 0);
+    assert.deepEqual(reported, [], 'busy is no failure to report');
   });
 
   test('Routing: unknown pages 404, wrong methods 405, /portal goes to sign-in', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { PASSWORD, portalWorld } from './portal-client.js';
 
@@ -168,6 +169,42 @@ describe('Portal sign-in', () => {
     );
     assert.equal(answers.filter((a) => a.status === 401).length, 5, 'checked: the limit per email');
     assert.equal(answers.filter((a) => a.status === 429).length, 15);
+  });
+
+  test('Throttling: a client past its limit touches no email counter, so it adds at most its limit of email rows per window', async (t) => {
+    const world = await portalWorld({ throttle: { perClient: 4 } });
+    const counted = t.mock.method(world.stores.sessions, 'addSignInFailure');
+    const attacker = world.client('203.0.113.12');
+    for (let i = 0; i < 30; i++) await attacker.signIn(`nobody-${i}@example.com`, 'wrong password!');
+    const keys = counted.mock.calls.map((c) => c.arguments[0].key);
+    assert.equal(keys.filter((k) => k.startsWith('email:')).length, 4);
+    assert.equal(keys.filter((k) => k.startsWith('client:')).length, 30);
+  });
+
+  test('Throttling: invitation posts count against the client like failed sign-ins; past the limit they are refused with 429', async () => {
+    const world = await portalWorld({ throttle: { perClient: 3 } });
+    const invited = (
+      await world.service.admin.members.inviteMember({ kind: 'operator' }, world.orgId, {
+        email: 'dev@example.com',
+        role: 'developer',
+      })
+    )._unsafeUnwrap();
+    const accept = (client: ReturnType<typeof world.client>, token: string) =>
+      client.submit('/portal/sign-in', '/portal/invitation', { token, password: PASSWORD, repeat: PASSWORD });
+    const guesser = world.client('203.0.113.13');
+    for (let i = 0; i < 3; i++)
+      assert.equal((await accept(guesser, randomBytes(32).toString('base64url'))).status, 404);
+    const refused = await accept(guesser, invited.token);
+    assert.equal(refused.status, 429);
+    assert.match(refused.body, /Too many attempts/);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal((await guesser.signIn('owner@example.com')).status, 429, 'one count per client');
+    const office = '198.51.100.3';
+    assert.equal((await accept(world.client(office), invited.token)).status, 303, 'another client uses the link');
+    // Two typos and the right password from that address: within its 3, as the link's use took its count back.
+    for (let i = 0; i < 2; i++)
+      assert.equal((await world.client(office).signIn('dev@example.com', 'wrong password!')).status, 401);
+    assert.equal((await world.client(office).signIn('dev@example.com')).status, 303);
   });
 
   test('Throttling: a right password takes its counted attempt back, so signing in often is never throttled', async () => {

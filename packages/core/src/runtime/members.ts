@@ -35,6 +35,7 @@ export interface IssuedInvitation {
 export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer', 'billing', 'viewer'];
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 72 * 3_600_000;
+const INVITATION_UNUSABLE = 'this invitation link is used, expired or unknown';
 const MEMBER_MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
 const MAX_EMAIL_LENGTH = 254;
 const EMAIL = /^[^\s@<>()[\]\\,;:"']+@[^\s@<>()[\]\\,;:"']+\.[^\s@<>()[\]\\,;:"'.]+$/;
@@ -224,21 +225,24 @@ function memberSignIn({ members, now }: MembersContext) {
     /** The pending invitation of a link token (for the set-password page). */
     async invitation(token: string): Promise<Result<MemberView, AdminError>> {
       const member = await members.findInvitation(tokenHash(token), now());
-      return member ? ok(memberView(member)) : fail('not_found', 'this invitation link is used, expired or unknown');
+      return member ? ok(memberView(member)) : fail('not_found', INVITATION_UNUSABLE);
     },
 
-    /** Sets the password of the invited member; the link works once. */
+    /**
+     * Sets the password of the invited member; the link works once. An unknown, used or expired link
+     * is refused before the password is hashed, so it costs no scrypt work.
+     */
     async acceptInvitation(token: string, password: string): Promise<Result<MemberView, AdminError>> {
+      if (!(await members.findInvitation(tokenHash(token), now()))) return fail('not_found', INVITATION_UNUSABLE);
       const problem = passwordProblem(password);
       if (problem) return fail('invalid', problem);
+      // Still the store's one atomic step: of two uses of the link, only the first sets the password.
       const accepted = await members.acceptInvitation({
         tokenHash: tokenHash(token),
         passwordHash: await hashPassword(password),
         now: now(),
       });
-      return accepted
-        ? ok(memberView(accepted))
-        : fail('not_found', 'this invitation link is used, expired or unknown');
+      return accepted ? ok(memberView(accepted)) : fail('not_found', INVITATION_UNUSABLE);
     },
 
     /**

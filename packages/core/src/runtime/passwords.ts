@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { WorkLimit } from './work-limit.js';
 
 // Member passwords: scrypt with a random salt per password. The parameters are stored with the
 // hash, so they can be raised later without invalidating existing passwords.
@@ -12,14 +13,23 @@ const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 256;
+/**
+ * Derivations at once, and how many more may wait: each holds one of libuv's 4 pool threads for
+ * about 0.2 s, so a burst of sign-ins leaves the other threads to DNS lookups and file writes, and a
+ * flood beyond the queue (about 3 s of work) is refused (`WorkLimitBusy`) instead of queued.
+ */
+const derivations = new WorkLimit('password derivations', 2, 32);
 
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   // scrypt needs 128·N·r bytes; Node's default cap (32 MiB) is just below that for N = 2^15.
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    ),
+  return derivations.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
+          error ? reject(error) : resolve(key),
+        ),
+      ),
   );
 }
 

@@ -12,7 +12,9 @@ const TITLES: Record<number, string> = {
   409: 'Not possible',
   413: 'Request too large',
   422: 'Not accepted',
+  429: 'Too many attempts',
   500: 'Something went wrong',
+  503: 'Busy',
 };
 
 /** An error page, inside the portal's layout when the member is signed in. */

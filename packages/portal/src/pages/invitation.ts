@@ -4,6 +4,8 @@ import type { PortalDeps } from '../context.js';
 import { formatTime, sentence } from '../format.js';
 import { html } from '../html.js';
 import { Form, PORTAL_PATH, queryValue, redirect, type PortalRequest } from '../http.js';
+import { retryAfter } from '../throttle.js';
+import { errorPage } from './errors.js';
 import { csrfField, problem, publicPage } from './layout.js';
 import { formExpired } from './sign-in.js';
 
@@ -77,9 +79,17 @@ export async function acceptInvitation(deps: PortalDeps, request: PortalRequest)
   if (password !== form.field('repeat'))
     return passwordForm(deps, request, { token, status: 422, error: 'The two passwords differ.' });
   if (!TOKEN.test(token)) return unusable();
+  // Counted against the client like a failed sign-in until the link proves valid.
+  const client = request.clientAddress ?? 'unknown';
+  const now = deps.now();
+  const { blockedUntil, windowStart } = await deps.throttle.attempt(null, client, now);
+  if (blockedUntil) {
+    const message = `Too many attempts with invitation links or sign-ins. Try again after ${formatTime(blockedUntil)}.`;
+    return errorPage(null, { status: 429, message, headers: { 'retry-after': retryAfter(blockedUntil, now) } });
+  }
   const accepted = await deps.admin.members.acceptInvitation(token, password);
+  if (accepted.isErr() && accepted.error.code === 'not_found') return unusable();
+  await deps.throttle.forgive(null, client, windowStart);
   if (accepted.isOk()) return redirect(`${PORTAL_PATH}/sign-in?done=password`);
-  if (accepted.error.code === 'invalid')
-    return passwordForm(deps, request, { token, status: 422, error: sentence(accepted.error.message) });
-  return unusable();
+  return passwordForm(deps, request, { token, status: 422, error: sentence(accepted.error.message) });
 }

@@ -3,6 +3,7 @@ import type { PortalDeps } from '../context.js';
 import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { Form, PORTAL_PATH, queryValue, redirect, type PortalRequest } from '../http.js';
+import { retryAfter } from '../throttle.js';
 import { csrfField, notice, problem, publicPage } from './layout.js';
 
 const MAX_FIELD_LENGTH = 512;
@@ -53,7 +54,6 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
   const now = deps.now();
   const { blockedUntil: blocked, windowStart } = await deps.throttle.attempt(email, client, now);
   if (blocked) {
-    const seconds = Math.max(1, Math.ceil((blocked.getTime() - now.getTime()) / 1000));
     return withHeader(
       signInForm(deps, request, {
         status: 429,
@@ -61,7 +61,7 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
         error: `Too many failed sign-ins. Try again after ${formatTime(blocked)}.`,
       }),
       'retry-after',
-      String(seconds),
+      retryAfter(blocked, now),
     );
   }
   const member = await deps.admin.members.checkPassword(email, password);
