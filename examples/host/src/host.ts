@@ -24,9 +24,10 @@ import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js'
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
 import { withSeedWriteBack } from './seed-write-back.js';
 import { openStores, type HostStores } from './stores.js';
+import { startSweeper, type Sweeper } from './sweeper.js';
 import { hostTokens } from './token-registry-file.js';
 
-/** How often expired leases and windows are swept from PostgreSQL. */
+/** How often expired leases, windows, sessions and invitations are swept (a tick while a sweep still runs is skipped). */
 const SWEEP_INTERVAL_MS = 60_000;
 /**
  * After the service has answered everything, how long the framework may take to write those
@@ -77,7 +78,7 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
   const seed = config.seedFile === null ? ok(null) : await loadSeedFile(config.seedFile);
   if (seed.isErr()) return err(seed.error);
 
-  const stores = await openStores(config.databaseUrl);
+  const stores = await openStores(config.databaseUrl, { seedFile: config.seedFile !== null });
   if (stores.isErr()) return err(stores.error);
   const chain = hostChainProvider(config, tokens.value.knownTokens, observability, logger);
   const data: DataStatus = { chain: () => chain.status(), sanctions: () => risk.value.sanctionsStatus() };
@@ -276,10 +277,11 @@ async function serve(
     return err(ops.error);
   }
 
-  const sweeper = setInterval(() => {
-    stores.sweep().catch((error: unknown) => logger.warn({ err: error }, 'store sweep failed'));
-  }, SWEEP_INTERVAL_MS);
-  sweeper.unref();
+  const sweeper = startSweeper(
+    () => stores.sweep(),
+    SWEEP_INTERVAL_MS,
+    (error) => logger.warn({ err: error }, 'store sweep failed'),
+  );
 
   const drain = gracefulStop({ ...s, server, responses, sweeper, ops: ops.value });
   const stop = (reason: string) => (stopping ??= drain(reason));
@@ -294,7 +296,7 @@ function gracefulStop(
   s: Serving & {
     server: Server;
     responses: ResponseTracker;
-    sweeper: NodeJS.Timeout;
+    sweeper: Sweeper;
     ops: { close(): Promise<void> } | null;
   },
 ) {
@@ -304,7 +306,7 @@ function gracefulStop(
       { reason, in_flight: service.inFlight, grace_ms: config.shutdownGraceMs },
       'shutting down: no new connections',
     );
-    clearInterval(sweeper);
+    sweeper.stop();
     const closed = stopAccepting(server);
     // New requests on open connections get 503 api_disabled; in-flight checks finish or are aborted at the grace.
     await service.close({ timeoutMs: config.shutdownGraceMs });

@@ -73,6 +73,8 @@ export function withSeedWriteBack(
     setMemberRole: (params) => current().members.setMemberRole(params),
     removeMember: (params) => current().members.removeMember(params),
     removedAt: (organizationId, email) => stores.members.removedAt(organizationId, email),
+    // Not swept in this mode (see openStores): the file keeps expired invitations.
+    purgeExpiredInvitations: (now, limit) => stores.members.purgeExpiredInvitations(now, limit),
   };
   return { stores: { ...stores, apiKeys, members }, arm: () => void (armed = true) };
 }

@@ -10,7 +10,10 @@ export interface HostStores {
   kind: 'memory' | 'postgres';
   /** For the start-up log: never includes credentials. */
   description: string;
-  /** Deletes expired idempotency records, reservations, windows and slots (they count as gone already). */
+  /**
+   * Deletes expired idempotency records, reservations, windows, slots, portal sessions and sign-in
+   * failures (they count as gone already), and invitations that expired unaccepted.
+   */
   sweep(): Promise<void>;
   /** Rejects when the stores cannot be reached (readiness). */
   ping(): Promise<void>;
@@ -20,10 +23,16 @@ export interface HostStores {
 /**
  * In-memory stores without `databaseUrl`; with it, PostgreSQL: the schema is created or upgraded
  * first (safe when several hosts start at once), and a failure to reach or migrate the database
- * refuses the start instead of falling back to memory.
+ * refuses the start instead of falling back to memory. In memory mode with a seed file
+ * (`seedFile`), the file keeps the members, so an invitation that expired stays there and in
+ * memory (listed, for an owner to remove and invite again) rather than being swept from memory only.
  */
-export async function openStores(databaseUrl: string | null): Promise<Result<HostStores, ConfigError>> {
+export async function openStores(
+  databaseUrl: string | null,
+  options: { seedFile?: boolean } = {},
+): Promise<Result<HostStores, ConfigError>> {
   if (databaseUrl === null) {
+    const sweepsInvitations = !options.seedFile;
     const stores = createMemoryStores();
     return ok({
       stores,
@@ -36,6 +45,7 @@ export async function openStores(databaseUrl: string | null): Promise<Result<Hos
           stores.quota.purgeExpired(now),
           stores.limits.purgeExpired(now),
           stores.sessions.purgeExpired(now),
+          sweepsInvitations ? stores.members.purgeExpiredInvitations(now) : 0,
         ]);
       },
       ping: async () => {},

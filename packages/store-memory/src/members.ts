@@ -90,6 +90,19 @@ export class MemoryMemberStore implements MemberStore {
     return at ? new Date(at) : null;
   }
 
+  async purgeExpiredInvitations(now: Date, limit = Infinity): Promise<number> {
+    let purged = 0;
+    for (const member of this.#byId.values()) {
+      if (purged >= limit) break;
+      if (member.passwordHash !== null || !member.invitation || member.invitation.expiresAt > now) continue;
+      this.#byId.delete(member.id);
+      this.#idByEmail.delete(member.email);
+      this.#idByInvitation.delete(member.invitation.tokenHash);
+      purged++;
+    }
+    return purged;
+  }
+
   #copyOf(id: string | undefined): MemberRecord | null {
     const member = id === undefined ? undefined : this.#byId.get(id);
     return member ? copyMember(member) : null;

@@ -56,20 +56,23 @@ export class MemorySessionStore implements SessionStore {
     if (window && window.count > 0) window.count--;
   }
 
-  async purgeExpired(now: Date): Promise<number> {
-    let purged = 0;
-    for (const [hash, session] of this.#sessions) {
-      if (session.idleExpiresAt <= now || session.expiresAt <= now) {
-        this.#sessions.delete(hash);
-        purged++;
-      }
-    }
-    for (const [key, window] of this.#failures) {
-      if (window.expiresAt <= now.getTime()) {
-        this.#failures.delete(key);
-        purged++;
-      }
-    }
-    return purged;
+  async purgeExpired(now: Date, limit = Infinity): Promise<number> {
+    return (
+      deleteWhere(this.#sessions, (s) => s.idleExpiresAt <= now || s.expiresAt <= now, limit) +
+      deleteWhere(this.#failures, (w) => w.expiresAt <= now.getTime(), limit)
+    );
   }
+}
+
+/** Deletes up to `limit` entries of `map` that `due` picks; returns how many. */
+function deleteWhere<V>(map: Map<string, V>, due: (value: V) => boolean, limit: number): number {
+  let deleted = 0;
+  for (const [key, value] of map) {
+    if (deleted >= limit) break;
+    if (due(value)) {
+      map.delete(key);
+      deleted++;
+    }
+  }
+  return deleted;
 }

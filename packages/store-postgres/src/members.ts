@@ -129,6 +129,15 @@ export class PostgresMemberStore implements MemberStore {
     return decodeRow(RemovalRow, rows, 'portal_member_removals')?.removed_at ?? null;
   }
 
+  async purgeExpiredInvitations(now: Date, limit = 2_147_483_647): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM portal_members WHERE id IN (
+         SELECT id FROM portal_members WHERE password_hash IS NULL AND invitation_expires_at <= $1 LIMIT $2)`,
+      [now, limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
   /** Runs the conditional change under the organization's lock; tells why it did not apply. */
   #changeKeepingAnOwner(
     params: { organizationId: string; memberId: string; expectedRole: MemberRole },

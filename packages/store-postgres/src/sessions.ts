@@ -20,8 +20,6 @@ const SessionRow = t.type({
 const CountRow = t.type({ count: Count });
 
 const COLUMNS = 'token_hash, member_id, organization_id, created_at, expires_at, idle_expires_at';
-/** Rows deleted per statement by the sweeper: bounded statements that catch up from any backlog. */
-const PURGE_BATCH = 5000;
 
 /** Portal sessions (token SHA-256 only) and the sign-in failure windows, shared by every host. */
 export class PostgresSessionStore implements SessionStore {
@@ -78,24 +76,20 @@ export class PostgresSessionStore implements SessionStore {
     );
   }
 
-  async purgeExpired(now: Date): Promise<number> {
+  async purgeExpired(now: Date, limit = 2_147_483_647): Promise<number> {
     return (
-      (await purgeInBatches(this.pool, 'portal_sessions', 'idle_expires_at', now)) +
-      (await purgeInBatches(this.pool, 'portal_sign_in_failures', 'expires_at', now))
+      (await this.#purgeBatch('portal_sessions', 'idle_expires_at', now, limit)) +
+      (await this.#purgeBatch('portal_sign_in_failures', 'expires_at', now, limit))
     );
   }
-}
 
-/** Deletes rows whose `column` is at or before `now`, a bounded batch per statement, until none is left. */
-async function purgeInBatches(pool: pg.Pool, table: string, column: string, now: Date): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const result = await pool.query(
-      `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} <= $1 LIMIT ${PURGE_BATCH})`,
-      [now],
+  /** Deletes up to `limit` rows whose `column` is at or before `now`, in one statement. */
+  async #purgeBatch(table: string, column: string, now: Date, limit: number): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} <= $1 LIMIT $2)`,
+      [now, limit],
     );
-    total += result.rowCount ?? 0;
-    if ((result.rowCount ?? 0) < PURGE_BATCH) return total;
+    return result.rowCount ?? 0;
   }
 }
 

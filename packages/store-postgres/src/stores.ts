@@ -21,6 +21,8 @@ export interface SweepResult {
   usage: number;
   /** Ended portal sessions and sign-in failure windows. */
   portal: number;
+  /** Invitations that expired without being accepted (their members deleted). */
+  invitations: number;
   /** False when the time budget ran out first: the next sweep resumes with what is left. */
   complete: boolean;
 }
@@ -46,8 +48,8 @@ export interface PostgresStores extends SafetyStores {
   /**
    * Deletes what has expired at `now`, in batches of bounded statements, oldest first:
    * idempotency records past lease or retention, expired quota reservations (taken off their
-   * counters), ended rate windows and slot leases, usage days past the retention, and ended portal
-   * sessions and sign-in failure windows. Expired
+   * counters), ended rate windows and slot leases, usage days past the retention, ended portal
+   * sessions and sign-in failure windows, and invitations that expired unaccepted. Expired
    * rows already count as gone for every operation, so sweeping only keeps the tables small: run
    * it every minute or so from one or more hosts (concurrent sweeps are safe); a backlog of any
    * size is worked off batch by batch, across sweeps when it outlasts the time budget.
@@ -66,6 +68,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
   const limits = new PostgresLimitStore(pool);
   const usage = new PostgresUsageStore(pool);
   const sessions = new PostgresSessionStore(pool);
+  const members = new PostgresMemberStore(pool);
   return {
     organizations: new PostgresOrganizationStore(pool),
     apiKeys: new PostgresApiKeyStore(pool),
@@ -74,7 +77,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
     limits,
     usage,
     checks: new PostgresCheckStore(pool),
-    members: new PostgresMemberStore(pool),
+    members,
     sessions,
     sanctionsLists: new PostgresSanctionsListStore(pool),
     pool,
@@ -93,6 +96,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
         limits: 0,
         usage: 0,
         portal: 0,
+        invitations: 0,
         complete: true,
       };
       const drain = async (kind: Exclude<keyof SweepResult, 'complete'>, step: () => Promise<number>) => {
@@ -106,9 +110,8 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
       await drain('quotaReservations', () => quota.purgeExpired(now, batch));
       await drain('limits', () => limits.purgeExpired(now, batch));
       await drain('usage', () => usage.purgeUsageBefore(firstKeptDay, batch));
-      // The portal store batches its own statements (5000 rows each) until it has caught up.
-      if (performance.now() <= stopAt) result.portal = await sessions.purgeExpired(now);
-      else result.complete = false;
+      await drain('portal', () => sessions.purgeExpired(now, batch));
+      await drain('invitations', () => members.purgeExpiredInvitations(now, batch));
       return result;
     },
     close,

@@ -230,6 +230,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       limits: 0,
       usage: 0,
       portal: 0,
+      invitations: 0,
       complete: true,
     });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);

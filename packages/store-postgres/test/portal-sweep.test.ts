@@ -1,8 +1,8 @@
-// The portal tables' sweep: bounded DELETE statements that catch up from any backlog.
+// The portal tables' sweep: bounded DELETE statements that catch up from any backlog, within the
+// sweep's time budget like every other table.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import type pg from 'pg';
-import { migrate, PostgresSessionStore } from '../src/index.js';
+import { after, afterEach, test } from 'node:test';
+import { createPostgresStores, migrate } from '../src/index.js';
 import { startTestPostgres } from '@tron-safety/store-postgres/testing';
 
 const server = await startTestPostgres();
@@ -13,38 +13,101 @@ if (server.skip) {
   const database = await server.createDatabase();
   const pool = database.pool(4);
   await migrate(pool);
+  const query = pool.query.bind(pool);
   after(async () => {
     await database.drop();
     await server.stop();
   });
+  afterEach(async () => {
+    pool.query = query;
+    await pool.query('TRUNCATE portal_sessions, portal_sign_in_failures, portal_members');
+  });
 
-  test('a backlog of expired sessions and failure windows is swept in batches of 5000, live rows kept', async () => {
-    const now = new Date('2026-06-01T12:00:00Z');
-    await pool.query(
+  const now = new Date('2026-06-01T12:00:00Z');
+  const hourBefore = new Date(now.getTime() - 3_600_000);
+
+  /** Calls `onPortalDelete` (awaited) before each DELETE on a portal table, with its text. */
+  function watchPortalDeletes(onPortalDelete: (sql: string) => Promise<void> | void) {
+    pool.query = (async (...args: Parameters<typeof query>) => {
+      const sql = String(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+      if (/DELETE FROM portal_/.test(sql)) await onPortalDelete(sql);
+      return query(...args);
+    }) as typeof query;
+  }
+
+  async function failureBacklog(windows: number) {
+    await query(
       `INSERT INTO portal_sign_in_failures (key, window_start, count, expires_at)
-       SELECT 'client:' || i, $1::timestamptz, 1, $1::timestamptz + interval '15 minutes' FROM generate_series(1, 12001) i`,
-      [new Date(now.getTime() - 3_600_000)],
+       SELECT 'client:' || i, $1::timestamptz, 1, $1::timestamptz + interval '15 minutes' FROM generate_series(1, $2) i`,
+      [hourBefore, windows],
     );
-    await pool.query(
+  }
+
+  test('Sweep: a backlog of ended sessions and failure windows goes in statements of at most batchSize rows, live rows kept', async () => {
+    await failureBacklog(12_001);
+    await query(
       `INSERT INTO portal_sessions (token_hash, member_id, organization_id, created_at, expires_at, idle_expires_at)
        SELECT md5(i::text), 'm', 'o', $1, $1::timestamptz + interval '12 hours', $1::timestamptz + interval '30 minutes'
          FROM generate_series(1, 3000) i`,
-      [new Date(now.getTime() - 3_600_000)],
+      [hourBefore],
     );
-    await pool.query(
+    await query(
       `INSERT INTO portal_sessions (token_hash, member_id, organization_id, created_at, expires_at, idle_expires_at)
        VALUES ('live', 'm', 'o', $1, $1::timestamptz + interval '12 hours', $1::timestamptz + interval '30 minutes')`,
       [now],
     );
-    const statements: string[] = [];
-    const counting = {
-      query: (sql: string, params: unknown[]) => (statements.push(sql), pool.query(sql, params)),
-    } as unknown as pg.Pool;
-    assert.equal(await new PostgresSessionStore(counting).purgeExpired(now), 15_001);
-    assert.equal(statements.length, 1 + 3, 'one statement for 3000 sessions, three for 12001 windows');
-    const left = await pool.query(
+    let statements = 0;
+    watchPortalDeletes(() => void statements++);
+    const result = await createPostgresStores({ pool }).sweep(now, { batchSize: 5000 });
+    assert.equal(result.portal, 15_001);
+    assert.equal(result.complete, true);
+    // 3000 sessions + 5000 windows, 0 + 5000, 0 + 2001; then one statement for the invitations.
+    assert.equal(statements, 3 * 2 + 1);
+    const left = await query(
       'SELECT (SELECT count(*) FROM portal_sessions) AS s, (SELECT count(*) FROM portal_sign_in_failures) AS f',
     );
     assert.deepEqual(left.rows[0], { s: '1', f: '0' });
+  });
+
+  test('Sweep: no portal purge batch starts past the time budget; the next sweep resumes', async () => {
+    await failureBacklog(20_000);
+    const budgetMs = 150;
+    const lateStarts: number[] = [];
+    let started = performance.now();
+    // A database under load: each portal DELETE takes 100 ms.
+    watchPortalDeletes(async () => {
+      const at = performance.now() - started;
+      if (at > budgetMs) lateStarts.push(Math.round(at));
+      await new Promise((r) => setTimeout(r, 100));
+    });
+    const stores = createPostgresStores({ pool });
+    const first = await stores.sweep(now, { budgetMs });
+    assert.deepEqual(lateStarts, [], `batches started at ${lateStarts.join(', ')} ms`);
+    assert.equal(first.complete, false);
+    assert.ok(first.portal >= 5000 && first.portal < 20_000, `${first.portal} windows in the first sweep`);
+    pool.query = query;
+    started = performance.now();
+    const rest = await stores.sweep(now);
+    assert.equal(first.portal + rest.portal, 20_000);
+    assert.equal(rest.complete, true);
+  });
+
+  test('Sweep: invitations that expired unaccepted are deleted, a pending one and an accepted member kept', async () => {
+    const member = (id: string, password: string | null, expiresAt: Date | null) =>
+      query(
+        `INSERT INTO portal_members (id, organization_id, email, role, password_hash, invitation_hash,
+           invitation_expires_at, created_at, updated_at) VALUES ($1, 'o', $1 || '@example.com', 'viewer', $2, $3, $4, $5, $5)`,
+        [id, password, expiresAt && `hash-${id}`, expiresAt, hourBefore],
+      );
+    await member('expired', null, new Date(now.getTime() - 1));
+    await member('pending', null, new Date(now.getTime() + 1));
+    await member('active', 'scrypt$1$1$1$c2FsdA$a2V5', null);
+    const result = await createPostgresStores({ pool }).sweep(now, { batchSize: 1 });
+    assert.equal(result.invitations, 1);
+    const { rows } = await query<{ id: string }>('SELECT id FROM portal_members ORDER BY id');
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ['active', 'pending'],
+    );
   });
 }

@@ -50,7 +50,10 @@ describe('store-postgres: migration 011 on a database of 010 with members', { sk
     await migrate(pool, { migrations: all.filter((m) => m.version <= 10) });
     await previousInsert(pool, owner, 'owner@example.com', 'owner');
     await previousInsert(pool, admin, 'ex@example.com', 'admin');
-    assert.deepEqual(await migrate(pool), { applied: [11], version: 11 });
+    assert.deepEqual(await migrate(pool, { migrations: all.filter((m) => m.version <= 11) }), {
+      applied: [11],
+      version: 11,
+    });
     stores = createPostgresStores({ pool });
   });
   after(() => database?.drop());

@@ -109,4 +109,10 @@ export interface MemberStore {
    * revoked key, so loading a seed file never re-creates a member removed since.
    */
   removedAt(organizationId: string, email: string): Promise<Date | null>;
+  /**
+   * Deletes members whose invitation expired at or before `now` and was never accepted (no
+   * password): at most `limit` (default: all). Their emails are free for a new invitation; nothing
+   * is recorded in `removedAt`. Returns how many; a sweeper repeats while `limit` come back.
+   */
+  purgeExpiredInvitations(now: Date, limit?: number): Promise<number>;
 }

@@ -52,6 +52,9 @@ export interface SessionStore {
    * proved right); never below 0.
    */
   forgiveSignInFailure(params: SignInFailureParams): Promise<void>;
-  /** Deletes sessions past either end and failure windows that ended, at or before `now`; returns how many. */
-  purgeExpired(now: Date): Promise<number>;
+  /**
+   * Deletes sessions past either end and failure windows that ended, at or before `now`: at most
+   * `limit` of each (default: all). Returns how many; a sweeper repeats while `limit` or more come back.
+   */
+  purgeExpired(now: Date, limit?: number): Promise<number>;
 }

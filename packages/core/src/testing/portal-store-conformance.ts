@@ -299,6 +299,35 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         assert.equal(await members.insertMember(elsewhere, { unlessRemoved: true }), true, 'another organization');
       },
     );
+
+    withStores(
+      'Sweep: invitations that expired unaccepted are deleted, at most limit per call; their emails are free again',
+      async ({ members }) => {
+        // Before T0, which no other case uses: the purge finds this case's invitations only.
+        const DAY = 1440 * MINUTE;
+        const orgId = randomUUID();
+        const invited = (expiresAt: Date) =>
+          member(orgId, 'viewer', { passwordHash: null, invitation: { tokenHash: hash(), expiresAt } });
+        const expired = [invited(at(-3 * DAY)), invited(at(-3 * DAY + MINUTE))];
+        const pending = invited(at(-DAY));
+        const active = member(orgId, 'owner');
+        for (const m of [...expired, pending, active]) assert.equal(await members.insertMember(m), true);
+        const sweepAt = at(-2 * DAY);
+        assert.equal(await members.purgeExpiredInvitations(sweepAt, 1), 1, 'at most limit');
+        assert.equal(await members.purgeExpiredInvitations(sweepAt), 1);
+        assert.equal(await members.purgeExpiredInvitations(sweepAt), 0);
+        assert.deepEqual(
+          (await members.listMembers(orgId)).map((m) => m.id).sort(),
+          [active.id, pending.id].sort(),
+          'a pending invitation and a member with a password stay',
+        );
+        const gone = expired[0]!;
+        assert.equal(await members.findInvitation(gone.invitation!.tokenHash, at(-4 * DAY)), null);
+        assert.equal(await members.removedAt(orgId, gone.email), null, 'not recorded as a removal');
+        const again = member(orgId, 'viewer', { email: gone.email });
+        assert.equal(await members.insertMember(again, { unlessRemoved: true }), true, 'the email is free');
+      },
+    );
   });
 
   describe('portal sessions', () => {
@@ -377,6 +406,36 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       await sessions.forgiveSignInFailure({ key: `email:${randomUUID()}`, windowStart: T0 });
       assert.equal(await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(15 * MINUTE) }), 1);
     });
+
+    withStores(
+      'Sweep: a purge deletes at most limit ended sessions and limit ended failure windows per call',
+      async ({ sessions }) => {
+        // Other suites' rows may share the store, so this case counts by its own rows' liveness.
+        const ended = [1, 2].map(() => session(randomUUID(), randomUUID(), { idleExpiresAt: at(MINUTE) }));
+        for (const s of ended) await sessions.createSession(s);
+        const keys = [1, 2].map(() => `client:${randomUUID()}`);
+        for (const key of keys) await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(MINUTE) });
+        const later = at(30 * MINUTE);
+        const alive = async () => {
+          let n = 0;
+          for (const s of ended)
+            n += (await sessions.touchSession({ tokenHash: s.tokenHash, now: at(0), idleExpiresAt: at(MINUTE) }))
+              ? 1
+              : 0;
+          return n;
+        };
+        // At most 1 of each per call; a sweeper repeats while a call deletes `limit` or more.
+        let calls = 0;
+        for (let n = 1; n >= 1; calls++) {
+          n = await sessions.purgeExpired(later, 1);
+          assert.ok(n <= 2, `${n} rows deleted by one call with limit 1`);
+        }
+        assert.ok(calls >= 3, 'a backlog of two of each needs two calls, and one that finds nothing');
+        assert.equal(await alive(), 0);
+        for (const key of keys)
+          assert.equal(await sessions.addSignInFailure({ key, windowStart: T0, expiresAt: at(MINUTE) }), 1, 'swept');
+      },
+    );
 
     withStores('the sweep deletes ended sessions and failure windows only', async ({ sessions }) => {
       const s = session(randomUUID(), randomUUID());
