@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -475,6 +476,45 @@ describe('admin CLI: a wrong id or a blank name is refused (exit 1), nothing wri
       assert.match(run.err, /not_found: no such organization/);
     }
     assert.equal((await admin(t, '--seed-file', seed, 'keys', 'list', orgId)).code, 0);
+  });
+
+  test('keys create past 100 active keys and members add past 100 pending invitations exit 1 with the limit, the seed file unchanged', async (t) => {
+    const { seed, orgId } = await seedWithOrganization(t);
+    const file = JSON.parse(readFileSync(seed, 'utf8'));
+    const hex = () => randomBytes(32).toString('hex');
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const org = file.organizations[0];
+    org.api_keys = Array.from({ length: 100 }, (_, i) => ({
+      label: `k${i}`,
+      key_sha256: hex(),
+      prefix: `tsk_live_${i}`,
+      revoked: false,
+    }));
+    org.members = Array.from({ length: 100 }, (_, i) => ({
+      email: `m${i}@example.com`,
+      role: 'viewer',
+      invitation: { token_sha256: hex(), expires_at: expiresAt },
+    }));
+    writeFileSync(seed, JSON.stringify(file));
+    const before = readFileSync(seed, 'utf8');
+    const key = await admin(t, '--seed-file', seed, 'keys', 'create', orgId, '--label', 'one more');
+    assert.equal(key.code, 1, key.err);
+    assert.match(key.err, /conflict: the organization has 100 active API keys, the most it may have: revoke one/);
+    const member = await admin(
+      t,
+      '--seed-file',
+      seed,
+      'members',
+      'add',
+      orgId,
+      '--email',
+      'x@example.com',
+      '--role',
+      'viewer',
+    );
+    assert.equal(member.code, 1, member.err);
+    assert.match(member.err, /conflict: the organization has 100 pending invitations, the most it may have/);
+    assert.equal(readFileSync(seed, 'utf8'), before);
   });
 
   test('plans create with a blank name is invalid (the core refuses it, on either store), the seed file unchanged', async (t) => {

@@ -236,6 +236,29 @@ describe('Portal pages', () => {
     assert.equal((await world.service.usage({ apiKey: key! })).status, 200, 'the key still works');
   });
 
+  test('Limits: past 100 active keys or 100 pending invitations the form answers 409 with the limit, and nothing is created', async () => {
+    const { browser, service, orgId } = await signedIn();
+    for (let i = 0; i < 100; i++) {
+      (await service.admin.createApiKey(operator, orgId, `key ${i}`))._unsafeUnwrap();
+      (
+        await service.admin.members.inviteMember(operator, orgId, { email: `m${i}@example.com`, role: 'viewer' })
+      )._unsafeUnwrap();
+    }
+    const key = await createKey(browser, 'one more');
+    assert.equal(key.page.status, 409);
+    assert.match(key.page.body, /100 active API keys, the most it may have: revoke one/);
+    assert.equal(key.key, undefined);
+    const invited = await browser.submit('/portal/members', '/portal/members', {
+      email: 'over@example.com',
+      role: 'viewer',
+    });
+    assert.equal(invited.status, 409);
+    assert.match(invited.body, /Not invited: the organization has 100 pending invitations, the most it may have/);
+    assert.equal((await service.admin.listApiKeys(operator, orgId))._unsafeUnwrap().length, 100);
+    const members = (await service.admin.members.listMembers(operator, orgId))._unsafeUnwrap();
+    assert.ok(!members.some((m) => m.email === 'over@example.com'));
+  });
+
   test('Busy: when every password derivation place is taken, sign-in answers 503 with Retry-After, not an error', async (t) => {
     const reported: unknown[] = [];
     const world = await portalWorld({ onError: (error) => reported.push(error) });

@@ -71,6 +71,8 @@ const KEY_MANAGERS: readonly MemberRole[] = ['owner', 'admin', 'developer'];
 export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role);
 /** Whether a member of this role may run checks in the portal: the same roles (spec Authentication 4). */
 export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
+/** Unrevoked keys per organization: a script cannot grow the key table without limit (rotation keeps the count). */
+export const MAX_ACTIVE_API_KEYS = 100;
 const MAX_TEXT_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
@@ -331,6 +333,20 @@ function organizationAdmin({ organizations, now, resolveAssignment, view, update
   };
 }
 
+/**
+ * A conflict when the organization has `MAX_ACTIVE_API_KEYS` unrevoked keys. Counted before the insert:
+ * requests in flight at once may pass the cap by their number.
+ */
+async function roomForKey(apiKeys: SafetyStores['apiKeys'], organizationId: string): Promise<Result<void, AdminError>> {
+  const active = (await apiKeys.listKeys(organizationId)).filter((k) => k.revokedAt === null).length;
+  return active < MAX_ACTIVE_API_KEYS
+    ? ok(undefined)
+    : fail(
+        'conflict',
+        `the organization has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may have: revoke one it no longer uses first`,
+      );
+}
+
 /** API keys: created, rotated and revoked by the operator and key-managing members; listed by members. */
 function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminContext) {
   return {
@@ -344,6 +360,8 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       if (allowed.isErr()) return err(allowed.error);
       if (!textOk(label)) return fail('invalid', LABEL_RULE);
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
+      const room = await roomForKey(apiKeys, organizationId);
+      if (room.isErr()) return err(room.error);
       const key = generateApiKey();
       const inserted = await insertKey(organizationId, { key }, label);
       return inserted.map((record) => ({ key, metadata: keyMetadata(record) }));

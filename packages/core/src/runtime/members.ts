@@ -35,6 +35,8 @@ export interface IssuedInvitation {
 export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer', 'billing', 'viewer'];
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 72 * 3_600_000;
+/** Invitations pending at once per organization: a script cannot grow the member table without limit. */
+export const MAX_PENDING_INVITATIONS = 100;
 const INVITATION_UNUSABLE = 'this invitation link is used, expired or unknown';
 const MEMBER_MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
 const MAX_EMAIL_LENGTH = 254;
@@ -160,6 +162,25 @@ function membersContext(stores: SafetyStores, now: () => Date) {
   return { stores, members, now, newMember, changeable };
 }
 
+/**
+ * A conflict when the organization has `MAX_PENDING_INVITATIONS` invitations that can still be accepted.
+ * Counted before the insert: requests in flight at once may pass the cap by their number.
+ */
+async function roomForInvitation(
+  members: SafetyStores['members'],
+  organizationId: string,
+  at: Date,
+): Promise<Result<void, AdminError>> {
+  const listed = await members.listMembers(organizationId);
+  const pending = listed.filter((m) => m.passwordHash === null && m.invitation && m.invitation.expiresAt > at).length;
+  return pending < MAX_PENDING_INVITATIONS
+    ? ok(undefined)
+    : fail(
+        'conflict',
+        `the organization has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: remove one, or wait until one is accepted or expires`,
+      );
+}
+
 /** Invitations, roles and removal, by the operator and an organization's owners and admins. */
 function memberManagement({ stores, members, now, newMember, changeable }: MembersContext) {
   return {
@@ -171,6 +192,8 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
     ): Promise<Result<IssuedInvitation, AdminError>> {
       const allowed = permitMembers(actor, organizationId, input.role === 'owner');
       if (allowed.isErr()) return err(allowed.error);
+      const room = await roomForInvitation(members, organizationId, now());
+      if (room.isErr()) return err(room.error);
       const token = newToken();
       const expiresAt = new Date(now().getTime() + INVITATION_TTL_MS);
       const created = await newMember({
