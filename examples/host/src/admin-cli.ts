@@ -180,10 +180,13 @@ function seedKeyOf(k: ApiKeyMetadata, secret: SeedKeySecret | undefined) {
   return { id: k.id, label: k.label, key_sha256: keyHashOf(secret), prefix: k.prefix, revoked: k.revokedAt !== null };
 }
 
-/** The organization's members as seed entries (`members` only when there are any). */
+/**
+ * The organization's members as seed entries (`members` only when there are any), with their ids, so
+ * the id a command prints names the member in the next one.
+ */
 async function seedMembersOf(admin: AdminApi, organizationId: string, secrets: Map<string, SeedMemberSecret>) {
   const list = (await admin.members.listMembers(OPERATOR, organizationId))._unsafeUnwrap();
-  const entries = list.map((m) => ({ email: m.email, role: m.role, ...secrets.get(m.id) }));
+  const entries = list.map((m) => ({ id: m.id, email: m.email, role: m.role, ...secrets.get(m.id) }));
   return entries.length ? { members: entries } : {};
 }
 

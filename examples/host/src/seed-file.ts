@@ -59,7 +59,8 @@ export const SeedApiKey = t.exact(
 );
 /**
  * A portal member: with a `password` (hashed at load, like keys) or, as the admin CLI writes for
- * `members add` in memory mode, the pending `invitation` (the SHA-256 of its link's token).
+ * `members add` in memory mode, the pending `invitation` (the SHA-256 of its link's token). `id` is
+ * optional, as for keys: the admin CLI and the portal write it so member ids stay stable between runs.
  */
 export const SeedMember = t.exact(
   t.intersection([
@@ -68,6 +69,7 @@ export const SeedMember = t.exact(
       role: t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null }),
     }),
     t.partial({
+      id: Uuid,
       password: NonEmpty,
       invitation: t.strict({
         token_sha256: t.refinement(t.string, (s) => /^[0-9a-f]{64}$/.test(s), 'sha256 hex'),
@@ -136,7 +138,10 @@ export async function loadSeedFile(path: string): Promise<Result<SeedFile, Confi
   return decodeSeed(json);
 }
 
-/** Rules a codec does not express: plan xor custom entitlements, known plan versions, unique ids, keys, emails and invitations. */
+/**
+ * Rules a codec does not express: plan xor custom entitlements, known plan versions, unique organization
+ * and member ids, keys, emails and invitations.
+ */
 function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   const fail = (field: string, message: string) =>
     err({ field: `seed:${field}`, message: `seed file: ${field} ${message}` });
@@ -149,6 +154,7 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
   const orgIds = new Set<string>();
   const keys = new Set<string>();
   const emails = new Set<string>();
+  const memberIds = new Set<string>();
   const invitations = new Set<string>();
   for (const [i, org] of seed.organizations.entries()) {
     const at = `organizations[${i}]`;
@@ -176,6 +182,10 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
       const email = member.email.trim().toLowerCase();
       if (emails.has(email)) return fail(`${at}.members[${m}].email`, 'repeats the email of another member');
       emails.add(email);
+      // An id names one member in every store, across organizations.
+      const id = member.id?.toLowerCase();
+      if (id && memberIds.has(id)) return fail(`${at}.members[${m}].id`, 'repeats the id of another member');
+      if (id) memberIds.add(id);
       if ((member.password === undefined) === (member.invitation === undefined))
         return fail(`${at}.members[${m}]`, 'needs exactly one of password and invitation');
       // One member per invitation link, as every store keeps it.
@@ -406,8 +416,9 @@ async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promi
 
 /**
  * The organization's members, inserted when their email is new (a password hashed, an invitation
- * kept pending); a stored member keeps its role, and a different one in the file is a difference, as
- * is a member the organization has removed (never inserted again).
+ * kept pending), under the file's `id` when it gives one; a stored member keeps its role and id, and a
+ * different one in the file is a difference, as is a member the organization has removed (never
+ * inserted again, whatever its id). An id another member has is refused (the core's conflict).
  */
 async function applyMembers(
   admin: SeedTarget,
@@ -425,6 +436,7 @@ async function applyMembers(
       organizationId: org.organizationId,
       email: member.email,
       role: member.role,
+      ...(member.id ? { id: member.id.toLowerCase() } : {}),
       ...(member.password === undefined ? {} : { password: member.password }),
       ...(member.invitation
         ? {
@@ -446,6 +458,8 @@ async function applyMembers(
     if (!known.has(stored.id)) inserted++;
     else if (stored.role !== member.role)
       differences.push({ field: `${at}.role`, stored: stored.role, seed: member.role });
+    if (member.id && member.id.toLowerCase() !== stored.id)
+      differences.push({ field: `${at}.id`, stored: stored.id, seed: member.id });
   }
   return ok({ inserted, differences });
 }

@@ -8,7 +8,7 @@
 // lock (the admin CLI's) and edits the one entry it concerns in the file as it is now, so an admin
 // CLI command run meanwhile is kept. Nothing is written for the keys and members the seed itself
 // loads at start (`arm` comes after that). Of a key the file gets what the store keeps: its hash and
-// display prefix, never the key.
+// display prefix, never the key; of a member its id, so the member keeps it after a restart.
 //
 // If the file cannot be changed, the store call rejects with `SeedFileNotUpdated` and memory is as it
 // was, so memory never holds a change a restart would undo:
@@ -252,6 +252,7 @@ function durableMembers(
           known = memberIn(seed, record.email) !== undefined;
           if (!known)
             (organizationIn(seed, record.organizationId).members ??= []).push({
+              id: record.id,
               email: record.email,
               role: record.role,
               invitation,

@@ -207,6 +207,17 @@ describe('portal changes in memory mode are kept in the seed file across a resta
     assert.equal((await new HttpSession(host.host.url).signIn('dev@example.com', password)).status, 303);
   });
 
+  test('Members: a member the portal invites keeps its id after a restart (the file keeps it), so an id shown once names it later', async () => {
+    const host = await startOn(seedWithKey());
+    const owner = await host.signIn();
+    await invite(owner, 'dev@example.com');
+    const id = memberId((await owner.send('GET', '/portal/members')).body, 'dev@example.com');
+    const entry = (await organizationIn(host.seed)).members!.find((m) => m.email === 'dev@example.com');
+    assert.equal(entry?.id, id);
+    await host.restart();
+    assert.equal(memberId((await (await host.signIn()).send('GET', '/portal/members')).body, 'dev@example.com'), id);
+  });
+
   test('Members: an invitation link used once stays used after a restart (the file keeps it expired)', async () => {
     const host = await startOn(seedWithKey());
     const invited = await invite(await host.signIn(), 'dev@example.com');

@@ -37,6 +37,8 @@ const ADDED = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 const UNDER_XBT = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
 /** In the bundled snapshot (Grinex). */
 const BUNDLED = 'TAYhjpL8pPs8T84FSM329nffQpc6jD8GBM';
+/** Not a TRON address: OFAC lists it under XBT. */
+const BITCOIN = '1KFHE7w8BhaENAswwryaoccDb6qcT6DbYY';
 /** Loaded by an operator in the two-host test. */
 const LOADED = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
 
@@ -429,5 +431,21 @@ describe('Shared and durable: two hosts on one PostgreSQL database', { skip: pos
     assert.match(refused.out.last_failure.reason, new RegExp(`^future: confirmed ${typo} is in the future`));
     assert.equal((await admin(t, 'load', file, '--as-of', typo)).code, 64);
     assert.equal(other.sanctions.status().addresses, 10);
+  });
+
+  test('sanctions load of an empty file, or of an OFAC file without a TRON address, is refused even with --force (exit 1): the shared list is kept', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'empty-load-'));
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '');
+    const otherChains = join(dir, 'sdn.xml');
+    writeFileSync(otherChains, renderSdnXml({ published: today(), entries: [sdn('XBT', BITCOIN, 1, 'BITCOIN ONLY')] }));
+    const before = (await admin(t, 'status')).out;
+    for (const file of [empty, otherChains]) {
+      const load = await admin(t, 'load', file, '--force', '--as-of', new Date().toISOString());
+      assert.equal(load.code, 1, file);
+      const after = (await admin(t, 'status')).out;
+      assert.deepEqual([after.list, after.addresses], [before.list, before.addresses], file);
+      assert.equal(after.last_failure.reason, `parse: ${file} holds no TRON address: not an OFAC list`);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { startFakeTronNode, type FakeTronNode } from '@tron-safety/core/testing';
 // store-postgres's test support: TEST_DATABASE_URL (CI) or a throwaway cluster, a schema per caller.
@@ -13,10 +13,12 @@ import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.j
 
 // Seed file and stored state, for members: hosts on one PostgreSQL database load the same seed file
 // at every start (a deploy, another host), and a member removed since (portal, admin CLI) stays
-// removed, as a revoked key stays revoked. And the file's own rule of one member per invitation.
+// removed, as a revoked key stays revoked; a member the file gives an id is inserted under it, and an id
+// is never taken from another member. And the file's own rules of one member per invitation and per id.
 
 const postgres: TestPostgres = await startTestPostgres();
 const operator = { kind: 'operator' } as const;
+after(() => postgres.stop());
 
 describe('Seed file and stored state: a removed member stays removed (PostgreSQL)', { skip: postgres.skip }, () => {
   let db: TestDatabase;
@@ -47,7 +49,6 @@ describe('Seed file and stored state: a removed member stays removed (PostgreSQL
     await Promise.all(hosts.map((h) => h.stop('test end')));
     await node?.close();
     await db?.drop();
-    await postgres.stop();
   });
 
   test('a member removed in the portal cannot sign in after another host starts with the seed file', async () => {
@@ -107,6 +108,88 @@ describe('Seed file and stored state: a removed member stays removed (PostgreSQL
       'the other organization keeps its member',
     );
   });
+});
+
+describe(
+  "Seed file member ids (PostgreSQL): inserted under the file's id, never overwriting another member",
+  { skip: postgres.skip },
+  () => {
+    let db: TestDatabase;
+    let node: FakeTronNode;
+    const hosts: RunningHost[] = [];
+    const seed = portalSeedFile([
+      { email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD },
+      { email: 'dev@example.com', role: 'developer', password: PORTAL_PASSWORD },
+    ]);
+    /** Starts a host on the shared database after giving the file's members these ids (undefined: none). */
+    const startWithIds = async (...ids: (string | undefined)[]) => {
+      const file = JSON.parse(readFileSync(seed, 'utf8')) as SeedFile;
+      file.organizations[0]!.members = file.organizations[0]!.members!.map(({ id: _, ...m }, i) =>
+        ids[i] ? { ...m, id: ids[i] } : m,
+      );
+      writeFileSync(seed, JSON.stringify(file));
+      const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: db.url, TRON_FULLNODE_URL: node.url };
+      const started = await startHost(
+        parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap(),
+        createLogger('silent'),
+      );
+      if (started.isOk()) hosts.push(started.value);
+      return started;
+    };
+    const membersOf = async (host: RunningHost) => {
+      const orgId = (await host.service.admin.listOrganizations(operator))._unsafeUnwrap()[0]!.id;
+      return (await host.service.admin.members.listMembers(operator, orgId))
+        ._unsafeUnwrap()
+        .map((m) => [m.email, m.id]);
+    };
+
+    before(async () => {
+      db = await postgres.createDatabase();
+      node = await startFakeTronNode();
+    });
+    after(async () => {
+      await Promise.all(hosts.map((h) => h.stop('test end')));
+      await node?.close();
+      await db?.drop();
+    });
+
+    test("a member is inserted under the file's id; a stored member keeps its own (a difference); an id another member has refuses the start, naming the entry", async () => {
+      const ownerId = '5d0c2b9e-3f4a-4c1d-8e7f-6a5b4c3d2e1f';
+      const first = (await startWithIds(ownerId))._unsafeUnwrap();
+      const stored = await membersOf(first);
+      assert.equal(stored[0]![1], ownerId);
+      const devId = stored[1]![1]!;
+
+      const otherId = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
+      const second = (await startWithIds(ownerId, otherId))._unsafeUnwrap();
+      assert.deepEqual(await membersOf(second), stored, 'stored ids are kept');
+      assert.deepEqual(
+        second.seeded!.differences.filter((d) => d.field.endsWith('.id')),
+        [{ field: 'organizations[0].members[1].id', stored: devId, seed: otherId }],
+      );
+
+      // The file now gives a new email the id of dev@ (stored, the file has no id for it): refused, dev@ untouched.
+      const file = JSON.parse(readFileSync(seed, 'utf8')) as SeedFile;
+      file.organizations[0]!.members!.push({ email: 'new@example.com', role: 'viewer', password: PORTAL_PASSWORD });
+      writeFileSync(seed, JSON.stringify(file));
+      const refused = await startWithIds(ownerId, undefined, devId.toUpperCase());
+      assert.equal(refused._unsafeUnwrapErr().field, 'seed:organizations[0].members[2]');
+      assert.match(refused._unsafeUnwrapErr().message, /members\[2\]: another member has this id or this invitation/);
+      assert.deepEqual(await membersOf(second), stored, 'nothing inserted, nothing overwritten');
+    });
+  },
+);
+
+test('Seed file: a member id may appear once in the file (it names one member in every organization), in any case', () => {
+  const seed = JSON.parse(readFileSync(portalSeedFile(), 'utf8')) as SeedFile;
+  const id = '5d0c2b9e-3f4a-4c1d-8e7f-6a5b4c3d2e1f';
+  seed.organizations[0]!.members = [
+    { id, email: 'one@example.com', role: 'owner', password: PORTAL_PASSWORD },
+    { id: id.toUpperCase(), email: 'two@example.com', role: 'viewer', password: PORTAL_PASSWORD },
+  ];
+  const refused = decodeSeed(seed)._unsafeUnwrapErr();
+  assert.equal(refused.field, 'seed:organizations[0].members[1].id');
+  assert.match(refused.message, /repeats the id of another member/);
 });
 
 test('Seed file: one member per invitation link; a second member with the same invitation refuses the file, naming it', () => {

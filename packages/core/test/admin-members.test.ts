@@ -274,6 +274,23 @@ describe('Members: passwords and the seed', () => {
     );
   });
 
+  test("a seeded member keeps the seed's id; a stored member keeps its own, and an id another member has is a conflict, never overwritten", async () => {
+    const { admin, org, owner, stores } = await organization();
+    const id = '0b5e1c2a-7d3f-4e6a-9b8c-1d2e3f4a5b6c';
+    const input = { organizationId: org.id, email: 'kept@example.com', role: 'viewer', password: PASSWORD, id };
+    const seeded = (await admin.members.seed.importMember(input))._unsafeUnwrap();
+    assert.equal(!seeded.removed && seeded.member.id, id);
+    const again = (await admin.members.seed.importMember({ ...input, id: owner.id }))._unsafeUnwrap();
+    assert.equal(!again.removed && again.member.id, id, 'the stored member, under its stored id');
+    const clash = await admin.members.seed.importMember({ ...input, email: 'other@example.com', id: owner.id });
+    assert.deepEqual(clash._unsafeUnwrapErr(), {
+      code: 'conflict',
+      message: 'another member has this id or this invitation',
+    });
+    assert.equal(await stores.members.findMemberByEmail('other@example.com'), null);
+    assert.equal((await stores.members.getMember(org.id, owner.id))?.email, 'owner@example.com');
+  });
+
   test('a member removed since stays removed when the seed file lists it again, as a revoked key stays revoked', async () => {
     const { admin, org, stores, advance } = await organization();
     const input = { organizationId: org.id, email: 'ex@example.com', role: 'admin', password: PASSWORD };

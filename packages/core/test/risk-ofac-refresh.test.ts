@@ -232,6 +232,26 @@ describe('A refresh never makes things worse', () => {
     }
   });
 
+  test('a list without a TRON address (an empty file, an XML of other chains only) is refused even forced: the hits of the list in use are still found', async () => {
+    const { refresher, screen } = setup();
+    await refresher.refresh();
+    const inUse = refresher.status().addresses;
+    const day = new Date('2026-11-21T00:00:00Z');
+    const empty = { source: 'empty.txt', format: 'plain', publishedAt: day, confirmedAt: day, entries: [] } as const;
+    const forced = (await refresher.apply({ ...empty, validators: null }, { force: true }))._unsafeUnwrapErr();
+    assert.deepEqual(forced, { kind: 'parse', reason: 'empty.txt holds no TRON address: not an OFAC list' });
+    const others = published().entries.filter((e) => !e.ids.some((id) => isTronAddress(id.number)));
+    ofac.publish({ published: day, entries: others });
+    try {
+      assert.equal((await refresher.refresh())._unsafeUnwrapErr().kind, 'parse');
+    } finally {
+      ofac.publish(published());
+    }
+    assert.equal(refresher.status().addresses, inUse);
+    assert.equal(refresher.status().counts.parse, 2);
+    assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
+  });
+
   test('loss is counted by address: a list of the same size with the listed addresses swapped for others is refused as shrunk', async () => {
     const { refresher, screen } = setup();
     await refresher.refresh();

@@ -124,6 +124,8 @@ function membersContext(stores: SafetyStores, now: () => Date) {
     invitation: Invitation | null;
     /** See `InsertMemberOptions`. */
     unlessRemoved?: boolean;
+    /** A seed file's id for the member; a new one otherwise. */
+    id?: string;
   }): Promise<Result<MemberRecord, AdminError>> {
     const email = normalizeEmail(input.email);
     if (!email) return fail('invalid', 'email must be an email address');
@@ -131,7 +133,7 @@ function membersContext(stores: SafetyStores, now: () => Date) {
     if (!(await organizations.getOrganization(input.organizationId))) return fail('not_found', 'no such organization');
     const at = now();
     const record: MemberRecord = {
-      id: randomUUID(),
+      id: input.id ?? randomUUID(),
       organizationId: input.organizationId,
       email,
       role: input.role,
@@ -296,8 +298,10 @@ function memberSeed({ members, newMember }: MembersContext) {
   return {
     /**
      * Inserts the member when the store has nothing of its email for the organization (hashing a
-     * given password); a member of the organization already stored is returned as it is, an email the
-     * organization removed stays removed, and a member of another organization is a conflict.
+     * given password), under `id` when given (a seed file's, so ids last across memory-mode starts); a
+     * member of the organization already stored is returned as it is (its id too), an email the
+     * organization removed stays removed, and a member of another organization, or an `id` another
+     * member has, is a conflict.
      */
     async importMember(input: {
       organizationId: string;
@@ -305,6 +309,7 @@ function memberSeed({ members, newMember }: MembersContext) {
       role: string;
       password?: string;
       invitation?: Invitation;
+      id?: string;
     }): Promise<Result<SeededMember, AdminError>> {
       const email = normalizeEmail(input.email);
       if (!email) return fail('invalid', 'email must be an email address');
@@ -317,9 +322,13 @@ function memberSeed({ members, newMember }: MembersContext) {
       const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
       const invitation = input.invitation ?? null;
       const created = await newMember({ ...input, passwordHash, invitation, unlessRemoved: true });
-      // Another host seeding at once, or a removal meanwhile: the store now holds what won.
+      // Another host seeding at once, or a removal meanwhile: the store now holds what won. Else the id or
+      // the invitation is another member's, which is never overwritten.
       if (created.isErr() && created.error.code === 'conflict')
-        return (await stored(input.organizationId, email)) ?? err(created.error);
+        return (
+          (await stored(input.organizationId, email)) ??
+          fail('conflict', `another member has ${input.id === undefined ? '' : 'this id or '}this invitation`)
+        );
       return created.map((record): SeededMember => ({ removed: false, member: memberView(record) }));
     },
   };

@@ -35,10 +35,10 @@ export type RefreshOutcome =
 
 /**
  * Why the list in use was kept: the download failed (`download`: network, status, size, time) or did not
- * parse (`parse`: garbage, truncated), the new list is worse (`shrunk`: lost more than the allowed share of
- * addresses; `older`: published before the list in use), it is dated in the future (`future`: published or
- * confirmed beyond this host's clock, a typo or a wrong clock; a file modified in the future is a `download`
- * failure), or the store failed (`store`).
+ * parse (`parse`: garbage, truncated, or no TRON address at all), the new list is worse (`shrunk`: lost more
+ * than the allowed share of addresses; `older`: published before the list in use), it is dated in the future
+ * (`future`: published or confirmed beyond this host's clock, a typo or a wrong clock; a file modified in the
+ * future is a `download` failure), or the store failed (`store`).
  */
 export interface RefreshFailure {
   kind: 'download' | 'parse' | 'shrunk' | 'older' | 'future' | 'store';
@@ -70,9 +70,9 @@ export interface OfacRefresherOptions {
 /**
  * The OFAC list in use and how it is kept current. A refresh never makes things worse: a failed,
  * truncated, unparsable, shrunken or older download leaves the list in use as it is (and is counted and
- * recorded); only `apply(…, { force: true })` takes such a list, on an operator's word. Every list taken
- * is stored first (compare-and-set on the list in use), so every process sharing the store screens with
- * the newest stored list once it `sync`s.
+ * recorded); only `apply(…, { force: true })` takes a shrunken or older list, on an operator's word, and
+ * nothing takes one without a TRON address. Every list taken is stored first (compare-and-set on the list
+ * in use), so every process sharing the store screens with the newest stored list once it `sync`s.
  */
 export class OfacRefresher {
   #inUse: OfacListInUse = bundledOfacList();
@@ -189,6 +189,10 @@ export class OfacRefresher {
       return this.#fail({ kind: 'future', reason: futureDate('confirmed', given.confirmedAt, now) });
     if (publishedAt === null)
       return this.#fail({ kind: 'future', reason: futureDate('published', given.publishedAt, now) });
+    // A list without a TRON address is an empty or wrong file, never OFAC's list (the bundled snapshot alone
+    // holds hundreds), and in use it would screen every sanctioned address clean: refused even with `force`.
+    if (given.entries.length === 0)
+      return this.#fail({ kind: 'parse', reason: `${given.source} holds no TRON address: not an OFAC list` });
     const candidate = { ...given, confirmedAt, publishedAt };
     try {
       await this.sync();
