@@ -68,6 +68,14 @@ export const tronNodes = (config: HostConfig) => ({
   ...(config.tronSolidityApiKey ? { solidityApiKey: config.tronSolidityApiKey } : {}),
 });
 
+/**
+ * The shortest IDEMPOTENCY_RETENTION_SECONDS: a completed key replays for as long as a client may
+ * still retry it (backoff capped in attempts and duration, spec Errors rule 1), and is never free
+ * sooner than an abandoned claim, whose lease runs up to REQUEST_DEADLINE_MS + 30 s (630 s). A
+ * retention of seconds made a retry after a lost answer run, and bill, again.
+ */
+const MIN_IDEMPOTENCY_RETENTION_SECONDS = 3600;
+
 /** A refused configuration names the variable (or seed field) that is wrong. */
 export interface ConfigError {
   field: string;
@@ -103,7 +111,12 @@ export function parseConfig(env: Env): Result<HostConfig, ConfigError> {
     risk: read.risk(),
     ofac: readOfacConfig(read),
     requestDeadlineMs: read.integer('REQUEST_DEADLINE_MS', 12_000, 100, 600_000),
-    idempotencyRetentionSeconds: read.integer('IDEMPOTENCY_RETENTION_SECONDS', 86_400, 1, 366 * 86_400),
+    idempotencyRetentionSeconds: read.integer(
+      'IDEMPOTENCY_RETENTION_SECONDS',
+      86_400,
+      MIN_IDEMPOTENCY_RETENTION_SECONDS,
+      366 * 86_400,
+    ),
     maxTransfers: read.optionalInteger('MAX_TRANSFERS', 1, 100_000),
     apiDisabled: read.boolean('API_DISABLED', false),
     framework: read.oneOf('HOST_FRAMEWORK', ['express', 'koa'] as const, 'express'),

@@ -90,6 +90,7 @@ describe('configuration from the environment', () => {
       SANCTIONS_LIST_FILES: ' a.txt, ,b.txt',
       API_DISABLED: 'true',
       MAX_TRANSFERS: '50',
+      IDEMPOTENCY_RETENTION_SECONDS: '3600',
       RISK_CACHE_TTL_SECONDS: '60',
       RISK_TIMEOUT_MS: '2500',
     })._unsafeUnwrap();
@@ -100,6 +101,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.risk.timeoutMs, 2500);
     assert.equal(config.apiDisabled, true);
     assert.equal(config.maxTransfers, 50);
+    assert.equal(config.idempotencyRetentionSeconds, 3600, 'the shortest retention');
   });
 
   test('an invalid variable is refused with its name', () => {
@@ -108,6 +110,9 @@ describe('configuration from the environment', () => {
       [{ PORT: '70000' }, 'PORT'],
       [{ REQUEST_DEADLINE_MS: 'soon' }, 'REQUEST_DEADLINE_MS'],
       [{ IDEMPOTENCY_RETENTION_SECONDS: '-1' }, 'IDEMPOTENCY_RETENTION_SECONDS'],
+      // Seconds of retention would let a retry after a lost answer run and bill again.
+      [{ IDEMPOTENCY_RETENTION_SECONDS: '1' }, 'IDEMPOTENCY_RETENTION_SECONDS'],
+      [{ IDEMPOTENCY_RETENTION_SECONDS: '3599' }, 'IDEMPOTENCY_RETENTION_SECONDS'],
       [{ MAX_TRANSFERS: '0' }, 'MAX_TRANSFERS'],
       [{ API_DISABLED: 'perhaps' }, 'API_DISABLED'],
       [{ TRON_FULLNODE_URL: 'ftp://x' }, 'TRON_FULLNODE_URL'],

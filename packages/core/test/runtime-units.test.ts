@@ -159,6 +159,9 @@ describe('service options', () => {
       { idempotencyRetentionSeconds: -1 },
       { idempotencyRetentionSeconds: Number.NaN },
       { idempotencyRetentionSeconds: Number.POSITIVE_INFINITY },
+      // Shorter than the lease (default deadline + 30 s): a retry after a lost answer would bill again.
+      { idempotencyRetentionSeconds: 1 },
+      { deadlineMs: 1000, leaseMs: 60_001, idempotencyRetentionSeconds: 60 },
       { settleGraceMs: -5 },
       { deadlineMs: 1000, leaseMs: 1000 },
       { deadlineMs: 1000, settleGraceMs: 1000 },

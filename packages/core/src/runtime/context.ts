@@ -16,7 +16,7 @@ export interface SafetyProviders {
 export interface SafetyServiceOptions {
   /** Whole-request deadline in ms (spec: 12 s): every request is answered by then. */
   deadlineMs?: number;
-  /** How long a completed idempotent result is replayed, in seconds (spec default: 24 h). */
+  /** How long a completed idempotent result is replayed, in seconds (spec default: 24 h); at least the lease. */
   idempotencyRetentionSeconds?: number;
   /**
    * Lease of an in-progress idempotency record, a quota reservation and a concurrency slot, in
@@ -59,8 +59,9 @@ export function resolveOptions(options: SafetyServiceOptions): ResolvedOptions {
   if (!(deadlineMs > 0) || !(settleGraceMs >= 0 && settleGraceMs < deadlineMs) || !(leaseMs > deadlineMs)) {
     throw new Error('need 0 <= settleGraceMs < deadlineMs < leaseMs');
   }
-  if (!(retentionSeconds > 0) || !Number.isFinite(retentionSeconds))
-    throw new Error('need a positive idempotencyRetentionSeconds');
+  // A completed key free again sooner than an abandoned claim's lease: a retry would run, and bill, again.
+  if (!(retentionSeconds * 1000 >= leaseMs) || !Number.isFinite(retentionSeconds))
+    throw new Error('need an idempotencyRetentionSeconds of at least the lease (leaseMs)');
   return {
     deadlineMs,
     idempotencyRetentionMs: retentionSeconds * 1000,
