@@ -117,8 +117,8 @@ function decided(
   const slotId = params.slot?.slotId ?? null;
   const idempotency = params.work?.idempotency;
   const claim = idempotency ? { key: idempotency.key, owner: idempotency.owner } : null;
-  const none: Held = { organizationId, slotId: null, reservationId: null, claim: null };
-  const slot: Held = { organizationId, slotId, reservationId: null, claim: null };
+  const none: Held = { organizationId, begunAt: now, slotId: null, reservationId: null, claim: null };
+  const slot: Held = { organizationId, begunAt: now, slotId, reservationId: null, claim: null };
   const network = input.isOk() ? input.value.request.network : null;
   const { limits } = a;
   switch (a.stage) {
@@ -150,7 +150,7 @@ function decided(
       return refused(scope, { held: { ...slot, claim }, error, limits: withQuota, network });
     }
     case 'started': {
-      const held = { organizationId, slotId, claim, reservationId: params.work!.quota.reservationId };
+      const held = { organizationId, begunAt: now, slotId, claim, reservationId: params.work!.quota.reservationId };
       const hold = new CheckHold(scope, held, { rate: limits.rate, quota: quotaState(a, periodEnd) });
       return {
         hold,

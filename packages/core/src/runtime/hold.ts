@@ -1,10 +1,13 @@
 import type { Coverage, ErrorCode, OverallState } from '../contract/enums.js';
 import type { StoredResponse } from '../stores/idempotency.js';
+import type { QuotaUsage } from '../stores/quota.js';
 import type { FinishCheckOutcome, FinishCheckParams } from '../stores/checks.js';
 import type { RequestScope } from './context.js';
 import { errorReply, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
+import { isLate, lateLimits } from './late-limits.js';
 import type { LimitState, Reply } from './response.js';
+import { monthOf } from './time.js';
 
 /** What a check decided: its reply, and what that means for the quota, the key and the usage report. */
 export interface CheckOutcome {
@@ -43,6 +46,11 @@ export function failure(scope: RequestScope, error: RuntimeError, network: strin
 /** What `begin` left held, to be given back by `finish`. */
 export interface Held {
   organizationId: string;
+  /**
+   * When `begin` ran: the check's usage record is dated by it, as its reservation names this
+   * instant's month, so a check across midnight counts on the day (and in the month) it began.
+   */
+  begunAt: Date;
   slotId: string | null;
   reservationId: string | null;
   claim: { key: string; owner: string } | null;
@@ -104,7 +112,7 @@ export class CheckHold {
    * retry with the same key replays (billed once). If it fails after all, everything is given back
    * and the 504 is what the usage report counts.
    */
-  #settleLate(work: Promise<FinishCheckOutcome>): CoreHttpResponse {
+  #settleLate(work: Promise<FinishCheckOutcome>): CoreHttpResponse | Promise<CoreHttpResponse> {
     const timedOut = failure(this.scope, { kind: 'request_timeout' }, null);
     work.then(
       () => {},
@@ -141,7 +149,7 @@ export class CheckHold {
       },
       usage: {
         organizationId: held.organizationId,
-        at: now,
+        at: held.begunAt,
         network: outcome.usage.network,
         overallState: outcome.usage.overallState,
         coverage: outcome.usage.coverage,
@@ -160,13 +168,38 @@ export class CheckHold {
     return Object.freeze({ status: reply.status, headers: Object.freeze(reply.headers ?? {}), body: reply.body });
   }
 
-  /** The reply with the limit headers, the quota as `finish` left it when it moved. */
-  #answer(reply: Reply, finished: FinishCheckOutcome | null): CoreHttpResponse {
+  /**
+   * The reply with the limit headers, the quota as `finish` left it when it moved. An answer sent
+   * after the minute or month `begin` counted in ended shows the current ones (`lateLimits`); only
+   * such an answer waits for anything (no promise on the way of every other).
+   */
+  #answer(reply: Reply, finished: FinishCheckOutcome | null): CoreHttpResponse | Promise<CoreHttpResponse> {
     const { rate, quota } = this.limits;
     const limits =
       finished?.quota && quota
         ? { rate, quota: { limit: quota.limit, usage: finished.quota, periodEnd: quota.periodEnd } }
         : this.limits;
+    const at = this.scope.now();
+    if (isLate(limits, at)) return this.#answerLate(reply, limits, at);
     return this.scope.respond({ status: reply.status, body: reply.body, headers: reply.headers }, limits);
+  }
+
+  async #answerLate(reply: Reply, limits: LimitState, at: Date): Promise<CoreHttpResponse> {
+    const late = lateLimits(limits, at, await this.#monthUsage(at));
+    return this.scope.respond({ ...reply, headers: { ...late.headers, ...reply.headers } }, late.limits);
+  }
+
+  /**
+   * The quota of the month `at` is in, read only when the check's own month has ended (its
+   * answer crossed the month's edge); null when it has not, or the read fails or is slow: bounded
+   * like settling, a late answer leaves its quota headers out rather than wait.
+   */
+  async #monthUsage(at: Date): Promise<QuotaUsage | null> {
+    const { quota } = this.limits;
+    if (quota === null || at < quota.periodEnd) return null;
+    const period = monthOf(at).key;
+    const read = this.scope.ctx.stores.quota.getUsage({ organizationId: this.held.organizationId, period, now: at });
+    const settled = await this.scope.settle('quota headers', read);
+    return settled.isOk() ? settled.value : null;
   }
 }

@@ -7,6 +7,7 @@ import { validateUsageQuery } from '../validation/index.js';
 import { admitted, apiKeyCredential, rateWindowOf } from './access.js';
 import type { RequestScope } from './context.js';
 import type { CoreHttpRequest, CoreHttpResponse } from './http.js';
+import { lateLimits } from './late-limits.js';
 import { quotaRemaining } from './limit-headers.js';
 import { monthOf } from './time.js';
 
@@ -96,6 +97,12 @@ export async function handleUsage(scope: RequestScope, req: CoreHttpRequest): Pr
     return scope.fail({ kind: 'internal_error' }, limits);
   }
   if (scope.aborted) return scope.fail(scope.abortError(), limits);
-  const quota = { limit: entitlements.monthlyQuota, usage: built.quota, periodEnd: monthOf(now).end };
-  return scope.respond({ status: 200, body: JSON.stringify(built.report) }, { ...limits, quota });
+  const answered = {
+    ...limits,
+    quota: { limit: entitlements.monthlyQuota, usage: built.quota, periodEnd: monthOf(now).end },
+  };
+  // Read across a minute (or month) edge: the ended window's headers give way (`lateLimits`); the
+  // report itself describes the month it was read for, so no other month's quota is read for it.
+  const late = lateLimits(answered, scope.now(), null);
+  return scope.respond({ status: 200, body: JSON.stringify(built.report), headers: late.headers }, late.limits);
 }

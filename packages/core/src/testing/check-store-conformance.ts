@@ -315,6 +315,46 @@ export function runCheckStoreConformance(withStores: WithStores): void {
     );
 
     withStores(
+      "Quota period: a finish past the month's end bills the reservation's month and counts usage on the day of `usage.at`",
+      async (stores) => {
+        const who = await tenant(stores);
+        const p = params(who, work());
+        assert.equal(stageOf(await stores.checks.begin(p)), 'started');
+        // Begun at 23:59:30 on March 31st, finished at 00:00:05 on April 1st: the runtime dates the
+        // usage by the begin, as the reservation names March.
+        const usage = {
+          organizationId: who.organizationId,
+          at: T0,
+          network: 'tron',
+          overallState: 'CLEAR' as const,
+          coverage: 'complete' as const,
+          latencyMs: 35_000,
+          errorCode: null,
+        };
+        const finished = await stores.checks.finish(
+          finishing(who, p, {
+            now: at(35_000),
+            reservation: { reservationId: p.work!.quota.reservationId, commit: true },
+            usage,
+          }),
+        );
+        assert.deepEqual(finished, { billed: true, quota: { used: 1, reserved: 0 }, stored: false, repeated: false });
+        const { organizationId } = who;
+        const april = await stores.quota.getUsage({ organizationId, period: '2026-04', now: at(35_000) });
+        assert.deepEqual(april, { used: 0, reserved: 0 });
+        const days = await stores.usage.readUsageDays({
+          organizationId,
+          firstDay: '2026-03-31',
+          lastDay: '2026-04-01',
+        });
+        assert.deepEqual(
+          days.map((d) => [d.day, d.requests, d.billable]),
+          [['2026-03-31', 1, 1]],
+        );
+      },
+    );
+
+    withStores(
       'Quota reservation: finish: a repeat after an abandon changes nothing; a finish holding nothing always records',
       async (stores) => {
         const who = await tenant(stores);
