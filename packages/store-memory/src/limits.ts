@@ -7,6 +7,7 @@ import type {
   SlotOutcome,
 } from '@tron-safety/core';
 import { ExpiryQueue } from './expiry.js';
+import { Leases } from './leases.js';
 
 const WINDOW_MS = 60_000;
 /** Ended windows and slots reclaimed by each write, so memory follows the traffic without a sweeper. */
@@ -15,11 +16,12 @@ const RECLAIM_PER_WRITE = 4;
 /**
  * Rate windows (the latest per organization) and slot leases (per organization). Ended windows
  * and expired slots are reclaimed in time order; acquiring a slot looks only at that
- * organization's slots (at most its limit plus crashed ones until their leases end).
+ * organization's slots (at most its limit plus crashed ones until their leases end), and scans
+ * them only when one of them may have expired (`Leases`).
  */
 export class MemoryLimitStore implements LimitStore {
   readonly #windows = new Map<string, { windowStart: number; count: number }>();
-  readonly #slots = new Map<string, Map<string, number>>();
+  readonly #slots = new Map<string, Leases>();
   readonly #windowEnds = new ExpiryQueue<string>();
   readonly #slotEnds = new ExpiryQueue<{ organizationId: string; slotId: string }>();
 
@@ -53,9 +55,9 @@ export class MemoryLimitStore implements LimitStore {
     const now = params.now.getTime();
     if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
     let slots = this.#slots.get(params.organizationId);
-    if (!slots) this.#slots.set(params.organizationId, (slots = new Map()));
-    for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);
-    if (slots.size >= params.limit) return { ok: false, inFlight: slots.size };
+    if (!slots) this.#slots.set(params.organizationId, (slots = new Leases()));
+    const inFlight = slots.live(now);
+    if (inFlight >= params.limit) return { ok: false, inFlight };
     const expiresAt = params.expiresAt.getTime();
     slots.set(params.slotId, expiresAt);
     this.#slotEnds.push(expiresAt, { organizationId: params.organizationId, slotId: params.slotId });
@@ -97,7 +99,7 @@ export class MemoryLimitStore implements LimitStore {
       at,
       ({ organizationId, slotId }) => {
         const slots = this.#slots.get(organizationId);
-        const expiresAt = slots?.get(slotId);
+        const expiresAt = slots?.endOf(slotId);
         if (slots && expiresAt !== undefined && expiresAt <= at) {
           this.release({ organizationId, slotId });
           purged++;

@@ -6,18 +6,20 @@ import type {
   ReserveOutcome,
   ReserveParams,
 } from '@tron-safety/core';
+import { Leases } from './leases.js';
 
-/** One organization's period: used units and its outstanding reservations (id → expiry). */
+/** One organization's period: used units and its outstanding reservations. */
 interface Counter {
   organizationId: string;
   used: number;
-  reservations: Map<string, number>;
+  reservations: Leases;
 }
 
 /**
  * Monthly quota: a counter per organization and period holding its own reservations, so a count
  * looks only at that organization's outstanding reservations (at most its in-flight checks plus
- * crashed ones until they expire), never at every reservation in the store.
+ * crashed ones until they expire), never at every reservation in the store, and scans them only
+ * when one of them may have expired (`Leases`).
  */
 export class MemoryQuotaStore implements QuotaStore {
   readonly #counters = new Map<string, Counter>();
@@ -63,7 +65,7 @@ export class MemoryQuotaStore implements QuotaStore {
   finalize(params: ReservationParams, bill: boolean): QuotaUsage | null {
     const counter = this.#owners.get(params.reservationId);
     if (counter === undefined || counter.organizationId !== params.organizationId) return null;
-    const expiresAt = counter.reservations.get(params.reservationId)!;
+    const expiresAt = counter.reservations.endOf(params.reservationId)!;
     counter.reservations.delete(params.reservationId);
     this.#owners.delete(params.reservationId);
     if (counter.reservations.size === 0) this.#pending.delete(counter);
@@ -98,20 +100,19 @@ export class MemoryQuotaStore implements QuotaStore {
   #counter(organizationId: string, period: string): Counter {
     const key = periodKey(organizationId, period);
     let counter = this.#counters.get(key);
-    if (!counter) this.#counters.set(key, (counter = { organizationId, used: 0, reservations: new Map() }));
+    if (!counter) {
+      // An expired reservation counts as released: dropped with its owner entry.
+      const reservations = new Leases((id) => this.#owners.delete(id));
+      this.#counters.set(key, (counter = { organizationId, used: 0, reservations }));
+    }
     return counter;
   }
 
   /** Drops the counter's expired reservations (they count as released) and answers the live ones. */
   #live(counter: Counter, now: number): number {
-    for (const [id, expiresAt] of counter.reservations) {
-      if (expiresAt <= now) {
-        counter.reservations.delete(id);
-        this.#owners.delete(id);
-      }
-    }
-    if (counter.reservations.size === 0) this.#pending.delete(counter);
-    return counter.reservations.size;
+    const live = counter.reservations.live(now);
+    if (live === 0) this.#pending.delete(counter);
+    return live;
   }
 }
 
