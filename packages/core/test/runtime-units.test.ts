@@ -5,6 +5,7 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import type { ChainFactsProvider } from '../src/chain/facts.js';
 import { describeError } from '../src/runtime/errors.js';
 import { displayPrefix, generateApiKey, hashApiKey, sameKeyHash } from '../src/runtime/keys.js';
+import { withSignalOf } from '../src/runtime/lazy-signal.js';
 import { rateLimitHeaders } from '../src/runtime/limit-headers.js';
 import { requestIdFrom } from '../src/runtime/request-id.js';
 import { resolveOptions } from '../src/runtime/context.js';
@@ -26,6 +27,38 @@ describe('error mapping', () => {
 });
 
 describe('small parts', () => {
+  test("a provider context's signal is its source's, read only when read, and kept by a spread copy", () => {
+    let reads = 0;
+    const signal = AbortSignal.timeout(5000);
+    const ctx = withSignalOf(
+      {
+        get signal() {
+          reads++;
+          return signal;
+        },
+      },
+      { deadlineAt: 1 },
+    );
+    assert.equal(reads, 0, 'made on first read, never before');
+    const literal = Object.getOwnPropertyDescriptor(
+      {
+        get signal() {
+          return signal;
+        },
+      },
+      'signal',
+    )!;
+    const own = Object.getOwnPropertyDescriptor(ctx, 'signal')!;
+    assert.deepEqual(
+      [own.enumerable, own.configurable, own.set],
+      [literal.enumerable, literal.configurable, undefined],
+    );
+    const copy = { ...ctx, deadlineAt: 0 };
+    assert.equal(copy.signal, signal);
+    assert.equal(ctx.signal, signal);
+    assert.deepEqual(Object.keys(copy).sort(), ['deadlineAt', 'signal']);
+  });
+
   test('request id: 1–128 of [A-Za-z0-9._:-], else generated', () => {
     const gen = () => 'generated';
     assert.equal(requestIdFrom('a.b_c:d-1', gen), 'a.b_c:d-1');

@@ -31,10 +31,10 @@ import { monthOf, secondsUntil } from './time.js';
  * Usage is recorded for admitted checks (past key, status and rate limit), except replays and
  * in-progress 409s, which are the same logical check.
  */
-export async function handleCheck(scope: RequestScope, req: CoreHttpRequest): Promise<CoreHttpResponse> {
+export function handleCheck(scope: RequestScope, req: CoreHttpRequest): Promise<CoreHttpResponse> {
   const credential = apiKeyCredential(req.headers['x-api-key']);
-  if (!credential) return scope.fail({ kind: 'invalid_api_key' });
-  return checkAs(scope, credential, req);
+  // Not async itself: one promise layer fewer on every check.
+  return credential ? checkAs(scope, credential, req) : Promise.resolve(scope.fail({ kind: 'invalid_api_key' }));
 }
 
 /**
@@ -49,7 +49,8 @@ export async function checkAs(
   const begun = await begin(scope, credential, readInput(req));
   if ('response' in begun) return begun.response;
   const { hold, run } = begun;
-  if (!run) return hold.close(begun.outcome);
+  // `return await`: an async function returning a promise costs two more microtasks than awaiting it.
+  if (!run) return await hold.close(begun.outcome);
   let outcome: CheckOutcome;
   try {
     outcome = await execute(scope, run.chain, run.request);
@@ -57,7 +58,7 @@ export async function checkAs(
     scope.report(error, 'check');
     outcome = failure(scope, { kind: 'internal_error' }, run.request.network);
   }
-  return hold.close(outcome);
+  return await hold.close(outcome);
 }
 
 interface CheckInput {

@@ -5,6 +5,7 @@ import type { RiskProviders } from '../risk/signals.js';
 import type { SafetyStores } from '../stores/index.js';
 import { errorReply, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
+import { withSignalOf } from './lazy-signal.js';
 import { respond, type LimitState, type Reply } from './response.js';
 
 export interface SafetyProviders {
@@ -255,10 +256,5 @@ export class RequestScope {
  * keeps the signal.
  */
 export function providerContextOf(scope: RequestScope): ProviderContext {
-  return {
-    get signal() {
-      return scope.signal;
-    },
-    deadlineAt: scope.deadlineAt,
-  };
+  return withSignalOf(scope, { deadlineAt: scope.deadlineAt });
 }

@@ -4,6 +4,7 @@ import { selectTransfer } from '../assessment/matching.js';
 import type { ChainFacts, ChainFactsContext, ChainFactsProvider, ProviderContext, Transfer } from '../chain/facts.js';
 import { gatherToken, screenParties } from '../risk/gather.js';
 import type { RiskProviders, RiskSignals } from '../risk/signals.js';
+import { withSignalOf } from './lazy-signal.js';
 
 /** What one check's assessment is made of. */
 export interface Evidence {
@@ -35,9 +36,11 @@ interface Screening {
 function startScreening(facts: ChainFacts, focus: Transfer | null, input: EvidenceRequest): Screening {
   const result = screenParties(facts, focus, input.risk, input.ctx);
   // Marked handled: a screening nobody waits for (the chain failed, another focus) must not crash the process.
-  result.catch(() => {});
+  result.catch(ignore);
   return { focus: focus?.index ?? null, result };
 }
+
+const ignore = () => {};
 
 /**
  * The chain facts, the selected transfer and the risk signals of one check, in two provider levels:
@@ -77,11 +80,5 @@ export async function gatherEvidence(input: EvidenceRequest): Promise<Result<Evi
  * an own getter (read only if the provider reads it; kept when a provider spreads the context).
  */
 function chainReadContext(ctx: ProviderContext, onPartiesKnown: (facts: ChainFacts) => void): ChainFactsContext {
-  return {
-    get signal() {
-      return ctx.signal;
-    },
-    deadlineAt: ctx.deadlineAt,
-    onPartiesKnown,
-  };
+  return withSignalOf(ctx, { deadlineAt: ctx.deadlineAt, onPartiesKnown });
 }

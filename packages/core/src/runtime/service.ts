@@ -77,18 +77,6 @@ export interface SafetyService {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-/**
- * The request's answer, or its deadline error at the hard deadline: a store that stops answering
- * while a decided result is settled cannot hold the caller (or a graceful shutdown) forever. The
- * work goes on in the background; what it stores is what a retry with the same key replays.
- */
-async function answerByHardStop(scope: RequestScope, run: Promise<CoreHttpResponse>): Promise<CoreHttpResponse> {
-  const answer = await scope.untilHardStop(run);
-  if (answer !== STOPPED) return answer;
-  scope.report(new Error('no answer by the deadline: a store did not answer'), 'hard stop');
-  return scope.fail(scope.abortError());
-}
-
 interface Route {
   method: string;
   run: (scope: RequestScope, req: CoreHttpRequest) => Promise<CoreHttpResponse>;
@@ -182,7 +170,8 @@ export function createSafetyService(
 interface ServiceState {
   apiDisabled: boolean;
   closing: boolean;
-  inFlight: Set<{ scope: RequestScope; done: Promise<CoreHttpResponse> }>;
+  /** Each with its route's answer, or `STOPPED` at the hard deadline. */
+  inFlight: Set<{ scope: RequestScope; done: Promise<CoreHttpResponse | typeof STOPPED> }>;
 }
 
 /** Answers `req` by its path's route, or by `direct` (an entry point that is not routed). */
@@ -203,10 +192,16 @@ async function serve(
     if (state.closing) return errorBody(requestId, { kind: 'api_disabled', shuttingDown: true });
     if (state.apiDisabled) return errorBody(requestId, { kind: 'api_disabled' });
     const scope = new RequestScope(ctx, requestId);
-    const entry = { scope, done: answerByHardStop(scope, route.run(scope, req)) };
+    const entry = { scope, done: runUntilHardStop(scope, route, req) };
     state.inFlight.add(entry);
     try {
-      return await entry.done;
+      const answer = await entry.done;
+      if (answer !== STOPPED) return answer;
+      // A store that stops answering while a decided result is settled cannot hold the caller (or a
+      // graceful shutdown) forever. The work goes on in the background; what it stores is what a
+      // retry with the same key replays.
+      scope.report(new Error('no answer by the deadline: a store did not answer'), 'hard stop');
+      return scope.fail(scope.abortError());
     } finally {
       // Past the hard stop the timer has nothing left to arm: what still runs settles on its own.
       scope.dispose();
@@ -219,6 +214,20 @@ async function serve(
       // The answer below stands whatever the hook does.
     }
     return errorBody(requestId || resolved.generateRequestId(), { kind: 'internal_error' });
+  }
+}
+
+/** The route's answer, or `STOPPED` at the hard deadline; a route that throws at once frees the scope's timer. */
+function runUntilHardStop(
+  scope: RequestScope,
+  route: Route,
+  req: CoreHttpRequest,
+): Promise<CoreHttpResponse | typeof STOPPED> {
+  try {
+    return scope.untilHardStop(route.run(scope, req));
+  } catch (error) {
+    scope.dispose();
+    throw error;
   }
 }
 
