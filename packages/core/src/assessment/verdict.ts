@@ -135,27 +135,37 @@ const TOKEN_CODE = {
   not_applicable: null,
 } as const;
 
-/** Every code that applies to the evidence (unordered, unique). */
-export function applicableReasons(evidence: Evidence): Set<ReasonCode> {
+/**
+ * Each code's bit in a set of codes: its place in BY_PRIORITY, so reading the bits from the lowest
+ * gives the codes in priority order (a set of 25 codes is one small integer, not a Set and arrays).
+ */
+const BIT = Object.fromEntries(BY_PRIORITY.map((code, place) => [code, 2 ** place])) as Record<ReasonCode, number>;
+if (BY_PRIORITY.length > 31) throw new Error('reason codes no longer fit the bits of one small integer');
+
+/** `codes` with the bit of `code` (if one applies). */
+const withCode = (codes: number, code: ReasonCode | null | false) => (code ? codes | BIT[code] : codes);
+
+/** Every code that applies to the evidence, in priority order, each once. */
+export function applicableReasons(evidence: Evidence): ReasonCode[] {
   const { match } = evidence;
-  const codes: (ReasonCode | null | false)[] = [
-    stateReason(evidence),
-    // A failure that is not yet final could still be reorganized away.
-    evidence.state === 'failed' && !evidence.final && 'TX_PENDING_CONFIRMATIONS',
-    evidence.contradictory && 'TX_FACTS_DISAGREE',
-    evidence.factsIncomplete && 'TX_FACTS_PARTIAL',
-    evidence.factsVerified && 'TX_FACTS_VERIFIED',
-    evidence.truncated && 'TRANSFERS_TRUNCATED',
-    match.selection.ambiguous && 'AMBIGUOUS_TRANSFER',
-    SANCTIONS_CODE[evidence.sanctions],
-    AML_CODE[evidence.aml],
-    TOKEN_CODE[evidence.token],
-    match.recipient === false && 'EXPECTED_RECIPIENT_MISMATCH',
-    match.token === false && 'EXPECTED_TOKEN_MISMATCH',
-    match.amount === false && 'EXPECTED_AMOUNT_MISMATCH',
-    match.dataUnavailable && 'EXPECTED_DATA_UNAVAILABLE',
-  ];
-  return new Set(codes.filter((code): code is ReasonCode => typeof code === 'string'));
+  let codes = BIT[stateReason(evidence)];
+  // A failure that is not yet final could still be reorganized away.
+  codes = withCode(codes, evidence.state === 'failed' && !evidence.final && 'TX_PENDING_CONFIRMATIONS');
+  codes = withCode(codes, evidence.contradictory && 'TX_FACTS_DISAGREE');
+  codes = withCode(codes, evidence.factsIncomplete && 'TX_FACTS_PARTIAL');
+  codes = withCode(codes, evidence.factsVerified && 'TX_FACTS_VERIFIED');
+  codes = withCode(codes, evidence.truncated && 'TRANSFERS_TRUNCATED');
+  codes = withCode(codes, match.selection.ambiguous && 'AMBIGUOUS_TRANSFER');
+  codes = withCode(codes, SANCTIONS_CODE[evidence.sanctions]);
+  codes = withCode(codes, AML_CODE[evidence.aml]);
+  codes = withCode(codes, TOKEN_CODE[evidence.token]);
+  codes = withCode(codes, match.recipient === false && 'EXPECTED_RECIPIENT_MISMATCH');
+  codes = withCode(codes, match.token === false && 'EXPECTED_TOKEN_MISMATCH');
+  codes = withCode(codes, match.amount === false && 'EXPECTED_AMOUNT_MISMATCH');
+  codes = withCode(codes, match.dataUnavailable && 'EXPECTED_DATA_UNAVAILABLE');
+  const applicable: ReasonCode[] = [];
+  for (let place = 0; codes !== 0; place++, codes >>>= 1) if (codes & 1) applicable.push(BY_PRIORITY[place]!);
+  return applicable;
 }
 
 export interface Verdict {
@@ -171,8 +181,7 @@ export interface Verdict {
  * other codes in priority order (an info code such as TX_FINALIZED never displaces a warning).
  */
 export function verdictOf(evidence: Evidence): Verdict {
-  const codes = applicableReasons(evidence);
-  const applicable = BY_PRIORITY.filter((code) => codes.has(code));
+  const applicable = applicableReasons(evidence);
   // Among equal ranks the higher-priority code explains: the first of the lowest rank in priority order.
   let explanation = applicable[0]!;
   for (const code of applicable) if (rankOf(code) < rankOf(explanation)) explanation = code;
@@ -186,7 +195,8 @@ export function verdictOf(evidence: Evidence): Verdict {
     if (!kept.includes(code)) kept.push(code);
   }
   // Taken from `applicable`, the kept codes come out in priority order.
-  const reasons = applicable.filter((code) => kept.includes(code)).map(reason);
+  const reasons: ReasonResponse[] = [];
+  for (const code of applicable) if (kept.includes(code)) reasons.push(reason(code));
   // A state reason and a sanctions reason always apply, so this holds by construction.
   if (reasons.length < MIN_REASONS) throw new Error(`only ${reasons.length} reason(s) apply`);
   return { overallState, explanation, reasons };
