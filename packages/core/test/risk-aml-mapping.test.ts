@@ -111,6 +111,12 @@ describe('combining counterparties and the not-configured provider', () => {
     assert.equal(combineAmlAnswers([]).status, 'unavailable');
   });
 
+  test('an answer neither answered nor unavailable (a provider breaking the type) is not counted as a failure', () => {
+    const odd = { status: 'unsupported_asset' } as unknown as AmlAnswer;
+    assert.deepEqual(combineAmlAnswers([at('low', 1), odd]), { ...at('low', 1), asOf: new Date(1) });
+    assert.deepEqual(combineAmlAnswers([odd]), { status: 'unavailable', reason: '' });
+  });
+
   test('no AML vendor configured: always unavailable, never low', async () => {
     const p = createNotConfiguredAmlProvider();
     assert.equal(p.supportsAsset({ kind: 'trx' }), true);

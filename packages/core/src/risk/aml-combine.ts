@@ -8,27 +8,35 @@ import type { AmlAnswer, Exposure } from './signals.js';
  */
 export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (answers.length === 0) return { status: 'unavailable', reason: 'no counterparty to screen' };
-  const answered = answers.filter((a) => a.status === 'answered');
-  const failed = answers.filter((a) => a.status === 'unavailable');
-  const top = answered.reduce<AmlAnswer | null>(
-    (best, a) => (best?.status === 'answered' && !isHigherLevel(a.level, best.level) ? best : a),
-    null,
-  );
-  if (top?.status !== 'answered' || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
-    return { status: 'unavailable', reason: [...new Set(failed.map((f) => f.reason))].join('; ') };
+  // One pass: the first answer of the highest level, the oldest as-of, the failures' reasons.
+  let top: Answered | null = null;
+  let oldest = Infinity;
+  const failed: string[] = [];
+  for (const a of answers) {
+    if (a.status === 'answered') {
+      if (top === null || isHigherLevel(a.level, top.level)) top = a;
+      oldest = Math.min(oldest, a.asOf.getTime());
+    } else if (a.status === 'unavailable') failed.push(a.reason);
   }
-  const exposures = new Map<string, Exposure>();
-  for (const a of answered) {
+  if (top === null || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
+    return { status: 'unavailable', reason: [...new Set(failed)].join('; ') };
+  }
+  return { status: 'answered', level: top.level, exposures: mergedExposures(answers), asOf: new Date(oldest) };
+}
+
+type Answered = Extract<AmlAnswer, { status: 'answered' }>;
+
+/** The answers' exposures, one per category, type and hops: the highest percent of each. */
+function mergedExposures(answers: readonly AmlAnswer[]): Exposure[] {
+  let merged: Map<string, Exposure> | null = null;
+  for (const a of answers) {
+    if (a.status !== 'answered') continue;
     for (const e of a.exposures) {
+      merged ??= new Map();
       const key = `${e.category}\n${e.exposureType}\n${e.hops}`;
-      const seen = exposures.get(key);
-      if (!seen || Number(e.percent ?? -1) > Number(seen.percent ?? -1)) exposures.set(key, e);
+      const seen = merged.get(key);
+      if (!seen || Number(e.percent ?? -1) > Number(seen.percent ?? -1)) merged.set(key, e);
     }
   }
-  return {
-    status: 'answered',
-    level: top.level,
-    exposures: [...exposures.values()],
-    asOf: new Date(Math.min(...answered.map((a) => a.asOf.getTime()))),
-  };
+  return merged === null ? [] : [...merged.values()];
 }

@@ -75,17 +75,18 @@ async function gatherSanctions(
   ctx: ProviderContext,
 ): Promise<RiskSignals['sanctions']> {
   const addresses = involvedAddresses(facts, focus);
-  const truncated: SanctionsAnswer = {
-    status: 'unavailable',
-    reason: 'the transfer list is truncated: not every involved address could be screened',
-  };
-  if (addresses.length === 0) return facts.transfersTruncated ? truncated : null;
+  if (addresses.length === 0) return facts.transfersTruncated ? truncatedList() : null;
   const answer = await settle(() => providers.sanctions.screen(addresses, ctx));
   if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) {
-    return { ...truncated, asOf: answer.asOf };
+    return { ...truncatedList(), asOf: answer.asOf };
   }
   return answer;
 }
+
+const truncatedList = (): SanctionsAnswer => ({
+  status: 'unavailable',
+  reason: 'the transfer list is truncated: not every involved address could be screened',
+});
 
 export function assetOf(transfer: Transfer): AssetRef | null {
   if (transfer.assetType === 'trx') return { kind: 'trx' };
