@@ -124,10 +124,7 @@ export function selectTransfer(facts: ChainFacts, expectations: Expectations): T
 }
 
 function selectWith(facts: ChainFacts, expectations: Expectations, compare: Comparer): TransferSelection {
-  if (!hasExpectations(expectations)) {
-    const primary = facts.transfers.find((transfer) => transfer.index === facts.primaryTransfer) ?? null;
-    return { transfer: primary, ambiguous: false };
-  }
+  if (!hasExpectations(expectations)) return primarySelection(facts);
   const ordered = inIndexOrder(facts.transfers);
   const scored = ordered.map((transfer) => ({ transfer, comparison: compare(transfer) }));
   const full = scored.filter(({ comparison }) => satisfiesAll(comparison, expectations));
@@ -137,6 +134,14 @@ function selectWith(facts: ChainFacts, expectations: Expectations, compare: Comp
     if (best === null || matchCount(candidate.comparison) > matchCount(best.comparison)) best = candidate;
   }
   return { transfer: best?.transfer ?? null, ambiguous: false };
+}
+
+/** Without expectations, the facts' primary transfer (rule 1). */
+function primarySelection(facts: ChainFacts): TransferSelection {
+  for (const transfer of facts.transfers) {
+    if (transfer.index === facts.primaryTransfer) return { transfer, ambiguous: false };
+  }
+  return { transfer: null, ambiguous: false };
 }
 
 const MOVES_BY_BODY = new Set(['TransferContract', 'TransferAssetContract']);
@@ -202,6 +207,16 @@ export function matchExpectations(
   facts: ChainFacts,
   expectations: Expectations,
 ): Result<ExpectedPaymentMatch, AssessmentRejection> {
+  // Nothing supplied, nothing compared: every comparison below would be null and none unavailable.
+  if (!hasExpectations(expectations)) {
+    return ok({
+      selection: primarySelection(facts),
+      recipient: null,
+      token: null,
+      amount: null,
+      dataUnavailable: false,
+    });
+  }
   const compare = comparer(expectations);
   const selection = selectWith(facts, expectations, compare);
   const selected = selection.transfer;

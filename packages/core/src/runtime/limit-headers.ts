@@ -6,22 +6,34 @@ import { secondsUntil, unixSeconds } from './time.js';
  * draft-ietf-httpapi-ratelimit-headers fields (`t` in delay-seconds, as the draft asks).
  */
 export function rateLimitHeaders(limit: number, count: number, windowEnd: Date, now: Date): Record<string, string> {
-  const remaining = Math.max(0, limit - count);
-  return {
-    'X-RateLimit-Limit': String(limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(unixSeconds(windowEnd)),
-    'RateLimit-Policy': `"minute";q=${limit};w=60`,
-    RateLimit: `"minute";r=${remaining};t=${secondsUntil(windowEnd, now)}`,
-  };
+  return setRateLimitHeaders({}, { limit, count, windowEnd, now });
 }
 
-export function quotaHeaders(limit: number, usage: QuotaUsage, periodEnd: Date): Record<string, string> {
-  return {
-    'X-Quota-Limit': String(limit),
-    'X-Quota-Remaining': String(quotaRemaining(limit, usage)),
-    'X-Quota-Reset': String(unixSeconds(periodEnd)),
-  };
+/** `rateLimitHeaders` set on `into` (an answer's headers: no object to copy them from). */
+export function setRateLimitHeaders(
+  into: Record<string, string>,
+  { limit, count, windowEnd, now }: { limit: number; count: number; windowEnd: Date; now: Date },
+): Record<string, string> {
+  const remaining = Math.max(0, limit - count);
+  into['X-RateLimit-Limit'] = String(limit);
+  into['X-RateLimit-Remaining'] = String(remaining);
+  into['X-RateLimit-Reset'] = String(unixSeconds(windowEnd));
+  into['RateLimit-Policy'] = `"minute";q=${limit};w=60`;
+  into['RateLimit'] = `"minute";r=${remaining};t=${secondsUntil(windowEnd, now)}`;
+  return into;
+}
+
+/** Quota headers, set on `into` when given (an answer's headers), else on a new object. */
+export function quotaHeaders(
+  limit: number,
+  usage: QuotaUsage,
+  periodEnd: Date,
+  into: Record<string, string> = {},
+): Record<string, string> {
+  into['X-Quota-Limit'] = String(limit);
+  into['X-Quota-Remaining'] = String(quotaRemaining(limit, usage));
+  into['X-Quota-Reset'] = String(unixSeconds(periodEnd));
+  return into;
 }
 
 /** The spec's `max(0, limit - used - reserved)`. */

@@ -2,7 +2,7 @@ import type { QuotaUsage } from '../stores/quota.js';
 import { API_RESPONSE_HEADERS } from './api-headers.js';
 import { errorReply, type RuntimeError } from './errors.js';
 import type { CoreHttpResponse } from './http.js';
-import { quotaHeaders, rateLimitHeaders } from './limit-headers.js';
+import { quotaHeaders, setRateLimitHeaders } from './limit-headers.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -27,12 +27,8 @@ export interface LimitState {
  */
 export function respond(requestId: string, reply: Reply, limits: LimitState | null = null): CoreHttpResponse {
   const headers: Record<string, string> = {};
-  if (limits?.rate) {
-    const { limit, count, windowEnd, now } = limits.rate;
-    Object.assign(headers, rateLimitHeaders(limit, count, windowEnd, now));
-  }
-  if (limits?.quota)
-    Object.assign(headers, quotaHeaders(limits.quota.limit, limits.quota.usage, limits.quota.periodEnd));
+  if (limits?.rate) setRateLimitHeaders(headers, limits.rate);
+  if (limits?.quota) quotaHeaders(limits.quota.limit, limits.quota.usage, limits.quota.periodEnd, headers);
   headers['Content-Type'] = JSON_CONTENT_TYPE;
   headers['X-Request-ID'] = requestId;
   if (reply.headers) Object.assign(headers, reply.headers);
