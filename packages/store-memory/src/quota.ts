@@ -22,7 +22,8 @@ interface Counter {
  * when one of them may have expired (`Leases`).
  */
 export class MemoryQuotaStore implements QuotaStore {
-  readonly #counters = new Map<string, Counter>();
+  /** Organization → period → counter: looked up without building a key string on every check. */
+  readonly #counters = new Map<string, Map<string, Counter>>();
   /** Reservation id → its counter. */
   readonly #owners = new Map<string, Counter>();
   /** Counters with outstanding reservations: what the sweeper looks at. */
@@ -81,7 +82,7 @@ export class MemoryQuotaStore implements QuotaStore {
 
   /** `getUsage` without a promise. */
   usageNow(params: QuotaPeriodParams): QuotaUsage {
-    const counter = this.#counters.get(periodKey(params.organizationId, params.period));
+    const counter = this.#counters.get(params.organizationId)?.get(params.period);
     return counter
       ? { used: counter.used, reserved: this.#live(counter, params.now.getTime()) }
       : { used: 0, reserved: 0 };
@@ -98,12 +99,13 @@ export class MemoryQuotaStore implements QuotaStore {
   }
 
   #counter(organizationId: string, period: string): Counter {
-    const key = periodKey(organizationId, period);
-    let counter = this.#counters.get(key);
+    let periods = this.#counters.get(organizationId);
+    if (!periods) this.#counters.set(organizationId, (periods = new Map()));
+    let counter = periods.get(period);
     if (!counter) {
       // An expired reservation counts as released: dropped with its owner entry.
       const reservations = new Leases((id) => this.#owners.delete(id));
-      this.#counters.set(key, (counter = { organizationId, used: 0, reservations }));
+      periods.set(period, (counter = { organizationId, used: 0, reservations }));
     }
     return counter;
   }
@@ -115,5 +117,3 @@ export class MemoryQuotaStore implements QuotaStore {
     return live;
   }
 }
-
-const periodKey = (organizationId: string, period: string) => `${organizationId}\u0000${period}`;
