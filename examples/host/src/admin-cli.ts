@@ -13,8 +13,8 @@
 // database.
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
-// (configuration, unreadable seed file, host unreachable); 64 wrong command line (and, for the
-// sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
+// (configuration, unreadable seed file, host unreachable, the service busy); 64 wrong command line (and,
+// for the sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
 import { existsSync } from 'node:fs';
 import type { AdminApi, AdminError, ApiKeyMetadata, Entitlements, Organization, Plan } from '@tron-safety/core';
 import {
@@ -191,7 +191,9 @@ async function seedMembersOf(admin: AdminApi, organizationId: string, secrets: M
 }
 
 function unwrap<T>(result: Result<T, AdminError>): T {
-  if (result.isErr()) throw new Exit(1, `${result.error.code}: ${result.error.message}`);
+  // Busy is no refusal of the request: the command could not run now.
+  if (result.isErr())
+    throw new Exit(result.error.code === 'busy' ? 2 : 1, `${result.error.code}: ${result.error.message}`);
   return result.value;
 }
 

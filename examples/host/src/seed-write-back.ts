@@ -73,6 +73,7 @@ export function withSeedWriteBack(
     setMemberRole: (params) => current().members.setMemberRole(params),
     removeMember: (params) => current().members.removeMember(params),
     removedAt: (organizationId, email) => stores.members.removedAt(organizationId, email),
+    countRemovals: (organizationId) => stores.members.countRemovals(organizationId),
     // Not swept in this mode (see openStores): the file keeps expired invitations.
     purgeExpiredInvitations: (now, limit) => stores.members.purgeExpiredInvitations(now, limit),
   };

@@ -1,21 +1,24 @@
-// What one organization's members can grow: active API keys and pending invitations are capped, so a
-// script run by a developer or an admin cannot grow the tables without limit.
+// What one organization's members can grow: active API keys and pending invitations are capped, and so
+// are the rows kept for good (revoked keys, removal records), so a script run by a developer or an admin
+// cannot grow the tables without limit.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
-import { createAdminApi, MAX_ACTIVE_API_KEYS } from '../src/runtime/admin.js';
-import { INVITATION_TTL_MS, MAX_PENDING_INVITATIONS } from '../src/runtime/members.js';
+import { createAdminApi, MAX_ACTIVE_API_KEYS, MAX_KEPT_API_KEYS } from '../src/runtime/admin.js';
+import { INVITATION_TTL_MS, MAX_MEMBER_REMOVALS, MAX_PENDING_INVITATIONS } from '../src/runtime/members.js';
 
 const operator = { kind: 'operator' } as const;
 
 async function organization() {
   let now = new Date('2026-06-01T12:00:00Z');
-  const admin = createAdminApi(createMemoryStores(), () => now);
+  const stores = createMemoryStores();
+  const admin = createAdminApi(stores, () => now);
   const entitlements = { rateLimitPerMinute: 1, maxConcurrentRequests: 1, monthlyQuota: 1, enabledNetworks: ['tron'] };
   const org = (await admin.createOrganization(operator, { name: 'Acme', assignment: { entitlements } }))._unsafeUnwrap()
     .organization;
   const as = (role: 'admin' | 'developer') => ({ kind: 'member', organizationId: org.id, role }) as const;
-  return { admin, org, as, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
+  return { stores, admin, org, as, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
 }
 
 describe('Limits: per organization', () => {
@@ -49,5 +52,52 @@ describe('Limits: per organization', () => {
     assert.ok((await invite('full')).isErr());
     advance(INVITATION_TTL_MS);
     assert.ok((await invite('after-expiry')).isOk(), 'expired invitations are not pending');
+  });
+
+  test('an organization keeps at most 10,000 API keys, revoked ones included: past them creating and rotating are a conflict', async () => {
+    const { stores, admin, org, as } = await organization();
+    const active = (await admin.createApiKey(as('developer'), org.id, 'in use'))._unsafeUnwrap().metadata;
+    // Rotated and revoked keys are kept for good (a seed file must not bring them back): years of rotations.
+    const template = (await stores.apiKeys.listKeys(org.id))[0]!;
+    for (let i = 1; i < MAX_KEPT_API_KEYS - 1; i++) {
+      const revoked = { ...template, id: randomUUID(), hash: i.toString(16).padStart(64, '0'), revokedAt: new Date() };
+      assert.equal(await stores.apiKeys.insertKey(revoked), true);
+    }
+    const rotated = (await admin.rotateApiKey(as('developer'), org.id, active.id))._unsafeUnwrap();
+    assert.equal((await stores.apiKeys.listKeys(org.id)).length, MAX_KEPT_API_KEYS);
+    for (const actor of [as('developer'), operator]) {
+      for (const refused of [
+        await admin.createApiKey(actor, org.id, 'one more'),
+        await admin.rotateApiKey(actor, org.id, rotated.metadata.id),
+      ]) {
+        assert.equal(refused._unsafeUnwrapErr().code, 'conflict');
+        assert.match(refused._unsafeUnwrapErr().message, /10000 API keys, revoked ones included \(they are kept\)/);
+      }
+    }
+    assert.equal((await stores.apiKeys.listKeys(org.id)).length, MAX_KEPT_API_KEYS, 'no key row added');
+    assert.ok((await admin.listApiKeys(operator, org.id))._unsafeUnwrap().some((k) => k.id === rotated.metadata.id));
+    assert.ok((await admin.revokeApiKey(as('developer'), org.id, rotated.metadata.id)).isOk(), 'revoking still works');
+  });
+
+  test('an organization keeps at most 10,000 removal records: past them inviting is a conflict', async () => {
+    const { stores, admin, org, as } = await organization();
+    // Removal records are kept for good (a seed file must not bring a removed member back).
+    const at = new Date('2026-06-01T12:00:00Z');
+    for (let i = 0; i < MAX_MEMBER_REMOVALS; i++) {
+      const member = {
+        id: randomUUID(),
+        organizationId: org.id,
+        email: `gone${i}@example.com`,
+        role: 'viewer' as const,
+      };
+      const record = { ...member, passwordHash: 'scrypt$', invitation: null, createdAt: at, updatedAt: at };
+      assert.equal(await stores.members.insertMember(record), true);
+      const removal = { organizationId: org.id, memberId: member.id, expectedRole: member.role, now: at };
+      assert.ok((await stores.members.removeMember(removal)).isOk());
+    }
+    const refused = await admin.members.inviteMember(as('admin'), org.id, { email: 'new@example.com', role: 'viewer' });
+    assert.equal(refused._unsafeUnwrapErr().code, 'conflict');
+    assert.match(refused._unsafeUnwrapErr().message, /has removed 10000 members, the most it may record/);
+    assert.deepEqual(await stores.members.listMembers(org.id), [], 'nobody invited');
   });
 });

@@ -6,6 +6,7 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import { createAdminApi, type AdminActor, type MemberRole } from '../src/runtime/admin.js';
 import { INVITATION_TTL_MS } from '../src/runtime/members.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../src/runtime/passwords.js';
+import { fillDerivations } from './password-support.js';
 
 const operator = { kind: 'operator' } as const;
 
@@ -326,5 +327,24 @@ describe('Members: passwords and the seed', () => {
     )._unsafeUnwrap();
     const now = (await admin.members.seed.importMember(input))._unsafeUnwrap();
     assert.deepEqual(now, { removed: false, member: back.member }, 'invited back: the stored member, its role kept');
+  });
+
+  test('a password derivation refused because every place is taken is `busy`, an answer, from acceptInvitation and a seed import; nothing is stored and the link still works', async (t) => {
+    const { admin, org, stores } = await organization();
+    const invited = (
+      await admin.members.inviteMember(operator, org.id, { email: 'late@example.com', role: 'viewer' })
+    )._unsafeUnwrap();
+    const seed = { organizationId: org.id, email: 'seeded@example.com', role: 'viewer', password: PASSWORD };
+    const flood = await fillDerivations(t);
+    const accepted = (await admin.members.acceptInvitation(invited.token, PASSWORD))._unsafeUnwrapErr();
+    assert.deepEqual(accepted, {
+      code: 'busy',
+      message: 'too many password derivations at once: try again in a moment',
+    });
+    assert.equal((await admin.members.seed.importMember(seed))._unsafeUnwrapErr().code, 'busy');
+    await flood.release();
+    assert.equal(await stores.members.findMemberByEmail('seeded@example.com'), null);
+    assert.equal((await admin.members.acceptInvitation(invited.token, PASSWORD))._unsafeUnwrap().status, 'active');
+    assert.ok((await admin.members.seed.importMember(seed)).isOk());
   });
 });

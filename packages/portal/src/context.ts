@@ -44,5 +44,5 @@ export interface SignedIn {
 
 /** The HTTP status of an admin API refusal. */
 export function statusOf(error: AdminError): number {
-  return { forbidden: 403, not_found: 404, invalid: 422, conflict: 409 }[error.code];
+  return { forbidden: 403, not_found: 404, invalid: 422, conflict: 409, busy: 503 }[error.code];
 }

@@ -3,9 +3,8 @@ import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
 import { withDefaults, WorkLimitBusy } from '@tron-safety/core/internal';
 import type { PortalDeps, PortalService, SignedIn } from './context.js';
 import { Cookies } from './cookies.js';
-import { sentence } from './format.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
-import { csrfRefused, errorPage } from './pages/errors.js';
+import { busyPage, csrfRefused, errorPage } from './pages/errors.js';
 import { Reveals } from './reveal.js';
 import { match, MEMBER_ROUTES, PUBLIC_ROUTES } from './routes.js';
 import { csrfTokenOf, DEFAULT_SESSION_POLICY, sameSecret, Sessions, type SessionPolicy } from './session.js';
@@ -93,9 +92,8 @@ export function createPortal(options: PortalOptions): Portal {
       try {
         return await answer(deps, assets, request);
       } catch (error) {
-        // Every password derivation slot and its queue taken (a flood of sign-ins): busy, not broken.
-        if (error instanceof WorkLimitBusy)
-          return errorPage(null, { status: 503, message: sentence(error.message), headers: { 'retry-after': '5' } });
+        // The sign-in's password check rejects with it (the admin API's other calls answer `busy`).
+        if (error instanceof WorkLimitBusy) return busyPage(error.message);
         options.onError?.(error);
         const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
         return errorPage(null, { status: 500, message });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { WorkLimitBusy } from '@tron-safety/core/internal';
-import { portalWorld, type Client } from './portal-client.js';
+import { PASSWORD, portalWorld, type Client } from './portal-client.js';
 
 const operator = { kind: 'operator' } as const;
 const keyId = (body: string) => /\/portal\/keys\/([0-9a-f-]{36})\/revoke/.exec(body)?.[1];
@@ -270,6 +270,31 @@ describe('Portal pages', () => {
     assert.match(answer.body, /Too many password derivations at once: try again in a moment/);
     assert.ok(Number(answer.headers['retry-after']) > 0);
     assert.deepEqual(reported, [], 'busy is no failure to report');
+  });
+
+  test('Busy: an invitation post while every password derivation place is taken answers 503 with Retry-After; the link still works', async (t) => {
+    const reported: unknown[] = [];
+    const world = await portalWorld({ onError: (error) => reported.push(error) });
+    const invited = (
+      await world.service.admin.members.inviteMember({ kind: 'operator' }, world.orgId, {
+        email: 'dev@example.com',
+        role: 'developer',
+      })
+    )._unsafeUnwrap();
+    const busy = { code: 'busy', message: 'too many password derivations at once: try again in a moment' } as const;
+    const accept = world.service.admin.members.acceptInvitation;
+    // The admin API's answer when the derivations are full (an Err of neverthrow, which the portal does not depend on).
+    const busyAnswer = (await world.service.admin.members.invitation('unknown')).mapErr(() => busy);
+    const mocked = t.mock.method(world.service.admin.members, 'acceptInvitation', () => Promise.resolve(busyAnswer));
+    const form = { token: invited.token, password: PASSWORD, repeat: PASSWORD };
+    const link = `/portal/invitation?token=${invited.token}`;
+    const answer = await world.client().submit(link, '/portal/invitation', form);
+    assert.equal(answer.status, 503);
+    assert.match(answer.body, /Too many password derivations at once: try again in a moment/);
+    assert.ok(Number(answer.headers['retry-after']) > 0);
+    assert.deepEqual(reported, [], 'busy is no failure to report');
+    mocked.mock.mockImplementation(accept);
+    assert.equal((await world.client().submit(link, '/portal/invitation', form)).status, 303);
   });
 
   test('Routing: unknown pages 404, wrong methods 405, /portal goes to sign-in', async () => {

@@ -11,21 +11,20 @@ import { err, ok } from 'neverthrow';
 import { byCreation } from './order.js';
 
 const copyMember = (m: MemberRecord): MemberRecord => ({ ...m, invitation: m.invitation && { ...m.invitation } });
-const removalKey = (organizationId: string, email: string) => `${organizationId}\u0000${email}`;
 
 /** Members in memory; each method reads and writes without yielding, so it is one atomic step. */
 export class MemoryMemberStore implements MemberStore {
   readonly #byId = new Map<string, MemberRecord>();
   readonly #idByEmail = new Map<string, string>();
   readonly #idByInvitation = new Map<string, string>();
-  /** When each organization last removed a member's email (`removalKey`): one entry per pair, as few as removals. */
-  readonly #removedAt = new Map<string, Date>();
+  /** When each organization last removed a member's email, by organization and email: as few as removals. */
+  readonly #removedAt = new Map<string, Map<string, Date>>();
 
   async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
     if (this.#byId.has(record.id) || this.#idByEmail.has(record.email)) return false;
     // One member per invitation link, as PostgreSQL's UNIQUE (invitation_hash).
     if (record.invitation && this.#idByInvitation.has(record.invitation.tokenHash)) return false;
-    if (options.unlessRemoved && this.#removedAt.has(removalKey(record.organizationId, record.email))) return false;
+    if (options.unlessRemoved && this.#removedAt.get(record.organizationId)?.has(record.email)) return false;
     this.#byId.set(record.id, copyMember(record));
     this.#idByEmail.set(record.email, record.id);
     if (record.invitation) this.#idByInvitation.set(record.invitation.tokenHash, record.id);
@@ -81,13 +80,18 @@ export class MemoryMemberStore implements MemberStore {
     this.#byId.delete(member.id);
     this.#idByEmail.delete(member.email);
     if (member.invitation) this.#idByInvitation.delete(member.invitation.tokenHash);
-    this.#removedAt.set(removalKey(member.organizationId, member.email), new Date(params.now));
+    const removals = this.#removedAt.get(member.organizationId) ?? new Map<string, Date>();
+    this.#removedAt.set(member.organizationId, removals.set(member.email, new Date(params.now)));
     return ok(copyMember(member));
   }
 
   async removedAt(organizationId: string, email: string): Promise<Date | null> {
-    const at = this.#removedAt.get(removalKey(organizationId, email));
+    const at = this.#removedAt.get(organizationId)?.get(email);
     return at ? new Date(at) : null;
+  }
+
+  async countRemovals(organizationId: string): Promise<number> {
+    return this.#removedAt.get(organizationId)?.size ?? 0;
   }
 
   async purgeExpiredInvitations(now: Date, limit = Infinity): Promise<number> {

@@ -12,11 +12,12 @@ import * as t from 'io-ts';
 import { err, ok } from 'neverthrow';
 import type pg from 'pg';
 import { inTransaction } from './connection.js';
-import { decodeRow, decodeRows, PgDate } from './rows.js';
+import { Count, decodeRow, decodeRows, PgDate } from './rows.js';
 
 const Role = t.keyof({ owner: null, admin: null, developer: null, billing: null, viewer: null });
 const MemberRoleRow = t.type({ role: Role });
 const RemovalRow = t.type({ removed_at: PgDate });
+const CountRow = t.type({ count: Count });
 const MemberRow = t.type({
   id: t.string,
   organization_id: t.string,
@@ -129,9 +130,19 @@ export class PostgresMemberStore implements MemberStore {
     return decodeRow(RemovalRow, rows, 'portal_member_removals')?.removed_at ?? null;
   }
 
+  async countRemovals(organizationId: string): Promise<number> {
+    const { rows } = await this.pool.query(
+      'SELECT count(*) AS count FROM portal_member_removals WHERE organization_id = $1',
+      [organizationId],
+    );
+    return decodeRow(CountRow, rows, 'portal_member_removals')?.count ?? 0;
+  }
+
   async purgeExpiredInvitations(now: Date, limit = 2_147_483_647): Promise<number> {
+    // The outer DELETE checks the condition again: a row the subquery chose may be accepted (a password set)
+    // while the DELETE waits for its lock, and is then re-read and kept rather than deleted by its id alone.
     const result = await this.pool.query(
-      `DELETE FROM portal_members WHERE id IN (
+      `DELETE FROM portal_members WHERE password_hash IS NULL AND invitation_expires_at <= $1 AND id IN (
          SELECT id FROM portal_members WHERE password_hash IS NULL AND invitation_expires_at <= $1 LIMIT $2)`,
       [now, limit],
     );

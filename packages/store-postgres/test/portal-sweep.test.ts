@@ -1,6 +1,7 @@
 // The portal tables' sweep: bounded DELETE statements that catch up from any backlog, within the
 // sweep's time budget like every other table.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, afterEach, test } from 'node:test';
 import { createPostgresStores, migrate } from '../src/index.js';
 import { startTestPostgres } from '@tron-safety/store-postgres/testing';
@@ -110,4 +111,54 @@ if (server.skip) {
       ['active', 'pending'],
     );
   });
+
+  test('Sweep: an invitation accepted while the sweep waits on its row is kept (it has a password now)', async () => {
+    const stores = createPostgresStores({ pool });
+    const expiresAt = now;
+    const justBefore = new Date(expiresAt.getTime() - 1);
+    const member = {
+      id: randomUUID(),
+      organizationId: randomUUID(),
+      email: 'late@example.com',
+      role: 'viewer' as const,
+      passwordHash: null,
+      invitation: { tokenHash: 'ab'.repeat(32), expiresAt },
+      createdAt: hourBefore,
+      updatedAt: hourBefore,
+    };
+    assert.equal(await stores.members.insertMember(member), true);
+    // A host accepts the link just before it expires (the store's own UPDATE, held open for the race) ...
+    const acceptor = await pool.connect();
+    try {
+      await acceptor.query('BEGIN');
+      const accepted = await acceptor.query(
+        `UPDATE portal_members SET password_hash = 'scrypt$x', invitation_hash = NULL, invitation_expires_at = NULL,
+              updated_at = $2 WHERE invitation_hash = $1 AND invitation_expires_at > $2 RETURNING id`,
+        [member.invitation.tokenHash, justBefore],
+      );
+      assert.equal(accepted.rowCount, 1);
+      // ... while another host's sweep, just after the expiry, starts its DELETE and waits for the row lock ...
+      const purge = stores.members.purgeExpiredInvitations(new Date(expiresAt.getTime() + 1));
+      await waitForLockWait();
+      // ... and the acceptance commits.
+      await acceptor.query('COMMIT');
+      assert.equal(await purge, 0);
+    } finally {
+      acceptor.release();
+    }
+    const kept = await stores.members.getMember(member.organizationId, member.id);
+    assert.equal(kept?.passwordHash, 'scrypt$x', 'the member who just accepted is kept');
+  });
+
+  /** Until a statement of this database waits for a lock (the sweep's DELETE behind the open UPDATE). */
+  async function waitForLockWait() {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
+      if (rows.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.fail('the sweep never waited for the row lock');
+  }
 }

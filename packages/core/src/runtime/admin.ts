@@ -20,7 +20,7 @@ import { entitlementsOf } from './access.js';
 import { displayPrefix, generateApiKey, hashApiKey, MAX_API_KEY_LENGTH } from './keys.js';
 import { createMembersApi } from './members.js';
 import { buildUsageReport } from './usage-report.js';
-import { hasControlCharacter } from './stored-text.js';
+import { hasControlCharacter, type TextRule } from './stored-text.js';
 import { readUsageStatistics, type UsageStatistics } from './usage-statistics.js';
 
 /** Member roles of an organization (spec Authentication 4). */
@@ -33,8 +33,9 @@ export type { MemberRole };
  */
 export type AdminActor = { kind: 'operator' } | { kind: 'member'; organizationId: string; role: MemberRole };
 
+/** `busy`: the process has too much of this work at once (password derivations): try again shortly. */
 export interface AdminError {
-  code: 'forbidden' | 'not_found' | 'invalid' | 'conflict';
+  code: 'forbidden' | 'not_found' | 'invalid' | 'conflict' | 'busy';
   message: string;
 }
 
@@ -73,13 +74,20 @@ export const mayManageApiKeys = (role: MemberRole) => KEY_MANAGERS.includes(role
 export const mayRunChecks = (role: MemberRole) => KEY_MANAGERS.includes(role);
 /** Unrevoked keys per organization: a script cannot grow the key table without limit (rotation keeps the count). */
 export const MAX_ACTIVE_API_KEYS = 100;
+/**
+ * Keys per organization, revoked ones included, past which it creates and rotates none: revoked keys are
+ * kept (a seed file must not bring them back), so a rotation loop would grow them without limit. Far more
+ * than any legitimate use: a rotation a day for 27 years.
+ */
+export const MAX_KEPT_API_KEYS = 10_000;
 const MAX_TEXT_LENGTH = 200;
 /** Imported keys are hashed with plain SHA-256, which is only sound for high-entropy keys. */
 const MIN_IMPORTED_KEY_LENGTH = 24;
 /** Longest display prefix an imported key hash may come with (ours are 17 characters). */
 const MAX_PREFIX_LENGTH = 64;
-/** A name or label: not blank, at most 200 characters, no control character (see `hasControlCharacter`). */
-const textOk = (text: string) => text.trim().length > 0 && text.length <= MAX_TEXT_LENGTH && !hasControlCharacter(text);
+/** A name or label: not blank, at most 200 characters, no control character of the rule (see `TextRule`). */
+const textOk = (text: string, rule: TextRule = 'given') =>
+  text.trim().length > 0 && text.length <= MAX_TEXT_LENGTH && !hasControlCharacter(text, rule);
 const LABEL_RULE = 'label must be 1 to 200 characters, without control characters';
 const NAME_RULE = 'organization name must be 1 to 200 characters, without control characters';
 
@@ -90,15 +98,19 @@ const EntitlementsCodec = t.type({
   monthlyQuota: Count,
   enabledNetworks: t.array(Network),
 });
-const PlanCodec = t.intersection([
-  EntitlementsCodec,
-  t.type({
-    code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
-    version: t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT, 'PlanVersion'),
-    // A blank name shows as nothing in lists and usage answers (and the seed file refuses it); see textOk.
-    name: t.refinement(t.string, textOk, 'PlanName'),
-  }),
-]);
+const planCodec = (rule: TextRule) =>
+  t.intersection([
+    EntitlementsCodec,
+    t.type({
+      code: t.refinement(t.string, (s) => /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(s), 'PlanCode'),
+      version: t.refinement(t.number, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_ENTITLEMENT, 'PlanVersion'),
+      // A blank name shows as nothing in lists and usage answers (and the seed file refuses it); see textOk.
+      name: t.refinement(t.string, (name) => textOk(name, rule), 'PlanName'),
+    }),
+  ]);
+const PlanCodec = planCodec('given');
+/** A seed file's plan: its name as stored before (see `TextRule`). */
+const SeedPlanCodec = planCodec('stored');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const fail = <T>(code: AdminError['code'], message: string): Result<T, AdminError> => err({ code, message });
@@ -334,12 +346,18 @@ function organizationAdmin({ organizations, now, resolveAssignment, view, update
 }
 
 /**
- * A conflict when the organization has `MAX_ACTIVE_API_KEYS` unrevoked keys. Counted before the insert:
- * requests in flight at once may pass the cap by their number.
+ * A conflict when the organization's keys (`listKeys`) are `MAX_KEPT_API_KEYS`, revoked ones included, or,
+ * for a new key beside them (not a rotation's replacement), `MAX_ACTIVE_API_KEYS` unrevoked ones. Counted
+ * before the insert: requests in flight at once may pass the caps by their number.
  */
-async function roomForKey(apiKeys: SafetyStores['apiKeys'], organizationId: string): Promise<Result<void, AdminError>> {
-  const active = (await apiKeys.listKeys(organizationId)).filter((k) => k.revokedAt === null).length;
-  return active < MAX_ACTIVE_API_KEYS
+function roomForKey(keys: readonly ApiKeyRecord[], rotation: boolean): Result<void, AdminError> {
+  if (keys.length >= MAX_KEPT_API_KEYS)
+    return fail(
+      'conflict',
+      `the organization has ${MAX_KEPT_API_KEYS} API keys, revoked ones included (they are kept), the most it may have: it can create or rotate no key, ask the operator of the service`,
+    );
+  const active = keys.filter((k) => k.revokedAt === null).length;
+  return rotation || active < MAX_ACTIVE_API_KEYS
     ? ok(undefined)
     : fail(
         'conflict',
@@ -360,7 +378,7 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       if (allowed.isErr()) return err(allowed.error);
       if (!textOk(label)) return fail('invalid', LABEL_RULE);
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
-      const room = await roomForKey(apiKeys, organizationId);
+      const room = roomForKey(await apiKeys.listKeys(organizationId), false);
       if (room.isErr()) return err(room.error);
       const key = generateApiKey();
       const inserted = await insertKey(organizationId, { key }, label);
@@ -385,8 +403,11 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       const allowed = permit(actor, organizationId, 'manage_keys');
       if (allowed.isErr()) return err(allowed.error);
       if (label !== undefined && !textOk(label)) return fail('invalid', LABEL_RULE);
-      const current = (await apiKeys.listKeys(organizationId)).find((k) => k.id === keyId);
+      const keys = await apiKeys.listKeys(organizationId);
+      const current = keys.find((k) => k.id === keyId);
       if (!current) return fail('not_found', 'no such key');
+      const room = roomForKey(keys, true);
+      if (room.isErr()) return err(room.error);
       const key = generateApiKey();
       const at = now();
       const replacement = newKeyRecord({ id: randomUUID(), organizationId, key, label: label ?? current.label, at });
@@ -444,17 +465,18 @@ function usageAdmin({ stores, organizations, now, organizationExists }: AdminCon
  */
 export type ImportedApiKey = { key: string } | { keyHash: string; prefix: string };
 
-/** Why a key cannot be imported, null when it can. */
-function importedKeyProblem(input: ImportedApiKey & { label: string }): string | null {
-  // A key's display prefix is stored: no control character in it either.
-  const unfit = (text: string) => /\s/.test(text) || hasControlCharacter(text);
+/** Why a key (its value, or hash and prefix) cannot be imported, null when it can. */
+function importedKeyProblem(input: ImportedApiKey): string | null {
+  // A key's display prefix is stored: no control character in it either. Only a seed file imports keys,
+  // so its text is given back as stored before (see `TextRule`).
+  const unfit = (text: string) => /\s/.test(text) || hasControlCharacter(text, 'stored');
   if ('keyHash' in input) {
     if (!/^[0-9a-f]{64}$/.test(input.keyHash)) return 'an imported key hash must be 64 lower-case hex characters';
     if (input.prefix.length < 1 || input.prefix.length > MAX_PREFIX_LENGTH || unfit(input.prefix))
       return `an imported key prefix must be 1 to ${MAX_PREFIX_LENGTH} characters, without spaces or control characters`;
   } else if (input.key.length < MIN_IMPORTED_KEY_LENGTH || input.key.length > MAX_API_KEY_LENGTH || unfit(input.key))
     return `an imported key must be ${MIN_IMPORTED_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} characters, without spaces or control characters`;
-  return textOk(input.label) ? null : LABEL_RULE;
+  return null;
 }
 
 /** What is stored of a key: its hash and display prefix. */
@@ -488,7 +510,7 @@ function seedAdmin({
   return {
     /** Inserts or replaces plan version `(code, version)`. */
     async upsertPlanVersion(plan: Plan): Promise<Result<Plan, AdminError>> {
-      const decoded = decodeInput(PlanCodec, plan, 'plan');
+      const decoded = decodeInput(SeedPlanCodec, plan, 'plan');
       if (decoded.isErr()) return err(decoded.error);
       const stored = storedPlan(decoded.value);
       await organizations.putPlan(stored);
@@ -503,7 +525,7 @@ function seedAdmin({
       assignment: AssignmentInput;
     }): Promise<Result<OrganizationView, AdminError>> {
       if (!UUID.test(input.id)) return fail('invalid', 'organization id must be a lower-case UUID');
-      if (!textOk(input.name)) return fail('invalid', NAME_RULE);
+      if (!textOk(input.name, 'stored')) return fail('invalid', NAME_RULE);
       const assignment = await resolveAssignment(input.assignment);
       if (assignment.isErr()) return err(assignment.error);
       const existing = await organizations.getOrganization(input.id);
@@ -519,7 +541,10 @@ function seedAdmin({
       return view(input.id);
     },
 
-    /** Stores a known key (its hash) for the organization; a repeat of the same key is a no-op. */
+    /**
+     * Stores a known key (its hash) for the organization; a repeat of the same key is a no-op, whatever
+     * its label (the stored one is kept, so a rule on labels newer than the key never refuses the start).
+     */
     async importApiKey(
       input: ImportedApiKey & { organizationId: string; label: string; id?: string },
     ): Promise<Result<ApiKeyMetadata, AdminError>> {
@@ -530,6 +555,7 @@ function seedAdmin({
       const known = () => importedBefore(apiKeys, { organizationId: input.organizationId, hash });
       const before = await known();
       if (before) return before;
+      if (!textOk(input.label, 'stored')) return fail('invalid', LABEL_RULE);
       const inserted = await insertKey(input.organizationId, input, input.label, input.id);
       // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
       return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));

@@ -3,9 +3,10 @@ import { err, ok, type Result } from 'neverthrow';
 import type { SafetyStores } from '../stores/index.js';
 import type { Invitation, MemberRecord, MemberRole } from '../stores/members.js';
 import type { AdminActor, AdminError } from './admin.js';
-import { hasControlCharacter } from './stored-text.js';
+import { hasControlCharacter, type TextRule } from './stored-text.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
+import { WorkLimitBusy } from './work-limit.js';
 
 /** What lists and pages show of a member: never a password or invitation hash. */
 export interface MemberView {
@@ -37,6 +38,12 @@ export const MEMBER_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer
 export const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Invitations pending at once per organization: a script cannot grow the member table without limit. */
 export const MAX_PENDING_INVITATIONS = 100;
+/**
+ * Removal records per organization (`MemberStore.countRemovals`), past which it invites no one: they are
+ * kept (a seed file must not bring a removed member back), so an invite-and-remove loop would grow them
+ * without limit. One per email, and far more than an organization's turnover in decades.
+ */
+export const MAX_MEMBER_REMOVALS = 10_000;
 const INVITATION_UNUSABLE = 'this invitation link is used, expired or unknown';
 const MEMBER_MANAGERS: readonly MemberRole[] = ['owner', 'admin'];
 const MAX_EMAIL_LENGTH = 254;
@@ -66,11 +73,24 @@ export function memberView(record: MemberRecord): MemberView {
   };
 }
 
-/** The email as stored (trimmed, lower case), or null when it is not an address (or holds a control character). */
-export function normalizeEmail(email: string): string | null {
+/**
+ * The email as stored (trimmed, lower case), or null when it is not an address (or holds a control
+ * character of the rule: see `TextRule`).
+ */
+export function normalizeEmail(email: string, rule: TextRule = 'given'): string | null {
   const normalized = email.trim().toLowerCase();
   const address = normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized);
-  return address && !hasControlCharacter(normalized) ? normalized : null;
+  return address && !hasControlCharacter(normalized, rule) ? normalized : null;
+}
+
+/** The password's hash; `busy` when every derivation place is taken (`WorkLimitBusy`). Other failures reject. */
+async function hashedPassword(password: string): Promise<Result<string, AdminError>> {
+  try {
+    return ok(await hashPassword(password));
+  } catch (error) {
+    if (error instanceof WorkLimitBusy) return fail('busy', error.message);
+    throw error;
+  }
 }
 
 /** Whether a member of this role may invite, change and remove members. */
@@ -126,8 +146,10 @@ function membersContext(stores: SafetyStores, now: () => Date) {
     unlessRemoved?: boolean;
     /** A seed file's id for the member; a new one otherwise. */
     id?: string;
+    /** The email's rule: `stored` for a seed file's (see `TextRule`). */
+    emailRule?: TextRule;
   }): Promise<Result<MemberRecord, AdminError>> {
-    const email = normalizeEmail(input.email);
+    const email = normalizeEmail(input.email, input.emailRule);
     if (!email) return fail('invalid', 'email must be an email address');
     if (!isRole(input.role)) return fail('invalid', `role must be one of ${MEMBER_ROLES.join(', ')}`);
     if (!(await organizations.getOrganization(input.organizationId))) return fail('not_found', 'no such organization');
@@ -165,21 +187,30 @@ function membersContext(stores: SafetyStores, now: () => Date) {
 }
 
 /**
- * A conflict when the organization has `MAX_PENDING_INVITATIONS` invitations that can still be accepted.
- * Counted before the insert: requests in flight at once may pass the cap by their number.
+ * A conflict when the organization has `MAX_PENDING_INVITATIONS` invitations that can still be accepted,
+ * or `MAX_MEMBER_REMOVALS` removal records. Counted before the insert: requests in flight at once may
+ * pass the caps by their number.
  */
 async function roomForInvitation(
   members: SafetyStores['members'],
   organizationId: string,
   at: Date,
 ): Promise<Result<void, AdminError>> {
-  const listed = await members.listMembers(organizationId);
+  const [listed, removals] = await Promise.all([
+    members.listMembers(organizationId),
+    members.countRemovals(organizationId),
+  ]);
   const pending = listed.filter((m) => m.passwordHash === null && m.invitation && m.invitation.expiresAt > at).length;
-  return pending < MAX_PENDING_INVITATIONS
+  if (pending >= MAX_PENDING_INVITATIONS)
+    return fail(
+      'conflict',
+      `the organization has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: remove one, or wait until one is accepted or expires`,
+    );
+  return removals < MAX_MEMBER_REMOVALS
     ? ok(undefined)
     : fail(
         'conflict',
-        `the organization has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: remove one, or wait until one is accepted or expires`,
+        `the organization has removed ${MAX_MEMBER_REMOVALS} members, the most it may record (removals are kept): it can invite no one more, ask the operator of the service`,
       );
 }
 
@@ -261,10 +292,12 @@ function memberSignIn({ members, now }: MembersContext) {
       if (!(await members.findInvitation(tokenHash(token), now()))) return fail('not_found', INVITATION_UNUSABLE);
       const problem = passwordProblem(password);
       if (problem) return fail('invalid', problem);
+      const passwordHash = await hashedPassword(password);
+      if (passwordHash.isErr()) return err(passwordHash.error);
       // Still the store's one atomic step: of two uses of the link, only the first sets the password.
       const accepted = await members.acceptInvitation({
         tokenHash: tokenHash(token),
-        passwordHash: await hashPassword(password),
+        passwordHash: passwordHash.value,
         now: now(),
       });
       return accepted ? ok(memberView(accepted)) : fail('not_found', INVITATION_UNUSABLE);
@@ -311,7 +344,8 @@ function memberSeed({ members, newMember }: MembersContext) {
       invitation?: Invitation;
       id?: string;
     }): Promise<Result<SeededMember, AdminError>> {
-      const email = normalizeEmail(input.email);
+      // An email given back as stored before (see `TextRule`): the stored member is found by it.
+      const email = normalizeEmail(input.email, 'stored');
       if (!email) return fail('invalid', 'email must be an email address');
       const before = await stored(input.organizationId, email);
       if (before) return before;
@@ -319,9 +353,18 @@ function memberSeed({ members, newMember }: MembersContext) {
         const problem = passwordProblem(input.password);
         if (problem) return fail('invalid', problem);
       } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
-      const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+      const passwordHash: Result<string | null, AdminError> =
+        input.password === undefined ? ok(null) : await hashedPassword(input.password);
+      if (passwordHash.isErr()) return err(passwordHash.error);
       const invitation = input.invitation ?? null;
-      const created = await newMember({ ...input, passwordHash, invitation, unlessRemoved: true });
+      const created = await newMember({
+        ...input,
+        email,
+        emailRule: 'stored',
+        passwordHash: passwordHash.value,
+        invitation,
+        unlessRemoved: true,
+      });
       // Another host seeding at once, or a removal meanwhile: the store now holds what won. Else the id or
       // the invitation is another member's, which is never overwritten.
       if (created.isErr() && created.error.code === 'conflict')

@@ -66,9 +66,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * A hash no password matches, computed once: checked when the email is unknown, so a sign-in
- * takes as long whether or not the account exists.
+ * takes as long whether or not the account exists. A failed computation (the derivations were full)
+ * is forgotten, so the next sign-in computes it again: kept, it failed every unknown email's sign-in
+ * while known ones got the wrong-password answer, telling which accounts exist.
  */
 let decoy: Promise<string> | undefined;
 export function decoyPasswordHash(): Promise<string> {
-  return (decoy ??= hashPassword(randomBytes(32).toString('base64url')));
+  decoy ??= hashPassword(randomBytes(32).toString('base64url')).catch((error: unknown) => {
+    decoy = undefined;
+    throw error;
+  });
+  return decoy;
 }

@@ -109,6 +109,8 @@ export interface MemberStore {
    * revoked key, so loading a seed file never re-creates a member removed since.
    */
   removedAt(organizationId: string, email: string): Promise<Date | null>;
+  /** How many emails the organization has removal records of (`removedAt`): the core caps them. */
+  countRemovals(organizationId: string): Promise<number>;
   /**
    * Deletes members whose invitation expired at or before `now` and was never accepted (no
    * password): at most `limit` (default: all). Their emails are free for a new invitation; nothing

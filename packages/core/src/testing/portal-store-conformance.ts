@@ -272,7 +272,7 @@ export function runPortalStoreConformance(withStores: WithStores): void {
       assert.equal(await members.insertMember({ ...viewer, id: randomUUID() }), true, 'a removed email is free again');
     });
     withStores(
-      'a removal is recorded for its organization and email: a seed insert stays refused, an invitation is not',
+      'a removal is recorded for its organization and email, counted once per email: a seed insert stays refused, an invitation is not',
       async ({ members }) => {
         const orgId = randomUUID();
         const viewer = member(orgId, 'viewer');
@@ -282,6 +282,8 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         assert.deepEqual(await members.removedAt(orgId, viewer.email), at(7));
         assert.equal(await members.removedAt(randomUUID(), viewer.email), null, 'only in its organization');
         assert.equal(await members.removedAt(orgId, `${randomUUID()}@example.com`), null);
+        assert.equal(await members.countRemovals(orgId), 1);
+        assert.equal(await members.countRemovals(randomUUID()), 0, 'counted for its organization only');
         assert.equal(await members.getMember(orgId, viewer.id), null);
         assert.deepEqual(await members.listMembers(orgId), []);
 
@@ -294,6 +296,7 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         assert.deepEqual(await members.findMemberByEmail(viewer.email), again);
         (await members.removeMember({ ...remove, memberId: again.id, now: at(9) }))._unsafeUnwrap();
         assert.deepEqual(await members.removedAt(orgId, viewer.email), at(9), 'the latest removal');
+        assert.equal(await members.countRemovals(orgId), 1, 'one record per email');
 
         const elsewhere = member(randomUUID(), 'owner', { email: viewer.email });
         assert.equal(await members.insertMember(elsewhere, { unlessRemoved: true }), true, 'another organization');

@@ -31,7 +31,15 @@ export function errorPage(
   return { ...response, headers: { ...response.headers, ...view.headers } };
 }
 
-/** The page for an admin API refusal: 403 for a role that may not, 404, 409, 422. */
+/**
+ * Every password derivation place and its queue taken (a flood of sign-ins or invitation posts): 503 with
+ * `Retry-After`, busy rather than broken.
+ */
+export function busyPage(message: string): CoreHttpResponse {
+  return errorPage(null, { status: 503, message: sentence(message), headers: { 'retry-after': '5' } });
+}
+
+/** The page for an admin API refusal: 403 for a role that may not, 404, 409, 422, 503 when busy. */
 export function refusal(ctx: SignedIn, error: AdminError): CoreHttpResponse {
   const message =
     error.code === 'forbidden'

@@ -5,7 +5,7 @@ import { formatTime, sentence } from '../format.js';
 import { html } from '../html.js';
 import { Form, PORTAL_PATH, queryValue, redirect, type PortalRequest } from '../http.js';
 import { retryAfter } from '../throttle.js';
-import { errorPage } from './errors.js';
+import { busyPage, errorPage } from './errors.js';
 import { csrfField, problem, publicPage } from './layout.js';
 import { formExpired } from './sign-in.js';
 
@@ -89,6 +89,8 @@ export async function acceptInvitation(deps: PortalDeps, request: PortalRequest)
   }
   const accepted = await deps.admin.members.acceptInvitation(token, password);
   if (accepted.isErr() && accepted.error.code === 'not_found') return unusable();
+  // Not forgiven: the link is valid, but no password was set.
+  if (accepted.isErr() && accepted.error.code === 'busy') return busyPage(accepted.error.message);
   await deps.throttle.forgive(null, client, windowStart);
   if (accepted.isOk()) return redirect(`${PORTAL_PATH}/sign-in?done=password`);
   return passwordForm(deps, request, { token, status: 422, error: sentence(accepted.error.message) });
