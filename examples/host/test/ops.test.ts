@@ -382,3 +382,20 @@ test('Start-up warnings: no organizations, no AML vendor, a TronGrid node sent n
   const known = parseConfig({ ...exposed, PORTAL_PUBLIC_URL: 'https://safety.example.com' })._unsafeUnwrap();
   assert.deepEqual(startupWarnings(known, 1), []);
 });
+
+test('Start-up warnings: a loopback host with an https PORTAL_PUBLIC_URL (a TLS proxy in front) and no PORTAL_TRUST_PROXY counts every browser as the proxy in the sign-in throttle', () => {
+  const warnings = (env: Record<string, string>) =>
+    startupWarnings(parseConfig({ CHAINALYSIS_API_KEY: 'k', TRON_API_KEY: 't', ...env })._unsafeUnwrap(), 1);
+  const proxied = { PORTAL_PUBLIC_URL: 'https://safety.example.com' };
+  const [warning, ...more] = warnings(proxied);
+  assert.deepEqual(more, []);
+  assert.match(
+    warning ?? '',
+    /^PORTAL_PUBLIC_URL is https on a loopback host without PORTAL_TRUST_PROXY: .*sign-in throttle/,
+  );
+  assert.match(warning ?? '', /set PORTAL_TRUST_PROXY=true/);
+  assert.deepEqual(warnings({ ...proxied, PORTAL_TRUST_PROXY: 'true' }), []);
+  // Plain HTTP on loopback is a developer's machine; a host listening elsewhere may be reached directly (no proxy).
+  assert.deepEqual(warnings({ PORTAL_PUBLIC_URL: 'http://127.0.0.1:8080' }), []);
+  assert.deepEqual(warnings({ ...proxied, HOST: '0.0.0.0' }), []);
+});
