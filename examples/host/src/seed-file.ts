@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
 import {
@@ -46,8 +47,8 @@ export const SeedEntitlements = t.strict(Limits, 'SeedEntitlements');
 const Sha256Hex = t.refinement(t.string, (s) => /^[0-9a-f]{64}$/.test(s), 'sha256 hex');
 
 /**
- * `id` is optional (the admin CLI writes it so key ids stay stable between runs). The key is given
- * in full (`key`, hand-written) or by its SHA-256 and display prefix (`key_sha256`, `prefix`), as the
+ * `id` is optional (the admin CLI writes it; without it the key is loaded under `seedKeyId`). The key is
+ * given in full (`key`, hand-written) or by its SHA-256 and display prefix (`key_sha256`, `prefix`), as the
  * admin CLI and a memory-mode host's portal write every key (a copy of the file is no credential).
  */
 export const SeedApiKey = t.exact(
@@ -60,7 +61,8 @@ export const SeedApiKey = t.exact(
 /**
  * A portal member: with a `password` (hashed at load, like keys) or, as the admin CLI writes for
  * `members add` in memory mode, the pending `invitation` (the SHA-256 of its link's token). `id` is
- * optional, as for keys: the admin CLI and the portal write it so member ids stay stable between runs.
+ * optional, as for keys: the admin CLI and the portal write it; without it the member is loaded under
+ * `seedMemberId`.
  */
 export const SeedMember = t.exact(
   t.intersection([
@@ -179,7 +181,7 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
       keys.add(hash);
     }
     for (const [m, member] of (org.members ?? []).entries()) {
-      const email = member.email.trim().toLowerCase();
+      const email = emailOf(member);
       if (emails.has(email)) return fail(`${at}.members[${m}].email`, 'repeats the email of another member');
       emails.add(email);
       // An id names one member in every store, across organizations.
@@ -200,6 +202,29 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
 
 /** The SHA-256 of a seed key entry's key, given in full or as its hash. */
 export const keyHashOf = (key: SeedKeySecret): string => key.key_sha256 ?? hashApiKey(key.key!);
+
+/** A member's email as it names one member (the core compares emails trimmed, in lower case). */
+const emailOf = (member: SeedMember) => member.email.trim().toLowerCase();
+
+/**
+ * The id an entry without one is inserted under: derived from what names it in the file, so the host and
+ * every admin CLI run (memory mode loads the file into new stores each time) agree on it, and the id one
+ * command prints names the entry in the next. A UUID (RFC 9562 version 8) of the entry's SHA-256.
+ */
+function derivedId(kind: 'member' | 'key', organizationId: string, name: string): string {
+  const hex = createHash('sha256').update(`${kind}\n${organizationId.toLowerCase()}\n${name}`).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  const [time, mid, node] = [hex.slice(0, 8), hex.slice(8, 12), hex.slice(20, 32)];
+  return `${time}-${mid}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${node}`;
+}
+
+/** The id a member entry is inserted under: its own, else derived from its organization and email. */
+const seedMemberId = (organizationId: string, member: SeedMember): string =>
+  member.id?.toLowerCase() ?? derivedId('member', organizationId, emailOf(member));
+
+/** The id a key entry is inserted under: its own, else derived from its organization and key hash. */
+const seedKeyId = (organizationId: string, key: SeedApiKey): string =>
+  key.id?.toLowerCase() ?? derivedId('key', organizationId, keyHashOf(key));
 
 /** The part of the core's admin API a seed is loaded through. */
 export interface SeedTarget {
@@ -397,7 +422,7 @@ async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promi
       organizationId: id,
       ...(key.key !== undefined ? { key: key.key } : { keyHash: key.key_sha256!, prefix: key.prefix! }),
       label: key.label,
-      ...(key.id ? { id: key.id.toLowerCase() } : {}),
+      id: seedKeyId(id, key),
     });
     if (imported.isErr()) return refuse(keyAt, imported.error.message);
     const stored = imported.value;
@@ -416,8 +441,8 @@ async function applyKeys(run: SeedRun, org: SeedOrganization, at: string): Promi
 
 /**
  * The organization's members, inserted when their email is new (a password hashed, an invitation
- * kept pending), under the file's `id` when it gives one; a stored member keeps its role and id, and a
- * different one in the file is a difference, as is a member the organization has removed (never
+ * kept pending), under the file's `id` or else `seedMemberId`'s; a stored member keeps its role and id,
+ * and a different one in the file is a difference, as is a member the organization has removed (never
  * inserted again, whatever its id). An id another member has is refused (the core's conflict).
  */
 async function applyMembers(
@@ -436,7 +461,7 @@ async function applyMembers(
       organizationId: org.organizationId,
       email: member.email,
       role: member.role,
-      ...(member.id ? { id: member.id.toLowerCase() } : {}),
+      id: seedMemberId(org.organizationId, member),
       ...(member.password === undefined ? {} : { password: member.password }),
       ...(member.invitation
         ? {
@@ -458,6 +483,7 @@ async function applyMembers(
     if (!known.has(stored.id)) inserted++;
     else if (stored.role !== member.role)
       differences.push({ field: `${at}.role`, stored: stored.role, seed: member.role });
+    // Only an id the file gives: a member stored before ids were derived keeps its random id silently.
     if (member.id && member.id.toLowerCase() !== stored.id)
       differences.push({ field: `${at}.id`, stored: stored.id, seed: member.id });
   }

@@ -161,6 +161,17 @@ describe('admin CLI (memory mode: the seed file)', () => {
     assert.equal(await usageStatus(seed, handWritten.revoked), 401);
   });
 
+  test('the id that keys list prints for a file key given without an id (the README example) names that key in the next command', async (t) => {
+    const seed = writeSeedFile();
+    const base = ['--seed-file', seed, '--json'];
+    const listed = await admin(t, ...base, 'keys', 'list', TEST_ORG);
+    assert.equal(listed.code, 0, listed.err);
+    const [key] = JSON.parse(listed.out) as { id: string }[];
+    const revoked = await admin(t, ...base, 'keys', 'revoke', TEST_ORG, key!.id);
+    assert.equal(revoked.code, 0, `revoke with the id keys list printed: ${revoked.err}`);
+    assert.equal(await usageStatus(seed, TEST_KEY), 401);
+  });
+
   test('clear errors and exit codes: refused 1, cannot run 2, wrong command line 64', async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
     const missing = await admin(t, '--seed-file', seed, 'orgs', 'list');
