@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { describe, test } from 'node:test';
 import { hashPassword } from '../src/runtime/passwords.js';
-import { WorkLimit, WorkLimitBusy } from '../src/runtime/work-limit.js';
+import { isWorkLimitBusy, WorkLimit, WorkLimitBusy } from '../src/runtime/work-limit.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -46,6 +46,22 @@ describe('Work limit', () => {
       /boom/,
     );
     assert.equal(await limit.run(async () => 'next'), 'next');
+  });
+
+  test('isWorkLimitBusy knows the busy error of every copy of the module (the CommonJS build has one per entry), where instanceof does not', async () => {
+    const copy = (await import(
+      `${new URL('../src/runtime/work-limit.ts', import.meta.url).href}?another-entry`
+    )) as typeof import('../src/runtime/work-limit.js');
+    const theirs = new copy.WorkLimitBusy('tests');
+    assert.ok(!(theirs instanceof WorkLimitBusy), 'a distinct class, as in index.cjs and internal.cjs');
+    assert.ok(isWorkLimitBusy(theirs) && copy.isWorkLimitBusy(new WorkLimitBusy('tests')));
+    for (const other of [
+      new Error('too many tests at once'),
+      Object.assign(new Error(), { name: 'WorkLimitBusy' }),
+      null,
+      'busy',
+    ])
+      assert.equal(isWorkLimitBusy(other), false);
   });
 
   test('Passwords: 2 derivations run at once, 32 wait, and a flood beyond is refused as busy', async (t) => {

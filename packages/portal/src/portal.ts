@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
-import { withDefaults, WorkLimitBusy } from '@tron-safety/core/internal';
+import { isWorkLimitBusy, withDefaults } from '@tron-safety/core/internal';
 import type { PortalDeps, PortalService, SignedIn } from './context.js';
 import { Cookies } from './cookies.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
@@ -93,7 +93,7 @@ export function createPortal(options: PortalOptions): Portal {
         return await answer(deps, assets, request);
       } catch (error) {
         // The sign-in's password check rejects with it (the admin API's other calls answer `busy`).
-        if (error instanceof WorkLimitBusy) return busyPage(error.message);
+        if (isWorkLimitBusy(error)) return busyPage(error.message);
         options.onError?.(error);
         const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
         return errorPage(null, { status: 500, message });

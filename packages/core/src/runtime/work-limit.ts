@@ -1,9 +1,22 @@
-/** A call refused because `WorkLimit`'s queue was full: the process is busy, try again shortly. */
+/** Marks a `WorkLimitBusy` in every copy of this module (one per entry in the CommonJS build). */
+const BUSY = Symbol.for('tron-safety.WorkLimitBusy');
+
+/**
+ * A call refused because `WorkLimit`'s queue was full: the process is busy, try again shortly. Test for it
+ * with `isWorkLimitBusy`, not `instanceof`: the CommonJS build defines the class once per entry, so the one
+ * the root's passwords throw is not the one `@tron-safety/core/internal` exports.
+ */
 export class WorkLimitBusy extends Error {
   constructor(what: string) {
     super(`too many ${what} at once: try again in a moment`);
     this.name = 'WorkLimitBusy';
+    Object.defineProperty(this, BUSY, { value: true });
   }
+}
+
+/** Whether `error` is a `WorkLimitBusy` of any copy of this module. */
+export function isWorkLimitBusy(error: unknown): error is WorkLimitBusy {
+  return typeof error === 'object' && error !== null && BUSY in error;
 }
 
 /**
