@@ -17,15 +17,26 @@ export class Cookies {
 
   /** The named cookie of the request, or undefined (a cookie sent twice counts as absent). */
   read(request: CoreHttpRequest, base: string): string | undefined {
-    const name = this.name(base);
+    return this.named(request, (name) => name === base).get(base);
+  }
+
+  /**
+   * The request's cookies whose base name (without the `__Host-` prefix) passes `wanted`, by that name;
+   * a cookie sent twice counts as absent.
+   */
+  named(request: CoreHttpRequest, wanted: (base: string) => boolean): Map<string, string> {
+    const prefix = this.name('');
     const headers = request.headers.cookie;
     const lines = Array.isArray(headers) ? headers : headers === undefined ? [] : [headers];
-    const found = lines
-      .flatMap((line) => line.split(';'))
-      .map((pair) => pair.trim())
-      .filter((pair) => pair.startsWith(`${name}=`))
-      .map((pair) => pair.slice(name.length + 1));
-    return found.length === 1 ? found[0] : undefined;
+    const found = new Map<string, string | undefined>();
+    for (const pair of lines.flatMap((line) => line.split(';')).map((p) => p.trim())) {
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at);
+      const base = at > 0 && name.startsWith(prefix) ? name.slice(prefix.length) : null;
+      if (base === null || !wanted(base)) continue;
+      found.set(base, found.has(base) ? undefined : pair.slice(at + 1));
+    }
+    return new Map([...found].filter((entry): entry is [string, string] => entry[1] !== undefined));
   }
 
   /** A Set-Cookie value out of reach of scripts and of cross-site posts; `maxAgeSeconds` 0 clears it. */

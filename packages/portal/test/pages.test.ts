@@ -316,20 +316,26 @@ describe('Portal pages', () => {
 });
 
 describe('Portal: a form that makes a secret redirects to the page that shows it once (Post/Redirect/Get)', () => {
-  const REVEAL = 'portal_reveal';
+  /** The reveal id a form's redirect names (`?r=`), and the cookie that carries that reveal. */
+  const revealOf = (posted: { headers: Record<string, string> }) => {
+    const id = /\?r=([A-Za-z0-9_-]{16})$/.exec(posted.headers.location!)![1]!;
+    return { id, cookie: `portal_reveal_${id}` };
+  };
 
   test('Creating a key answers 303 with no secret in the URL; the page shows it once, and reloading it creates no key and shows nothing', async () => {
     const { browser, stores, orgId } = await signedIn();
     const posted = await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
     assert.equal(posted.status, 303);
-    assert.equal(posted.headers.location, '/portal/keys/issued');
-    const shown = await browser.get('/portal/keys/issued');
+    assert.match(posted.headers.location!, /^\/portal\/keys\/issued\?r=[A-Za-z0-9_-]{16}$/);
+    const { cookie } = revealOf(posted);
+    assert.match(posted.headers['set-cookie']!, new RegExp(`^${cookie}=[A-Za-z0-9_-]+; .*Max-Age=300`));
+    const shown = await browser.get(posted.headers.location!);
     const key = issuedKey(shown.body)!;
     assert.match(key, /^tsk_live_/);
     assert.ok(!posted.headers['set-cookie']!.includes(key), 'the cookie carries it sealed');
-    assert.match(shown.headers['set-cookie']!, /^portal_reveal=; .*Max-Age=0/, 'dropped once shown');
+    assert.match(shown.headers['set-cookie']!, new RegExp(`^${cookie}=; .*Max-Age=0`), 'dropped once shown');
 
-    const reloaded = await browser.get('/portal/keys/issued');
+    const reloaded = await browser.get(posted.headers.location!);
     assert.equal(reloaded.status, 303);
     assert.equal(reloaded.headers.location, '/portal/keys?done=key-shown');
     const after = await browser.get(reloaded.headers.location!);
@@ -340,23 +346,71 @@ describe('Portal: a form that makes a secret redirects to the page that shows it
 
   test('A reveal opens only for its own session, within 5 minutes, and only on its own kind of page', async () => {
     const { browser, client, advance } = await signedIn();
-    const sealed = async () => {
-      await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
-      return browser.cookies.get(REVEAL)!;
+    const sealed = async (action = '/portal/keys', form: Record<string, string> = { label: 'checkout' }) => {
+      const posted = await browser.submit(action, action, form);
+      return { ...revealOf(posted), location: posted.headers.location! };
     };
     const other = client();
     await other.signIn('owner@example.com');
-    other.cookies.set(REVEAL, await sealed());
-    assert.equal((await other.get('/portal/keys/issued')).status, 303, 'another session of the same member');
-    browser.cookies.set(REVEAL, `${(await sealed()).slice(0, -2)}AA`);
-    assert.equal((await browser.get('/portal/keys/issued')).status, 303, 'altered');
-    await sealed();
-    assert.equal((await browser.get('/portal/members/invited')).status, 303, 'not an invitation');
+    const copied = await sealed();
+    other.cookies.set(copied.cookie, browser.cookies.get(copied.cookie)!);
+    assert.equal((await other.get(copied.location)).status, 303, 'another session of the same member');
+    const altered = await sealed();
+    browser.cookies.set(altered.cookie, `${browser.cookies.get(altered.cookie)!.slice(0, -2)}AA`);
+    assert.equal((await browser.get(altered.location)).status, 303, 'altered');
+    const invitation = await sealed('/portal/members', { email: 'ana@example.com', role: 'viewer' });
+    const wrongPage = await browser.get(`/portal/keys/issued?r=${invitation.id}`);
+    assert.equal(wrongPage.status, 303, 'an invitation: not a key');
+    const link = invitationLink((await browser.get(invitation.location)).body)!;
+    const token = /token=([A-Za-z0-9_-]{43})$/.exec(link)![1]!;
+    assert.ok(!wrongPage.body.includes(token) && !JSON.stringify(wrongPage.headers).includes(token));
+    const key = await sealed();
+    assert.equal((await browser.get(`/portal/members/invited?r=${key.id}`)).status, 303, 'a key: not an invitation');
+    assert.ok(issuedKey((await browser.get(key.location)).body), 'it waited for its own page');
     const late = await sealed();
+    const lateCookie = browser.cookies.get(late.cookie)!;
     advance(300_000);
     await browser.signIn('owner@example.com');
-    browser.cookies.set(REVEAL, late);
-    assert.equal((await browser.get('/portal/keys/issued')).status, 303, 'after 5 minutes');
+    browser.cookies.set(late.cookie, lateCookie);
+    assert.equal((await browser.get(late.location)).status, 303, 'after 5 minutes');
+  });
+
+  test('Two secrets made in one browser before either redirect is followed are each shown on the page its own redirect leads to', async () => {
+    const { browser } = await signedIn();
+    const tabA = await browser.submit('/portal/keys', '/portal/keys', { label: 'tab A' });
+    const tabB = await browser.submit('/portal/keys', '/portal/keys', { label: 'tab B' });
+    const tabC = await browser.submit('/portal/members', '/portal/members', {
+      email: 'ana@example.com',
+      role: 'viewer',
+    });
+    assert.deepEqual([tabA.status, tabB.status, tabC.status], [303, 303, 303]);
+    const [pageC, pageA, pageB] = [
+      await browser.get(tabC.headers.location!),
+      await browser.get(tabA.headers.location!),
+      await browser.get(tabB.headers.location!),
+    ];
+    assert.match(pageA.body, /Key “tab A” created/);
+    assert.match(pageB.body, /Key “tab B” created/);
+    assert.notEqual(issuedKey(pageA.body), issuedKey(pageB.body));
+    assert.match(invitationLink(pageC.body)!, /^\/portal\/invitation\?token=/);
+    assert.deepEqual(
+      [...browser.cookies.keys()].filter((c) => c.startsWith('portal_reveal')),
+      [],
+      'each dropped once shown',
+    );
+  });
+
+  test('A browser keeps at most 4 reveals waiting: a fifth takes the oldest one’s cookie, so that one is gone', async () => {
+    const { browser } = await signedIn();
+    const posted = [];
+    for (const label of ['1', '2', '3', '4', '5'])
+      posted.push(await browser.submit('/portal/keys', '/portal/keys', { label }));
+    const waiting = [...browser.cookies.keys()].filter((c) => c.startsWith('portal_reveal'));
+    assert.equal(waiting.length, 4);
+    assert.ok(waiting.includes(revealOf(posted[0]!).cookie), 'the fifth went into the first one’s cookie');
+    assert.equal((await browser.get(posted[0]!.headers.location!)).status, 303, 'the oldest is gone');
+    for (const [i, answer] of posted.entries())
+      if (i > 0) assert.match((await browser.get(answer.headers.location!)).body, new RegExp(`Key “${i + 1}” created`));
   });
 
   test('Rotating a key redirects to the new key shown once; reloading rotates nothing again', async () => {
@@ -364,10 +418,10 @@ describe('Portal: a form that makes a secret redirects to the page that shows it
     await createKey(browser, 'checkout');
     const id = keyId((await browser.get('/portal/keys')).body)!;
     const posted = await browser.submit('/portal/keys', `/portal/keys/${id}/rotate`);
-    assert.equal(posted.headers.location, '/portal/keys/issued');
-    const shown = await browser.get('/portal/keys/issued');
+    assert.match(posted.headers.location!, /^\/portal\/keys\/issued\?r=/);
+    const shown = await browser.get(posted.headers.location!);
     assert.match(shown.body, /Key “checkout” rotated/);
-    assert.equal((await browser.get('/portal/keys/issued')).status, 303);
+    assert.equal((await browser.get(posted.headers.location!)).status, 303);
     const active = (await stores.apiKeys.listKeys(orgId)).map((k) => k.revokedAt === null);
     assert.deepEqual(active.sort(), [false, true], 'one rotation: the old key revoked, its replacement active');
   });
@@ -379,11 +433,11 @@ describe('Portal: a form that makes a secret redirects to the page that shows it
       role: 'viewer',
     });
     assert.equal(posted.status, 303);
-    assert.equal(posted.headers.location, '/portal/members/invited');
-    const shown = await browser.get('/portal/members/invited');
+    assert.match(posted.headers.location!, /^\/portal\/members\/invited\?r=/);
+    const shown = await browser.get(posted.headers.location!);
     assert.match(invitationLink(shown.body)!, /^\/portal\/invitation\?token=[A-Za-z0-9_-]{43}$/);
     assert.match(shown.body, /ana@example\.com is invited as viewer/);
-    const reloaded = await browser.get('/portal/members/invited');
+    const reloaded = await browser.get(posted.headers.location!);
     assert.equal(reloaded.headers.location, '/portal/members?done=invitation-shown');
     const members = (await service.admin.members.listMembers(operator, orgId))._unsafeUnwrap();
     assert.deepEqual(members.map((m) => m.email).sort(), ['ana@example.com', 'owner@example.com']);
@@ -415,11 +469,11 @@ describe('Portal: absolute links are built on the configured public URL, never o
       await browser.signIn('owner@example.com');
       const poisoned = { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' };
       const csrf = (await browser.get('/portal/members')).csrf!;
-      await browser.request('POST', '/portal/members', {
+      const posted = await browser.request('POST', '/portal/members', {
         form: { csrf, email: 'ana@example.com', role: 'viewer' },
         headers: poisoned,
       });
-      const shown = await browser.get('/portal/members/invited', poisoned);
+      const shown = await browser.get(posted.headers.location!, poisoned);
       assert.match(invitationLink(shown.body)!, expected);
       assert.ok(!shown.body.includes('attacker.example'));
     }

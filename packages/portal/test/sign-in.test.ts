@@ -82,7 +82,7 @@ describe('Portal sign-in', () => {
     const posted = await browser.submit('/portal/keys', '/portal/keys', { label: 'checkout' });
     assert.match(
       posted.headers['set-cookie']!,
-      /^__Host-portal_reveal=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=300; Secure$/,
+      /^__Host-portal_reveal_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=300; Secure$/,
     );
 
     // A cookie a sibling subdomain or a plain-HTTP page could set (no prefix) opens nothing and fixes no form token.
