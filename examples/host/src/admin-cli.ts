@@ -14,7 +14,8 @@
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
 // (configuration, unreadable seed file, host unreachable, the service busy); 64 wrong command line (and,
-// for the sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30).
+// for the sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30; for
+// members add, a PORTAL_PUBLIC_URL the host would refuse).
 import { existsSync } from 'node:fs';
 import type { AdminApi, AdminError, ApiKeyMetadata, Entitlements, Organization, Plan } from '@tron-safety/core';
 import {
@@ -275,7 +276,12 @@ export function buildProgram(): Command {
   addPlanCommands(program, open);
   addOrganizationCommands(program, open);
   addKeyCommands(program, open);
-  registerMemberCommands(program, { open: () => open('change'), unwrap, print });
+  registerMemberCommands(program, {
+    open: () => open('change'),
+    unwrap,
+    print,
+    exit: (code, message) => new Exit(code, message),
+  });
   addUsageCommand(program, open);
   addSanctionsCommands(program, {
     print,

@@ -5,6 +5,7 @@ import type { AdminApi, AdminError, MemberView } from '@tron-safety/core';
 import { MEMBER_ROLES, tokenHash } from '@tron-safety/core/internal';
 import { type Command, Option } from 'commander';
 import { err, type Result } from 'neverthrow';
+import { parseConfig } from './config.js';
 import type { SeedMemberSecret } from './seed-file.js';
 
 const OPERATOR = { kind: 'operator' } as const;
@@ -14,7 +15,12 @@ export interface MemberCommandContext {
   open(): Promise<{ admin: AdminApi; members: Map<string, SeedMemberSecret>; save(): Promise<void> }>;
   unwrap<T>(result: Result<T, AdminError>): T;
   print(value: unknown, human: string): void;
+  /** The CLI's error with its exit code (1 refused, 2 cannot run, 64 wrong command line). */
+  exit(code: number, message: string): Error;
 }
+
+/** Where a host listens by default (HOST, PORT): the link's origin when nothing names another. */
+const DEFAULT_PORTAL_URL = 'http://127.0.0.1:8080';
 
 const memberLine = (m: MemberView) =>
   `${m.id}  ${m.role.padEnd(9)}  ${m.status === 'active' ? 'active ' : 'invited'}  ${m.email}`;
@@ -29,6 +35,24 @@ async function resolve(cli: MemberCommandContext, admin: AdminApi, orgId: string
   return found ?? cli.unwrap<MemberView>(err({ code: 'not_found', message: `no member ${member} in ${orgId}` }));
 }
 
+/** `--url`: an http(s) origin, which the link's path is put after (a path or query of its own would break it). */
+const originOf = (cli: MemberCommandContext) => (raw: string) => {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  const origin = url && ['http:', 'https:'].includes(url.protocol) && url.href === `${url.origin}/`;
+  if (!origin) throw cli.exit(64, `--url must be an http(s) origin such as https://safety.example.com, got '${raw}'`);
+  return url.origin;
+};
+
+/**
+ * The origin of an invitation link without `--url`: PORTAL_PUBLIC_URL, read by the host's rules (a wrong one
+ * is a wrong setting, 64, found before anyone is invited), else the host's default address.
+ */
+function defaultOrigin(cli: MemberCommandContext): string {
+  const config = parseConfig({ PORTAL_PUBLIC_URL: process.env.PORTAL_PUBLIC_URL });
+  if (config.isErr()) throw cli.exit(64, config.error.message);
+  return config.value.portalPublicUrl ?? DEFAULT_PORTAL_URL;
+}
+
 export function registerMemberCommands(program: Command, cli: MemberCommandContext): void {
   const members = program.command('members').description('portal members (invitation by a one-time link)');
   members
@@ -36,8 +60,13 @@ export function registerMemberCommands(program: Command, cli: MemberCommandConte
     .description('invite a member: prints the one-time link that sets the password')
     .requiredOption('--email <email>')
     .addOption(roleOption())
-    .option('--url <url>', 'base URL of the host serving the portal', 'http://127.0.0.1:8080')
-    .action(async (orgId: string, o: { email: string; role: string; url: string }) => {
+    .option(
+      '--url <origin>',
+      `origin browsers reach the portal at (default: PORTAL_PUBLIC_URL, else ${DEFAULT_PORTAL_URL})`,
+      originOf(cli),
+    )
+    .action(async (orgId: string, o: { email: string; role: string; url?: string }) => {
+      const origin = o.url ?? defaultOrigin(cli);
       const s = await cli.open();
       const invited = cli.unwrap(await s.admin.members.inviteMember(OPERATOR, orgId, { email: o.email, role: o.role }));
       const expiresAt = invited.expiresAt.toISOString();
@@ -45,7 +74,7 @@ export function registerMemberCommands(program: Command, cli: MemberCommandConte
         invitation: { token_sha256: tokenHash(invited.token), expires_at: expiresAt },
       });
       await s.save();
-      const link = `${o.url.replace(/\/+$/, '')}/portal/invitation?token=${invited.token}`;
+      const link = `${origin}/portal/invitation?token=${invited.token}`;
       cli.print(
         { member: invited.member, invitation_url: link, expires_at: expiresAt },
         `${link}\n(member ${invited.member.id}, ${invited.member.email} as ${invited.member.role}; the link works once, until ${expiresAt}: send it now)`,

@@ -417,6 +417,50 @@ describe('admin CLI: portal members', () => {
       [['owner@example.com', 'owner']],
     );
   });
+
+  test('members add builds its link on PORTAL_PUBLIC_URL without --url; a --url that is not an http(s) origin, or a wrong PORTAL_PUBLIC_URL, is exit 64 and invites nobody', async (t) => {
+    const seed = portalSeedFile();
+    const org = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.id;
+    const add = (email: string, ...more: string[]) =>
+      admin(t, '--seed-file', seed, '--json', 'members', 'add', org, '--email', email, '--role', 'viewer', ...more);
+    const link = async (email: string, ...more: string[]) => {
+      const added = await add(email, ...more);
+      assert.equal(added.code, 0, added.err);
+      return (JSON.parse(added.out) as { invitation_url: string }).invitation_url;
+    };
+    const withPublicUrl = async <T>(value: string, run: () => Promise<T>) => {
+      process.env.PORTAL_PUBLIC_URL = value;
+      try {
+        return await run();
+      } finally {
+        delete process.env.PORTAL_PUBLIC_URL;
+      }
+    };
+    assert.match(await link('default@example.com'), /^http:\/\/127\.0\.0\.1:8080\/portal\/invitation\?token=/);
+    await withPublicUrl('https://safety.example.com', async () => {
+      assert.match(await link('ops@example.com'), /^https:\/\/safety\.example\.com\/portal\/invitation\?token=/);
+      assert.match(
+        await link('given@example.com', '--url', 'https://other.example.com/'),
+        /^https:\/\/other\.example\.com\/portal\/invitation\?token=/,
+        '--url wins',
+      );
+    });
+    for (const url of [
+      'safety.example.com',
+      'ftp://safety.example.com',
+      'https://safety.example.com/portal',
+      'https://a@b.example.com',
+    ]) {
+      const refused = await add('refused@example.com', '--url', url);
+      assert.equal(refused.code, 64, url);
+      assert.match(refused.err, /--url must be an http\(s\) origin/);
+    }
+    const wrong = await withPublicUrl('http://safety.example.com', () => add('refused@example.com'));
+    assert.equal(wrong.code, 64);
+    assert.match(wrong.err, /PORTAL_PUBLIC_URL/);
+    const members = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.members!;
+    assert.ok(!members.some((m) => m.email === 'refused@example.com'), 'nobody invited');
+  });
 });
 
 /** A new seed file (memory mode) with plan `p` version 1 and one organization on it. */
