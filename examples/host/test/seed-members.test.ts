@@ -20,36 +20,46 @@ const postgres: TestPostgres = await startTestPostgres();
 const operator = { kind: 'operator' } as const;
 after(() => postgres.stop());
 
-describe('Seed file and stored state: a removed member stays removed (PostgreSQL)', { skip: postgres.skip }, () => {
-  let db: TestDatabase;
-  let node: FakeTronNode;
-  let seed: string;
+/**
+ * A database and a fake node of their own for the tests of the calling `describe`, and hosts started on them
+ * with a seed file (all stopped at its end).
+ */
+function hostsOnOneDatabase() {
+  let db: TestDatabase | undefined;
+  let node: FakeTronNode | undefined;
   const hosts: RunningHost[] = [];
-  /** A host on the shared database with the seed file. */
-  const start = async () => {
-    const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: db.url, TRON_FULLNODE_URL: node.url };
-    const config = parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap();
-    const started = await startHost(config, createLogger('silent'));
-    if (started.isOk()) hosts.push(started.value);
-    return started;
-  };
-  /** The seed differences a start reported for removed members. */
-  const removed = (host: RunningHost) => host.seeded!.differences.filter((d) => d.field.endsWith('.removed'));
-
   before(async () => {
     db = await postgres.createDatabase();
     node = await startFakeTronNode();
-    seed = portalSeedFile([
-      { email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD },
-      { email: 'ex@example.com', role: 'admin', password: PORTAL_PASSWORD },
-      { email: 'cli@example.com', role: 'viewer', password: PORTAL_PASSWORD },
-    ]);
   });
   after(async () => {
     await Promise.all(hosts.map((h) => h.stop('test end')));
     await node?.close();
     await db?.drop();
   });
+  const databaseUrl = () => db!.url;
+  const start = async (seed: string) => {
+    const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: databaseUrl(), TRON_FULLNODE_URL: node!.url };
+    const config = parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap();
+    const started = await startHost(config, createLogger('silent'));
+    if (started.isOk()) hosts.push(started.value);
+    return started;
+  };
+  return { start, hosts, databaseUrl };
+}
+
+describe('Seed file and stored state: a removed member stays removed (PostgreSQL)', { skip: postgres.skip }, () => {
+  const world = hostsOnOneDatabase();
+  const { hosts } = world;
+  const seed = portalSeedFile([
+    { email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD },
+    { email: 'ex@example.com', role: 'admin', password: PORTAL_PASSWORD },
+    { email: 'cli@example.com', role: 'viewer', password: PORTAL_PASSWORD },
+  ]);
+  /** A host on the shared database with the seed file. */
+  const start = () => world.start(seed);
+  /** The seed differences a start reported for removed members. */
+  const removed = (host: RunningHost) => host.seeded!.differences.filter((d) => d.field.endsWith('.removed'));
 
   test('a member removed in the portal cannot sign in after another host starts with the seed file', async () => {
     const a = (await start())._unsafeUnwrap();
@@ -75,7 +85,7 @@ describe('Seed file and stored state: a removed member stays removed (PostgreSQL
     const a = hosts[0]!;
     const orgId = (await a.service.admin.listOrganizations(operator))._unsafeUnwrap()[0]!.id;
     t.mock.method(console, 'log', () => {});
-    process.env.DATABASE_URL = db.url;
+    process.env.DATABASE_URL = world.databaseUrl();
     try {
       assert.equal(await runAdmin(['--json', 'members', 'remove', orgId, 'cli@example.com']), 0);
     } finally {
@@ -114,9 +124,7 @@ describe(
   "Seed file member ids (PostgreSQL): inserted under the file's id, never overwriting another member",
   { skip: postgres.skip },
   () => {
-    let db: TestDatabase;
-    let node: FakeTronNode;
-    const hosts: RunningHost[] = [];
+    const world = hostsOnOneDatabase();
     const seed = portalSeedFile([
       { email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD },
       { email: 'dev@example.com', role: 'developer', password: PORTAL_PASSWORD },
@@ -128,13 +136,7 @@ describe(
         ids[i] ? { ...m, id: ids[i] } : m,
       );
       writeFileSync(seed, JSON.stringify(file));
-      const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: db.url, TRON_FULLNODE_URL: node.url };
-      const started = await startHost(
-        parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap(),
-        createLogger('silent'),
-      );
-      if (started.isOk()) hosts.push(started.value);
-      return started;
+      return world.start(seed);
     };
     const membersOf = async (host: RunningHost) => {
       const orgId = (await host.service.admin.listOrganizations(operator))._unsafeUnwrap()[0]!.id;
@@ -142,16 +144,6 @@ describe(
         ._unsafeUnwrap()
         .map((m) => [m.email, m.id]);
     };
-
-    before(async () => {
-      db = await postgres.createDatabase();
-      node = await startFakeTronNode();
-    });
-    after(async () => {
-      await Promise.all(hosts.map((h) => h.stop('test end')));
-      await node?.close();
-      await db?.drop();
-    });
 
     test("a member is inserted under the file's id; a stored member keeps its own (a difference); an id another member has refuses the start, naming the entry", async () => {
       const ownerId = '5d0c2b9e-3f4a-4c1d-8e7f-6a5b4c3d2e1f';
@@ -184,26 +176,8 @@ describe(
   'Seed file entries without an id (PostgreSQL): an entry stored before under a random id keeps it, without a difference',
   { skip: postgres.skip },
   () => {
-    let db: TestDatabase;
-    let node: FakeTronNode;
-    const hosts: RunningHost[] = [];
-    const start = async (seed: string) => {
-      const env = { PORT: '0', OFAC_SDN_URL: 'off', DATABASE_URL: db.url, TRON_FULLNODE_URL: node.url };
-      const config = parseConfig({ ...env, SAFETY_SEED_FILE: seed })._unsafeUnwrap();
-      const host = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
-      hosts.push(host);
-      return host;
-    };
-
-    before(async () => {
-      db = await postgres.createDatabase();
-      node = await startFakeTronNode();
-    });
-    after(async () => {
-      await Promise.all(hosts.map((h) => h.stop('test end')));
-      await node?.close();
-      await db?.drop();
-    });
+    const world = hostsOnOneDatabase();
+    const start = async (seed: string) => (await world.start(seed))._unsafeUnwrap();
 
     // Ids of entries the file gives without one are derived from the entry, for the admin CLI in memory mode;
     // a database seeded before that holds random ones, which a restart must not report as differences.
