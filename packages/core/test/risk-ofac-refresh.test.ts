@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -160,9 +161,9 @@ describe('A refresh never makes things worse', () => {
   before(async () => (ofac = await startFakeOfac(published())));
   after(() => ofac.close());
 
-  const setup = () => {
+  const setup = (store: SanctionsListStore = createMemoryStores().sanctionsLists) => {
     let now = new Date('2026-11-21T00:00:00Z');
-    const refresher = new OfacRefresher({ store: createMemoryStores().sanctionsLists, url: ofac.url, now: () => now });
+    const refresher = new OfacRefresher({ store, url: ofac.url, now: () => now });
     const risk = createRiskProviders({ ofacList: refresher, now: () => now.getTime() })._unsafeUnwrap();
     const screen = (address: string) => risk.sanctions.screen([address], ctx);
     return { refresher, screen, advance: (hours: number) => (now = new Date(now.getTime() + hours * 3_600_000)) };
@@ -249,6 +250,22 @@ describe('A refresh never makes things worse', () => {
     }
     assert.equal(refresher.status().addresses, inUse);
     assert.equal(refresher.status().counts.parse, 2);
+    assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
+  });
+
+  test("a stored list without a TRON address (an earlier version took one forced) is not screened with: the snapshot is, and OFAC's next list replaces it", async () => {
+    const store = createMemoryStores().sanctionsLists;
+    const day = new Date('2026-11-21T00:00:00Z');
+    const empty = { source: 'empty.txt', format: 'plain', publishedAt: day, confirmedAt: day, savedAt: day } as const;
+    const list = { ...empty, id: randomUUID(), addressCount: 0, etag: null, lastModified: null, entries: [] };
+    assert.ok(await store.replaceList({ replaces: null, list }));
+    const { refresher, screen } = setup(store);
+    await refresher.sync();
+    const listed = [...OFAC_TRON_LIST.addresses.keys()][0]!;
+    assert.equal(hits(await screen(listed))[0]?.[0], listed, 'a listed address is a hit, never clean');
+    assert.equal(refresher.status().addresses, OFAC_TRON_LIST.addresses.size);
+    // Published the day before the empty list's date: not refused as older than it.
+    assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
     assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
   });
 

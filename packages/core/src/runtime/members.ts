@@ -6,7 +6,7 @@ import type { AdminActor, AdminError } from './admin.js';
 import { hasControlCharacter, type TextRule } from './stored-text.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
-import { WorkLimitBusy } from './work-limit.js';
+import { isWorkLimitBusy } from './work-limit.js';
 
 /** What lists and pages show of a member: never a password or invitation hash. */
 export interface MemberView {
@@ -88,7 +88,7 @@ async function hashedPassword(password: string): Promise<Result<string, AdminErr
   try {
     return ok(await hashPassword(password));
   } catch (error) {
-    if (error instanceof WorkLimitBusy) return fail('busy', error.message);
+    if (isWorkLimitBusy(error)) return fail('busy', error.message);
     throw error;
   }
 }

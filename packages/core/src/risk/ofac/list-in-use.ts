@@ -40,12 +40,19 @@ export function screeningList(
  * publication date (the list was current then), else to no date at all (1970: past any age limit).
  */
 export function listInUseOf(stored: StoredSanctionsList, now: Date = new Date()): OfacListInUse {
+  // An earlier version let `sanctions load --force` store a list without a TRON address. Screened with,
+  // it would pass every listed address, and dated today it would refuse OFAC's next list as older: the
+  // snapshot is screened instead, under the stored id, so the next list taken replaces that row.
+  // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
+  const source = /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source;
+  if (stored.entries.length === 0) {
+    return { ...bundledOfacList(), id: stored.id, source: `bundled snapshot (${source} holds no TRON address)` };
+  }
   const published = notInFuture(stored.publishedAt, now);
   const confirmedAt = notInFuture(stored.confirmedAt, now) ?? published ?? new Date(0);
   return {
     id: stored.id,
-    // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
-    source: /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source,
+    source,
     format: stored.format,
     publishedAt: published ?? confirmedAt,
     confirmedAt,
