@@ -87,7 +87,10 @@ describe('store-postgres: migration 013 on a database of 012 with checks in flig
       const outcome = await stores.checks.begin(begun);
       assert.equal(outcome.kind === 'admitted' && outcome.stage, 'started');
     }
-    assert.deepEqual(await migrate(pool), { applied: [13], version: 13 });
+    assert.deepEqual(await migrate(pool, { migrations: all.filter((m) => m.version <= 13) }), {
+      applied: [13],
+      version: 13,
+    });
   });
   after(() => database?.drop());
 
