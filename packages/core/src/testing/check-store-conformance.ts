@@ -92,6 +92,12 @@ function finishing(who: Tenant, p: BeginCheckParams, overrides: Partial<FinishCh
   };
 }
 
+/** The organization's usage days across the month's edge after T0: [day, requests, billable]. */
+async function daysAcrossTheEdge(stores: SafetyStores, organizationId: string) {
+  const days = await stores.usage.readUsageDays({ organizationId, firstDay: '2026-03-31', lastDay: '2026-04-01' });
+  return days.map((d) => [d.day, d.requests, d.billable]);
+}
+
 const RESPONSE = { status: 200, headers: { 'X-Request-ID': 'r-1' }, body: '{"ok":"ü"}' };
 
 /** A test given fresh stores (closed after), as the store conformance suite makes them. */
@@ -342,15 +348,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
         const { organizationId } = who;
         const april = await stores.quota.getUsage({ organizationId, period: '2026-04', now: at(35_000) });
         assert.deepEqual(april, { used: 0, reserved: 0 });
-        const days = await stores.usage.readUsageDays({
-          organizationId,
-          firstDay: '2026-03-31',
-          lastDay: '2026-04-01',
-        });
-        assert.deepEqual(
-          days.map((d) => [d.day, d.requests, d.billable]),
-          [['2026-03-31', 1, 1]],
-        );
+        assert.deepEqual(await daysAcrossTheEdge(stores, organizationId), [['2026-03-31', 1, 1]]);
       },
     );
 
@@ -500,13 +498,8 @@ export function runCheckStoreConformance(withStores: WithStores): void {
           const usage = (period: string, now: Date) => stores.quota.getUsage({ organizationId, period, now });
           assert.deepEqual(await usage('2026-03', at(1000)), { used: 0, reserved: 0 }, 'March: nothing billed');
           assert.deepEqual(await usage('2026-04', at(62_000)), { used: 1, reserved: 0 });
-          const days = await stores.usage.readUsageDays({
-            organizationId,
-            firstDay: '2026-03-31',
-            lastDay: '2026-04-01',
-          });
           assert.deepEqual(
-            days.map((d) => [d.day, d.requests, d.billable]),
+            await daysAcrossTheEdge(stores, organizationId),
             [
               ['2026-03-31', 1, 0],
               ['2026-04-01', 1, 1],
