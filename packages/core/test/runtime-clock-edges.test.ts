@@ -1,14 +1,17 @@
 // A check whose answer comes after the minute or month its `begin` counted in: the usage record
 // keeps the day and month the reservation names, and the answer's limit headers never describe a
-// window that has ended. Through `handle` with in-process providers (the chain moves the clock, as a
-// slow node would), on store-memory and on PostgreSQL (TEST_DATABASE_URL, else skipped).
+// window that has ended; two hosts whose clocks are further apart than the lease bill a key once.
+// Through `handle` with in-process providers (the chain moves the clock, as a slow node would), on
+// store-memory and on PostgreSQL (TEST_DATABASE_URL, else skipped).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { ResultAsync } from 'neverthrow';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { createPostgresStores, migrate } from '@tron-safety/store-postgres';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 import type { ChainFactsProvider } from '../src/chain/facts.js';
+import type { CoreHttpResponse } from '../src/runtime/http.js';
 import { createSafetyService, type SafetyService } from '../src/runtime/service.js';
 import type { SafetyStores } from '../src/stores/index.js';
 import type { Entitlements } from '../src/stores/organizations.js';
@@ -66,6 +69,7 @@ function chainAnsweringAt(clock: ReturnType<typeof settableClock>, answeredAt: s
 }
 
 const TX = 'ab'.repeat(32);
+const KEYED = { 'idempotency-key': 'skewed-hosts' };
 const unix = (iso: string) => String(Date.parse(iso) / 1000);
 
 type Edge = { begin: string; answer: string };
@@ -111,6 +115,65 @@ for (const kind of KINDS) {
       assert.deepEqual(january, { used: 1, reserved: 0 }, 'billed to the month its reservation named');
       const [day] = await stores.usage.readUsageDays({ organizationId, firstDay: '2026-01-31', lastDay: '2026-01-31' });
       assert.equal(day?.billable, 1);
+    });
+
+    test('Idempotency: hosts whose clocks differ by more than the lease bill one key once across the month edge; the stale host answers unbilled, unstored', async () => {
+      const stores = await kind.stores();
+      // Host A's clock says January 31st; host B's runs 60 s ahead, past the 42 s lease: by it A's claim
+      // has ended, so B takes the key over and reserves in February while A's check still runs.
+      const clockA = settableClock('2026-01-31T23:59:50.000Z');
+      const clockB = () => new Date(clockA.now().getTime() + 60_000);
+      const risk = instantRisk(new Date('2026-01-31T23:59:50.000Z'));
+      const hostB = createSafetyService(
+        stores,
+        {
+          chain: instantChain({ facts: (txHash) => confirmedTrxFacts(txHash, clockB()) }),
+          risk,
+        },
+        { now: clockB },
+      );
+      const reports: string[] = [];
+      let answerB: Promise<CoreHttpResponse> | undefined;
+      const stalled = instantChain({ facts: (txHash) => confirmedTrxFacts(txHash, clockA.now()) });
+      const hostA = createSafetyService(
+        stores,
+        {
+          // A's lookup answers once B's check of the same key has been answered.
+          chain: {
+            getTransactionFacts: (txHash, ctx) =>
+              ResultAsync.fromSafePromise((answerB = check({ service: hostB, apiKey }, TX, KEYED))).andThen(() =>
+                stalled.getTransactionFacts(txHash, ctx),
+              ),
+          },
+          risk,
+        },
+        { now: clockA.now, onError: (error, { step }) => reports.push(`${step}: ${String(error)}`) },
+      );
+      const { apiKey, organizationId } = await seedTenant(hostA, { monthlyQuota: 10 }, randomUUID());
+
+      const a = await check({ service: hostA, apiKey }, TX, KEYED);
+      const b = await answerB!;
+      for (const r of [a, b]) {
+        assert.equal(r.status, 200, r.body);
+        assert.equal(json(r).coverage, 'complete');
+        assert.equal(r.headers['Idempotent-Replayed'], undefined);
+      }
+      assert.equal(a.headers['X-Quota-Remaining'], '10', 'A’s January unit was released');
+      assert.match(reports.join('\n'), /finish: Error: the Idempotency-Key claim ended before the finish/);
+      const usage = (period: string, now: Date) => stores.quota.getUsage({ organizationId, period, now });
+      assert.deepEqual(await usage('2026-01', clockA.now()), { used: 0, reserved: 0 }, 'January: not billed');
+      assert.deepEqual(await usage('2026-02', clockB()), { used: 1, reserved: 0 }, 'February: B’s unit');
+      const days = await stores.usage.readUsageDays({ organizationId, firstDay: '2026-01-31', lastDay: '2026-02-01' });
+      assert.deepEqual(
+        days.map((d) => [d.day, d.requests, d.billable]),
+        [
+          ['2026-01-31', 1, 0],
+          ['2026-02-01', 1, 1],
+        ],
+      );
+      const replay = await check({ service: hostA, apiKey }, TX, KEYED);
+      assert.equal(replay.headers['Idempotent-Replayed'], 'true');
+      assert.equal(replay.body, b.body, 'the key replays B’s result');
     });
 
     test('Response headers: X-Quota-* of a check answered after its month ended describe the current month', async () => {

@@ -96,18 +96,21 @@ export class MemoryCheckStore implements CheckStore {
     const { idempotency, quota, limits, usage } = this.parts;
     let stored = false;
     let held = 0;
+    // A check with a key bills only while it still holds the key's claim (see `CheckStore.finish`).
+    let claimed = true;
     if (params.idempotency) {
       const { key, owner, response, retainUntil } = params.idempotency;
       const scope = { organizationId, key };
       if (response) stored = idempotency.store(scope, { owner, response, now, retainUntil });
-      const claimed = stored || (!response && idempotency.release(scope, { owner }));
+      claimed = stored || (!response && idempotency.release(scope, { owner }));
       if (claimed) held++;
     }
     if (reservation && quota.holds(organizationId, reservation.reservationId)) held++;
+    const commit = reservation !== null && reservation.commit && claimed;
     const finalized = reservation
-      ? quota.finalize({ organizationId, reservationId: reservation.reservationId, now }, reservation.commit)
+      ? quota.finalize({ organizationId, reservationId: reservation.reservationId, now }, commit)
       : null;
-    const billed = reservation !== null && reservation.commit && finalized !== null;
+    const billed = commit && finalized !== null;
     if (params.slotId !== null && limits.release({ organizationId, slotId: params.slotId })) held++;
     const given = params.idempotency !== null || reservation !== null || params.slotId !== null;
     const repeated = given && held === 0;

@@ -50,9 +50,10 @@ const FinishRow = t.type({
 });
 
 /**
- * begin_check_record and finish_check_record (migration 010), each read as one json column: node-
- * postgres then describes and parses one field instead of 24, and the row decodes as the same
- * object. begin_check_record also sets the API key's last use when it is due (p_touch_key).
+ * begin_check_record and finish_check_record (migration 010; finish fenced on the key's claim by 013),
+ * each read as one json column: node-postgres then describes and parses one field instead of 24, and the
+ * row decodes as the same object. begin_check_record also sets the API key's last use when it is due
+ * (p_touch_key).
  */
 const BEGIN =
   'SELECT row_to_json(begin_check_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, true)) AS r';

@@ -92,10 +92,7 @@ export class CheckHold {
       settled = await this.scope.settle('finish', work);
     }
     if (settled.isOk()) {
-      // A repeated finish means the first attempt committed and only its answer was lost.
-      if (outcome.bill && !settled.value.billed && !settled.value.repeated) {
-        this.scope.report(new Error('the quota reservation expired before its commit: not billed'), 'finish');
-      }
+      this.#reportUnsettled(outcome, settled.value);
       return this.#answer(outcome.reply, settled.value);
     }
     if (settled.error.kind === 'settle_timeout') return this.#settleLate(work);
@@ -105,6 +102,24 @@ export class CheckHold {
     const fallback = outcome.bill ? failure(this.scope, { kind: 'internal_error' }, outcome.usage.network) : outcome;
     const givenBack = await this.#giveBack(fallback);
     return this.#answer(givenBack?.repeated ? outcome.reply : fallback.reply, givenBack);
+  }
+
+  /**
+   * A decided result the finish could not bill or store is still the answer (its caller gets it,
+   * unbilled), and reported: its lease ended while it ran. When its Idempotency-Key claim is no
+   * longer its own (taken over by a host whose clock is more than the lease ahead or by a retry after
+   * this check stalled that long, or swept), the store neither stores nor bills it: a key is billed
+   * with the result stored under it, once. A repeated finish means the first attempt committed and
+   * only its answer was lost.
+   */
+  #reportUnsettled(outcome: CheckOutcome, finished: FinishCheckOutcome): void {
+    if (finished.repeated) return;
+    if (outcome.store && this.held.claim !== null && !finished.stored) {
+      const lost = 'the Idempotency-Key claim ended before the finish (taken over or swept): not stored, not billed';
+      this.scope.report(new Error(lost), 'finish');
+    } else if (outcome.bill && !finished.billed) {
+      this.scope.report(new Error('the quota reservation expired before its commit: not billed'), 'finish');
+    }
   }
 
   /**

@@ -97,7 +97,10 @@ export interface FinishCheckParams {
 }
 
 export interface FinishCheckOutcome {
-  /** True when the reservation was committed while still live: one unit billed. */
+  /**
+   * True when the reservation was committed while still live: one unit billed. With a key, only while
+   * the key's claim was still this check's: one taken over (or swept) since is released, not billed.
+   */
   billed: boolean;
   /** The reservation's period after the commit or release; null when it was not live (nothing moved). */
   quota: QuotaUsage | null;
@@ -122,6 +125,11 @@ export interface CheckStore {
    * One atomic call, in this order: the idempotency claim (store or abandon), the reservation
    * (commit or release), the slot, the usage record. A rejection means none of it happened.
    * Repeating it changes nothing (`repeated`), so a finish whose answer was lost may be retried.
+   * A check given a key commits only while it still holds the key's claim (`owner`, even past its
+   * lease while nobody took it over): a claim that another check took over, whose lease ended by
+   * that host's clock, or that was swept, is the other check's to bill and store, so this one's
+   * reservation is released and its usage record is not billable. A key is billed once, with the
+   * result stored under it, however far apart the hosts' clocks are.
    */
   finish(params: FinishCheckParams): Promise<FinishCheckOutcome>;
 }

@@ -92,6 +92,12 @@ function finishing(who: Tenant, p: BeginCheckParams, overrides: Partial<FinishCh
   };
 }
 
+/** The organization's usage days across the month's edge after T0: [day, requests, billable]. */
+async function daysAcrossTheEdge(stores: SafetyStores, organizationId: string) {
+  const days = await stores.usage.readUsageDays({ organizationId, firstDay: '2026-03-31', lastDay: '2026-04-01' });
+  return days.map((d) => [d.day, d.requests, d.billable]);
+}
+
 const RESPONSE = { status: 200, headers: { 'X-Request-ID': 'r-1' }, body: '{"ok":"ü"}' };
 
 /** A test given fresh stores (closed after), as the store conformance suite makes them. */
@@ -342,15 +348,7 @@ export function runCheckStoreConformance(withStores: WithStores): void {
         const { organizationId } = who;
         const april = await stores.quota.getUsage({ organizationId, period: '2026-04', now: at(35_000) });
         assert.deepEqual(april, { used: 0, reserved: 0 });
-        const days = await stores.usage.readUsageDays({
-          organizationId,
-          firstDay: '2026-03-31',
-          lastDay: '2026-04-01',
-        });
-        assert.deepEqual(
-          days.map((d) => [d.day, d.requests, d.billable]),
-          [['2026-03-31', 1, 1]],
-        );
+        assert.deepEqual(await daysAcrossTheEdge(stores, organizationId), [['2026-03-31', 1, 1]]);
       },
     );
 
@@ -433,6 +431,88 @@ export function runCheckStoreConformance(withStores: WithStores): void {
         });
         // `repeated` depends on whether the ended leases were reclaimed yet: not asserted.
         assert.deepEqual({ billed, quota, stored }, { billed: false, quota: null, stored: false });
+      },
+    );
+
+    withStores(
+      'Idempotency: a finish whose claim was taken over bills nothing and stores nothing: one key, one unit across the month edge',
+      async (stores) => {
+        // Host A begins at T0 (March 31st, 23:59:30) by its clock; host B's clock runs more than the
+        // lease ahead (April 1st), so B takes the key over and reserves in April while A still runs.
+        // Both finish with a complete result, A by its own clock, its March reservation still live.
+        for (const staleFirst of [true, false]) {
+          const who = await tenant(stores);
+          const a = params(who, work({}, 'skewed'));
+          const bNow = at(61_000);
+          const bLease = at(121_000);
+          const b = params(
+            who,
+            work({
+              idempotency: { key: 'skewed', fingerprint: 'f1', owner: randomUUID(), leaseExpiresAt: bLease },
+              quota: { period: '2026-04', reservationId: randomUUID(), expiresAt: bLease },
+            }),
+            {
+              now: bNow,
+              rateWindowStart: new Date('2026-04-01T00:00:00.000Z'),
+              slot: { slotId: randomUUID(), expiresAt: bLease },
+            },
+          );
+          assert.equal(stageOf(await stores.checks.begin(a)), 'started');
+          assert.equal(stageOf(await stores.checks.begin(b)), 'started', 'by B’s clock the claim ended');
+          const complete = (p: BeginCheckParams, now: Date, body: string) => {
+            const claim = p.work!.idempotency!;
+            return stores.checks.finish(
+              finishing(who, p, {
+                now,
+                reservation: { reservationId: p.work!.quota.reservationId, commit: true },
+                idempotency: { ...claim, response: { ...RESPONSE, body }, retainUntil: at(86_400_000) },
+                usage: {
+                  organizationId: who.organizationId,
+                  at: p.now,
+                  network: 'tron',
+                  overallState: 'CLEAR',
+                  coverage: 'complete',
+                  latencyMs: 10,
+                  errorCode: null,
+                },
+              }),
+            );
+          };
+          const stale = () => complete(a, at(1000), '{"host":"A"}');
+          const owner = () => complete(b, at(62_000), '{"host":"B"}');
+          const [staleOutcome, ownerOutcome] = staleFirst
+            ? [await stale(), await owner()]
+            : await owner().then(async (o) => [await stale(), o]);
+          assert.deepEqual(
+            staleOutcome,
+            { billed: false, quota: { used: 0, reserved: 0 }, stored: false, repeated: false },
+            `the stale finisher releases its unit (${staleFirst ? 'before' : 'after'} the owner's finish)`,
+          );
+          assert.deepEqual(ownerOutcome, {
+            billed: true,
+            quota: { used: 1, reserved: 0 },
+            stored: true,
+            repeated: false,
+          });
+          const { organizationId } = who;
+          const usage = (period: string, now: Date) => stores.quota.getUsage({ organizationId, period, now });
+          assert.deepEqual(await usage('2026-03', at(1000)), { used: 0, reserved: 0 }, 'March: nothing billed');
+          assert.deepEqual(await usage('2026-04', at(62_000)), { used: 1, reserved: 0 });
+          assert.deepEqual(
+            await daysAcrossTheEdge(stores, organizationId),
+            [
+              ['2026-03-31', 1, 0],
+              ['2026-04-01', 1, 1],
+            ],
+            'both checks counted, one billed',
+          );
+          const replay = await stores.checks.begin(params(who, work({}, 'skewed'), { now: at(63_000) }));
+          assert.equal(
+            replay.kind === 'admitted' && replay.stage === 'completed' && replay.response.body,
+            '{"host":"B"}',
+            'the new owner’s result is the one stored',
+          );
+        }
       },
     );
 
