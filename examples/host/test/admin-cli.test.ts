@@ -377,7 +377,10 @@ describe('admin CLI: portal members', () => {
     });
     (await applySeed(service.admin, (await loadSeedFile(seed))._unsafeUnwrap()))._unsafeUnwrap();
     assert.ok((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isOk());
-    assert.equal((await service.admin.members.checkPassword('dev@example.com', PORTAL_PASSWORD))?.role, 'developer');
+    assert.equal(
+      (await service.admin.members.checkPassword('dev@example.com', PORTAL_PASSWORD))._unsafeUnwrap()?.role,
+      'developer',
+    );
     assert.equal((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isErr(), true);
 
     const listed = JSON.parse((await admin(t, ...base, 'members', 'list', org)).out) as {
