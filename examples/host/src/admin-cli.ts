@@ -13,7 +13,8 @@
 // database.
 //
 // Exit codes: 0 done; 1 refused by the service (invalid, not found, conflict); 2 cannot run
-// (configuration, unreadable seed file, host unreachable, the service busy); 64 wrong command line (and,
+// (configuration, unreadable seed file, host unreachable, the service busy); 64 wrong command line (a usage
+// --url of plain http to another host without --insecure-http included; and,
 // for the sanctions commands, a SANCTIONS_LIST_MAX_AGE_DAYS that is not a whole number from 1 to 30; for
 // members add, a PORTAL_PUBLIC_URL the host would refuse).
 import { existsSync } from 'node:fs';
@@ -34,7 +35,7 @@ import { request } from 'undici';
 import { registerMemberCommands } from './admin-members.js';
 import { addSanctionsCommands, MEMORY_MODE_SANCTIONS } from './admin-sanctions.js';
 import { HOST_VERSION } from './cli-flags.js';
-import { parseConfig } from './config.js';
+import { isLoopback, parseConfig } from './config.js';
 import {
   applySeed,
   keyHashOf,
@@ -469,13 +470,34 @@ function addUsageCommand(program: Command, open: OpenSession): void {
     .description(
       "the organization's usage: from the database (PostgreSQL), or from the running host (memory: GET /v1/usage with TRON_SAFETY_API_KEY, one of the organization's active keys)",
     )
-    .option('--url <url>', 'base URL of the running host', 'http://127.0.0.1:8080')
+    .option(
+      '--url <url>',
+      'base URL of the running host: https, or plain http to this machine (localhost, 127.x.x.x, [::1])',
+      'http://127.0.0.1:8080',
+    )
+    .option('--insecure-http', 'allow a plain http --url to another host: the API key crosses the network in clear')
     .option('--days <n>', 'rolling period, 1 to 90', int('--days'), 30)
-    .action(async (orgId: string, o: { url: string; days: number }) => {
+    .action(async (orgId: string, o: { url: string; days: number; insecureHttp?: boolean }) => {
+      checkHostUrl(o.url, o.insecureHttp === true);
       const s = await open('read');
       if (s.mode === 'postgres') return printUsage(unwrap(await s.admin.usage(OPERATOR, orgId, o.days)));
       printUsage(await usageFromHost(s, orgId, o));
     });
+}
+
+/**
+ * `usage --url`, checked before anything runs (in either mode, as any wrong command line): an http(s) URL, and
+ * plain http only to this machine unless `--insecure-http`, since the request carries an API key.
+ */
+function checkHostUrl(raw: string, insecureHttp: boolean): void {
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw new Exit(64, `--url must be an http(s) URL such as https://safety.example.com, got '${raw}'`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !insecureHttp)
+    throw new Exit(
+      64,
+      `--url ${raw} is plain http to another host: the API key would cross the network in clear. Use https, or pass --insecure-http to send it anyway`,
+    );
 }
 
 /** Memory mode: usage lives in the running host, asked with one of the organization's active keys. */

@@ -10,6 +10,8 @@ import { createMemoryStores } from '@tron-safety/store-memory';
 import { runAdmin } from '../src/admin-cli.js';
 import { applySeed, loadSeedFile } from '../src/seed-file.js';
 import { lockSeedFile, SeedFileBusy } from '../src/seed-file-lock.js';
+// The core's own flood of its password derivations: the CLI here runs in this process, on the same core module.
+import { fillDerivations } from '../../../packages/core/test/password-support.js';
 import { adminProcess } from './admin-process.js';
 import { PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
 import { TEST_KEY, TEST_ORG, writeSeedFile } from './support.js';
@@ -302,6 +304,27 @@ describe('admin CLI (memory mode: the seed file)', () => {
     }
   });
 
+  test(
+    'busy is exit 2 (cannot run now): a seed password the CLI cannot hash while every derivation place is taken names its entry, writes nothing, and the same commands run once free',
+    { timeout: 60_000 },
+    async (t) => {
+      const seed = portalSeedFile();
+      const before = readFileSync(seed, 'utf8');
+      const flood = await fillDerivations(t);
+      const busy =
+        'seed file: organizations[0].members[0]: too many password derivations at once: try again in a moment';
+      const read = await admin(t, '--seed-file', seed, 'orgs', 'list');
+      assert.deepEqual({ code: read.code, err: read.err, out: read.out }, { code: 2, err: `error: ${busy}`, out: '' });
+      const change = await admin(t, '--seed-file', seed, '--json', 'members', 'list', TEST_ORG);
+      assert.equal(change.code, 2);
+      assert.deepEqual(JSON.parse(change.err), { error: { exit_code: 2, message: busy } });
+      assert.equal(readFileSync(seed, 'utf8'), before);
+      await flood.release();
+      assert.equal((await admin(t, '--seed-file', seed, 'orgs', 'list')).code, 0);
+      assert.equal((await admin(t, '--seed-file', seed, 'members', 'list', TEST_ORG)).code, 0, 'its lock was released');
+    },
+  );
+
   test('limits of 0 are accepted as the core accepts them (memory mode as on PostgreSQL): the file loads again', async (t) => {
     const seed = join(mkdtempSync(join(tmpdir(), 'tron-safety-admin-')), 'seed.json');
     const created = await admin(
@@ -377,7 +400,10 @@ describe('admin CLI: portal members', () => {
     });
     (await applySeed(service.admin, (await loadSeedFile(seed))._unsafeUnwrap()))._unsafeUnwrap();
     assert.ok((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isOk());
-    assert.equal((await service.admin.members.checkPassword('dev@example.com', PORTAL_PASSWORD))?.role, 'developer');
+    assert.equal(
+      (await service.admin.members.checkPassword('dev@example.com', PORTAL_PASSWORD))._unsafeUnwrap()?.role,
+      'developer',
+    );
     assert.equal((await service.admin.members.acceptInvitation(token, PORTAL_PASSWORD)).isErr(), true);
 
     const listed = JSON.parse((await admin(t, ...base, 'members', 'list', org)).out) as {

@@ -108,6 +108,36 @@ describe('admin CLI usage (memory mode): asks the running host', () => {
     }
   });
 
+  test('a --url of plain http to another host is exit 64 and sends nothing unless --insecure-http; plain http to this machine needs no flag', async (tc) => {
+    const seen: (string | undefined)[] = [];
+    const server = createServer(
+      (req, res) => (seen.push(req.headers['x-api-key'] as string), res.writeHead(502).end()),
+    );
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    tc.after(() => new Promise((done) => server.close(done)));
+    const { port } = server.address() as AddressInfo;
+    // 0.0.0.0 is no loopback name, yet on Linux a connection to it reaches this machine: nothing leaves it.
+    const remote = `http://0.0.0.0:${port}`;
+    const refused = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', remote);
+    assert.equal(refused.code, 64);
+    assert.equal(
+      refused.err,
+      `error: --url ${remote} is plain http to another host: the API key would cross the network in clear. Use https, or pass --insecure-http to send it anyway`,
+    );
+    const json = await admin(tc, '--seed-file', seed, '--json', 'usage', TEST_ORG, '--url', remote);
+    assert.equal((JSON.parse(json.err) as { error: { exit_code: number } }).error.exit_code, 64);
+    const notHttp = await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, '--url', `ftp://127.0.0.1:${port}`);
+    assert.deepEqual([notHttp.code, seen], [64, []], 'nothing was sent');
+    // With the flag, and to loopback names without it, the request goes (the 502 is exit 1).
+    for (const args of [
+      ['--url', remote, '--insecure-http'],
+      ['--url', `http://localhost:${port}`],
+      ['--url', `http://127.0.0.1:${port}/`],
+    ])
+      assert.equal((await admin(tc, '--seed-file', seed, 'usage', TEST_ORG, ...args)).code, 1, args.join(' '));
+    assert.deepEqual(seen, [TEST_KEY, TEST_KEY, TEST_KEY]);
+  });
+
   test('a host that cannot be reached is exit 2, naming the URL', async (tc) => {
     const gone = await answering(200, '{}');
     await new Promise((done) => gone.server.close(done));

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { sendsInClear } from '../src/cli/plain-http.js';
 import { runCli } from '../src/cli/run.js';
 import { createSafetyClient } from '../src/index.js';
 import { checkResponse, clearBody, EXPECTED } from './responses.js';
@@ -167,6 +168,28 @@ describe('CLI against a scripted server', () => {
     assert.match(key.stderr, /^tron-safety: TRON_SAFETY_API_KEY cannot be sent as an HTTP header/);
     assert.doesNotMatch(key.stderr, /tsk_live|run again/, 'neither the key nor advice to resend');
     assert.deepEqual(keys, [], 'nothing was sent');
+  });
+
+  test('Configuration: a plain http TRON_SAFETY_URL to another host is a wrong command line, nothing sent, unless --insecure-http; plain http to this machine needs no flag', async () => {
+    answering([], json(200, checkResponse()));
+    // 0.0.0.0 is no loopback name, yet on Linux a connection to it reaches this machine: nothing leaves it.
+    const remote = `http://0.0.0.0:${new URL(url).port}`;
+    const message = `TRON_SAFETY_URL ${remote} is plain http to another host: the API key would cross the network in clear. Use https, or pass --insecure-http to send it anyway`;
+    const refused = await cli(['check', TX], { TRON_SAFETY_URL: remote });
+    assert.deepEqual([refused.code, refused.stderr], [64, `tron-safety: ${message}\n`]);
+    const asJson = await cli(['usage', '--json'], { TRON_SAFETY_URL: remote });
+    assert.deepEqual([asJson.code, JSON.parse(asJson.stderr)], [64, { error: { exit_code: 64, message } }]);
+    assert.deepEqual(keys, [], 'nothing was sent');
+    // Answered (exit 1: a check without --recipient and --amount) with the flag, and to loopback without it.
+    for (const [base, ...flag] of [[remote, '--insecure-http'], [`http://localhost:${new URL(url).port}`], [url]])
+      assert.equal((await cli(['check', TX, ...flag], { TRON_SAFETY_URL: base! })).code, 1, base);
+    assert.equal(keys.length, 3);
+    for (const loopback of ['http://localhost', 'http://127.0.0.1:8080', 'http://127.9.8.7', 'http://[::1]:8080'])
+      assert.equal(sendsInClear(loopback), false, loopback);
+    for (const other of ['http://0.0.0.0', 'http://10.0.0.1:8080', 'http://[::]', 'http://safety.example.com'])
+      assert.equal(sendsInClear(other), true, other);
+    for (const notPlain of ['https://safety.example.com', 'localhost:8080', 'not a url'])
+      assert.equal(sendsInClear(notPlain), false, notPlain);
   });
 
   test('Errors 2: a replayed error is final for its key: no advice to run again with it', async () => {

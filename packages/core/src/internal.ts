@@ -20,7 +20,6 @@ export { withDefaults } from './defaults.js';
 export { mayManageApiKeys, mayRunChecks } from './runtime/admin.js';
 export { MEMBER_ROLES, mayManageMembers } from './runtime/members.js';
 export { MIN_PASSWORD_LENGTH } from './runtime/passwords.js';
-export { isWorkLimitBusy, WorkLimitBusy } from './runtime/work-limit.js';
 export { newToken, tokenHash } from './runtime/tokens.js';
 export { requestIdFrom } from './runtime/request-id.js';
 export { MIN_LATENCY_SAMPLES } from './runtime/usage-statistics.js';

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { CoreHttpResponse, SafetyStores } from '@tron-safety/core';
-import { isWorkLimitBusy, withDefaults } from '@tron-safety/core/internal';
+import { withDefaults } from '@tron-safety/core/internal';
 import type { PortalDeps, PortalService, SignedIn } from './context.js';
 import { Cookies } from './cookies.js';
 import { Form, isPortalPath, PORTAL_PATH, redirect, SECURITY_HEADERS, type PortalRequest } from './http.js';
-import { busyPage, csrfRefused, errorPage } from './pages/errors.js';
+import { csrfRefused, errorPage } from './pages/errors.js';
 import { Reveals } from './reveal.js';
 import { match, MEMBER_ROUTES, PUBLIC_ROUTES } from './routes.js';
 import { csrfTokenOf, DEFAULT_SESSION_POLICY, sameSecret, Sessions, type SessionPolicy } from './session.js';
@@ -92,8 +92,6 @@ export function createPortal(options: PortalOptions): Portal {
       try {
         return await answer(deps, assets, request);
       } catch (error) {
-        // The sign-in's password check rejects with it (the admin API's other calls answer `busy`).
-        if (isWorkLimitBusy(error)) return busyPage(error.message);
         options.onError?.(error);
         const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
         return errorPage(null, { status: 500, message });

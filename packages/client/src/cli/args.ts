@@ -14,13 +14,14 @@ export type Command =
       amount?: string;
       idempotencyKey?: string;
       json: boolean;
+      insecureHttp: boolean;
     }
-  | { kind: 'usage'; days?: number; json: boolean };
+  | { kind: 'usage'; days?: number; json: boolean; insecureHttp: boolean };
 
 export const USAGE = `Usage:
   tron-safety check <tx_hash> [--recipient ADDRESS] [--token CONTRACT] [--amount AMOUNT]
-                              [--idempotency-key KEY] [--json]
-  tron-safety usage [--days N] [--json]
+                              [--idempotency-key KEY] [--json] [--insecure-http]
+  tron-safety usage [--days N] [--json] [--insecure-http]
   tron-safety --help | --version
 
 Checks one TRON transaction with the safety API before a payment is booked, or shows the
@@ -34,6 +35,9 @@ Options:
   --days N                 usage period in whole days (1 to 90, default 30)
   --json                   print the API's JSON body as received (on a terminal, control
                            characters as JSON escapes)
+  --insecure-http          send the API key to a plain http TRON_SAFETY_URL on another host
+                           (in clear: without this flag only https, or http to localhost,
+                           127.x.x.x or [::1], is used)
   -h, --help               this text
   -V, --version            the client's version
 
@@ -46,7 +50,8 @@ Exit codes:
       and --amount verified (usage: answered)
   1   check: any other answer (REVIEW, HIGH_RISK, LIMITED_DATA, or a CLEAR not safe to book)
   2   an API error, or the service unreachable or unreadable
-  64  wrong command line
+  64  wrong command line (a plain http TRON_SAFETY_URL to another host without
+      --insecure-http included)
 `;
 
 /** The spec's `days` of `GET /v1/usage` (Limits): an integer from 1 to 90. */
@@ -59,6 +64,7 @@ const OPTIONS = {
   'idempotency-key': { type: 'string' },
   days: { type: 'string' },
   json: { type: 'boolean', default: false },
+  'insecure-http': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'V', default: false },
 } as const;
@@ -98,6 +104,7 @@ function checkCommand(rest: string[], values: Values): Result<Command, string> {
     ...(amount !== undefined ? { amount } : {}),
     ...(values['idempotency-key'] !== undefined ? { idempotencyKey: values['idempotency-key'] } : {}),
     json: values.json,
+    insecureHttp: values['insecure-http'],
   });
 }
 
@@ -108,7 +115,12 @@ function usageCommand(rest: string[], values: Values): Result<Command, string> {
   if (misplaced) return err(`--${misplaced} belongs to check`);
   const days = values.days === undefined ? undefined : daysOf(values.days);
   if (days === null) return err(`--days must be a whole number from 1 to ${MAX_USAGE_DAYS}, got '${values.days}'`);
-  return ok({ kind: 'usage', json: values.json, ...(days !== undefined ? { days } : {}) });
+  return ok({
+    kind: 'usage',
+    json: values.json,
+    insecureHttp: values['insecure-http'],
+    ...(days !== undefined ? { days } : {}),
+  });
 }
 
 /** The period the service would accept, or null: refused here rather than sent for a 422. */

@@ -4,6 +4,7 @@ import { isSafeToBook } from '../booking.js';
 import { isHeaderValue } from '../header-value.js';
 import { CLIENT_VERSION } from '../version.js';
 import { parseCommand, USAGE, type Command } from './args.js';
+import { sendsInClear } from './plain-http.js';
 import { printable, printableJsonText } from './printable.js';
 import { createStyle, renderCheck, renderUsage } from './summary.js';
 
@@ -31,6 +32,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (command.kind === 'version') return (void io.stdout.write(`${CLIENT_VERSION}\n`), 0);
   const baseUrl = io.env.TRON_SAFETY_URL?.trim() || DEFAULT_URL;
   const apiKey = io.env.TRON_SAFETY_API_KEY?.trim() ?? '';
+  if (sendsInClear(baseUrl) && !command.insecureHttp) {
+    const message = `TRON_SAFETY_URL ${baseUrl} is plain http to another host: the API key would cross the network in clear. Use https, or pass --insecure-http to send it anyway`;
+    return fail(io, command, message, EXIT.usage);
+  }
   let client;
   try {
     client = createSafetyClient({ baseUrl, apiKey });
@@ -112,12 +117,12 @@ function failure(io: CliIo, command: Command, error: ClientFailure | CheckFailur
   return fail(io, command, `${error.message}${resend}`);
 }
 
-function fail(io: CliIo, command: Command, message: string): number {
+function fail(io: CliIo, command: Command, message: string, code: number = EXIT.failed): number {
   const json = command.kind === 'check' || command.kind === 'usage' ? command.json : false;
   io.stderr.write(
     json
-      ? `${printableJsonText(JSON.stringify({ error: { exit_code: EXIT.failed, message } }))}\n`
+      ? `${printableJsonText(JSON.stringify({ error: { exit_code: code, message } }))}\n`
       : `tron-safety: ${printable(message)}\n`,
   );
-  return EXIT.failed;
+  return code;
 }

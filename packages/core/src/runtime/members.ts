@@ -6,7 +6,6 @@ import type { AdminActor, AdminError } from './admin.js';
 import { hasControlCharacter, type TextRule } from './stored-text.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { newToken, tokenHash } from './tokens.js';
-import { isWorkLimitBusy } from './work-limit.js';
 
 /** What lists and pages show of a member: never a password or invitation hash. */
 export interface MemberView {
@@ -81,16 +80,6 @@ export function normalizeEmail(email: string, rule: TextRule = 'given'): string 
   const normalized = email.trim().toLowerCase();
   const address = normalized.length <= MAX_EMAIL_LENGTH && EMAIL.test(normalized);
   return address && !hasControlCharacter(normalized, rule) ? normalized : null;
-}
-
-/** The password's hash; `busy` when every derivation place is taken (`WorkLimitBusy`). Other failures reject. */
-async function hashedPassword(password: string): Promise<Result<string, AdminError>> {
-  try {
-    return ok(await hashPassword(password));
-  } catch (error) {
-    if (isWorkLimitBusy(error)) return fail('busy', error.message);
-    throw error;
-  }
 }
 
 /** Whether a member of this role may invite, change and remove members. */
@@ -292,7 +281,7 @@ function memberSignIn({ members, now }: MembersContext) {
       if (!(await members.findInvitation(tokenHash(token), now()))) return fail('not_found', INVITATION_UNUSABLE);
       const problem = passwordProblem(password);
       if (problem) return fail('invalid', problem);
-      const passwordHash = await hashedPassword(password);
+      const passwordHash = await hashPassword(password);
       if (passwordHash.isErr()) return err(passwordHash.error);
       // Still the store's one atomic step: of two uses of the link, only the first sets the password.
       const accepted = await members.acceptInvitation({
@@ -304,15 +293,17 @@ function memberSignIn({ members, now }: MembersContext) {
     },
 
     /**
-     * The member whose email and password these are, or null. An unknown email is checked against
-     * a decoy hash, so the answer takes as long either way.
+     * The member whose email and password these are, or null; `busy` when every password derivation place
+     * is taken. An unknown email is checked against a decoy hash, so the answer takes as long either way.
      */
-    async checkPassword(email: string, password: string): Promise<MemberView | null> {
+    async checkPassword(email: string, password: string): Promise<Result<MemberView | null, AdminError>> {
       const normalized = normalizeEmail(email);
       const member = normalized ? await members.findMemberByEmail(normalized) : null;
-      const stored = member?.passwordHash ?? (await decoyPasswordHash());
-      const matches = await verifyPassword(password, stored);
-      return member && member.passwordHash !== null && matches ? memberView(member) : null;
+      const own = member?.passwordHash ?? null;
+      const stored = own === null ? await decoyPasswordHash() : ok(own);
+      if (stored.isErr()) return err(stored.error);
+      const matches = await verifyPassword(password, stored.value);
+      return matches.map((match) => (member && own !== null && match ? memberView(member) : null));
     },
   };
 }
@@ -354,7 +345,7 @@ function memberSeed({ members, newMember }: MembersContext) {
         if (problem) return fail('invalid', problem);
       } else if (!input.invitation) return fail('invalid', 'a member needs a password or an invitation');
       const passwordHash: Result<string | null, AdminError> =
-        input.password === undefined ? ok(null) : await hashedPassword(input.password);
+        input.password === undefined ? ok(null) : await hashPassword(input.password);
       if (passwordHash.isErr()) return err(passwordHash.error);
       const invitation = input.invitation ?? null;
       const created = await newMember({

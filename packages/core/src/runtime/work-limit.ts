@@ -1,28 +1,18 @@
-/** Marks a `WorkLimitBusy` in every copy of this module (one per entry in the CommonJS build). */
-const BUSY = Symbol.for('tron-safety.WorkLimitBusy');
+import { err, ok, type Result } from 'neverthrow';
 
 /**
- * A call refused because `WorkLimit`'s queue was full: the process is busy, try again shortly. Test for it
- * with `isWorkLimitBusy`, not `instanceof`: the CommonJS build defines the class once per entry, so the one
- * the root's passwords throw is not the one `@tron-safety/core/internal` exports.
+ * A call refused because `WorkLimit`'s queue was full: the process is busy, try again shortly. Shaped as the
+ * admin API's `busy` error, which passes it on as it is.
  */
-export class WorkLimitBusy extends Error {
-  constructor(what: string) {
-    super(`too many ${what} at once: try again in a moment`);
-    this.name = 'WorkLimitBusy';
-    Object.defineProperty(this, BUSY, { value: true });
-  }
-}
-
-/** Whether `error` is a `WorkLimitBusy` of any copy of this module. */
-export function isWorkLimitBusy(error: unknown): error is WorkLimitBusy {
-  return typeof error === 'object' && error !== null && BUSY in error;
+export interface WorkLimitBusy {
+  code: 'busy';
+  message: string;
 }
 
 /**
  * Runs at most `concurrency` tasks at once; up to `queue` more wait their turn (first come, first
- * served) and any beyond are refused at once with `WorkLimitBusy`, so a flood costs a bounded wait
- * and memory rather than an ever longer queue.
+ * served) and any beyond are refused at once (`WorkLimitBusy`), so a flood costs a bounded wait
+ * and memory rather than an ever longer queue. A task's own failure rejects, as it would unlimited.
  */
 export class WorkLimit {
   #running = 0;
@@ -34,14 +24,15 @@ export class WorkLimit {
     private readonly queue: number,
   ) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  async run<T>(task: () => Promise<T>): Promise<Result<T, WorkLimitBusy>> {
     if (this.#running >= this.concurrency) {
-      if (this.#waiting.length >= this.queue) throw new WorkLimitBusy(this.what);
+      if (this.#waiting.length >= this.queue)
+        return err({ code: 'busy', message: `too many ${this.what} at once: try again in a moment` });
       // The finishing task hands its place over: #running stays as it is.
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else this.#running++;
     try {
-      return await task();
+      return ok(await task());
     } finally {
       const next = this.#waiting.shift();
       if (next) next();

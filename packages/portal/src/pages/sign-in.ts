@@ -4,6 +4,7 @@ import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { Form, PORTAL_PATH, queryValue, redirect, type PortalRequest } from '../http.js';
 import { retryAfter } from '../throttle.js';
+import { busyPage } from './errors.js';
 import { csrfField, notice, problem, publicPage } from './layout.js';
 
 const MAX_FIELD_LENGTH = 512;
@@ -65,9 +66,11 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
     );
   }
   const member = await deps.admin.members.checkPassword(email, password);
-  if (!member) return signInForm(deps, request, { status: 401, email, error: 'Wrong email or password.' });
+  // Busy (every password derivation place taken): still counted, as nothing proved the password right.
+  if (member.isErr()) return busyPage(member.error.message);
+  if (!member.value) return signInForm(deps, request, { status: 401, email, error: 'Wrong email or password.' });
   await deps.throttle.forgive(email, client, windowStart);
-  return redirect(`${PORTAL_PATH}/overview`, { 'set-cookie': await deps.sessions.start(member, now) });
+  return redirect(`${PORTAL_PATH}/overview`, { 'set-cookie': await deps.sessions.start(member.value, now) });
 }
 
 /** A pre-sign-in form whose token does not match its cookie: refused, with a fresh form. */
