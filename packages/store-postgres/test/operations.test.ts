@@ -1,7 +1,8 @@
 // Operations: migrations (idempotent, concurrent, all or nothing), connection options, the sweeper.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type pg from 'pg';
 import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 
@@ -70,6 +71,80 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       const fixed = { ...bad, sql: 'CREATE TABLE bad (id integer)' };
       assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [1, 2], version: 2 });
       assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [], version: 2 });
+    } finally {
+      await database.drop();
+    }
+  });
+
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const recorded = async (pool: pg.Pool) =>
+    (await pool.query('SELECT version, sha256 FROM schema_migrations ORDER BY version')).rows;
+
+  test("migrations: each applied migration's SHA-256 is recorded, the file's text (a CRLF checkout of it is the same file)", async () => {
+    const database = await server.createDatabase();
+    try {
+      const pool = database.pool(2);
+      const all = await loadMigrations();
+      await migrate(pool);
+      assert.deepEqual(
+        await recorded(pool),
+        all.map((m) => ({ version: m.version, sha256: sha256(m.sql) })),
+      );
+      const crlf = all.map((m) => ({ ...m, sql: m.sql.replaceAll('\n', '\r\n') }));
+      assert.deepEqual(await migrate(pool, { migrations: crlf }), { applied: [], version: all.at(-1)!.version });
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('migrations: a database that applied another text of a migration (edited after it ran) is refused, naming it; nothing pending is applied', async () => {
+    const database = await server.createDatabase();
+    try {
+      const pool = database.pool(2);
+      const first = {
+        version: 1,
+        name: 'first_text',
+        sql: 'CREATE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$',
+      };
+      await migrate(pool, { migrations: [first] });
+      const edited = { ...first, sql: first.sql.replace('SELECT 1', 'SELECT 2') };
+      const next = { version: 2, name: 'next', sql: 'CREATE TABLE next (id integer)' };
+      await assert.rejects(
+        migrate(pool, { migrations: [edited, next] }),
+        new RegExp(
+          `^Error: migration 001_first_text: this database applied another text of it \\(sha256 ${sha256(first.sql).slice(0, 12)}… recorded, ${sha256(edited.sql).slice(0, 12)}… in this version's file\\)`,
+        ),
+      );
+      const after = await pool.query(`SELECT answer() AS answer, to_regclass('next') AS next`);
+      assert.deepEqual(after.rows[0], { answer: 1, next: null });
+      assert.deepEqual(await recorded(pool), [{ version: 1, sha256: sha256(first.sql) }]);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test("migrations: rows applied before hashes were recorded take the file's hash (trust on first use); an edit after that is refused", async () => {
+    const database = await server.createDatabase();
+    try {
+      const pool = database.pool(2);
+      const all = await loadMigrations();
+      const released = all.filter((m) => m.version <= 2); // 0.1.0's migrations
+      // schema_migrations as an earlier version made it: no sha256 column.
+      await migrate(pool, { migrations: released });
+      await pool.query('ALTER TABLE schema_migrations DROP COLUMN sha256');
+      assert.deepEqual(await migrate(pool), {
+        applied: all.slice(2).map((m) => m.version),
+        version: all.at(-1)!.version,
+      });
+      assert.deepEqual(
+        await recorded(pool),
+        all.map((m) => ({ version: m.version, sha256: sha256(m.sql) })),
+      );
+      const edited = all.map((m) => (m.version === 2 ? { ...m, sql: `${m.sql}\n-- edited` } : m));
+      await assert.rejects(
+        migrate(pool, { migrations: edited }),
+        /^Error: migration 002_acquire_slot: this database applied another text/,
+      );
     } finally {
       await database.drop();
     }
