@@ -1,6 +1,7 @@
 // Sanctions evidence that stays true over time (issue 11, "Must show"): the real host over HTTP, a local
 // fake OFAC server publishing sdn.xml / sdn_advanced.xml, a fake java-tron node, and PostgreSQL for two hosts.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import {
   type FakeSdnList,
   type FakeTronNode,
 } from '@tron-safety/core/testing';
+import { createPostgresStores, migrate } from '@tron-safety/store-postgres';
 import { startTestPostgres, type TestDatabase, type TestPostgres } from '@tron-safety/store-postgres/testing';
 import { request } from 'undici';
 import { runAdmin } from '../src/admin-cli.js';
@@ -318,6 +320,7 @@ describe('Sanctions evidence over time: the host, a fake OFAC server, real HTTP'
 });
 
 const postgres: TestPostgres = await startTestPostgres();
+after(() => postgres.stop());
 
 describe('Shared and durable: two hosts on one PostgreSQL database', { skip: postgres.skip }, () => {
   let db: TestDatabase;
@@ -338,7 +341,6 @@ describe('Shared and durable: two hosts on one PostgreSQL database', { skip: pos
     await Promise.all(hosts.map((h) => h.stop('test end')));
     await Promise.all([node?.close(), vendors?.close(), ofac?.close()]);
     await db?.drop();
-    await postgres.stop();
   });
 
   const start = async (env: Record<string, string>) => {
@@ -447,5 +449,70 @@ describe('Shared and durable: two hosts on one PostgreSQL database', { skip: pos
       assert.deepEqual([after.list, after.addresses], [before.list, before.addresses], file);
       assert.equal(after.last_failure.reason, `parse: ${file} holds no TRON address: not an OFAC list`);
     }
+  });
+});
+
+describe('A stored list without a TRON address, on a host that syncs it (PostgreSQL)', { skip: postgres.skip }, () => {
+  let db: TestDatabase;
+  let node: FakeTronNode;
+  let vendors: FakeChainalysis;
+  let host: RunningHost | undefined;
+  let payment: string;
+  let listId: string;
+
+  before(async () => {
+    db = await postgres.createDatabase();
+    node = await startFakeTronNode();
+    vendors = await startFakeChainalysis(); // AML Low for every address
+    payment = addPayment(node, ADDED, 0);
+    // What an earlier version stored from `sanctions load --force empty.txt --as-of <yesterday>`.
+    const pool = db.pool(1);
+    await migrate(pool);
+    const yesterday = new Date(Date.now() - 86_400_000);
+    const dates = { publishedAt: yesterday, confirmedAt: yesterday, savedAt: yesterday };
+    const list = { id: randomUUID(), source: '/srv/empty.txt', format: 'plain', ...dates } as const;
+    const stored = { ...list, addressCount: 0, etag: null, lastModified: null, entries: [] };
+    assert.ok(await createPostgresStores({ pool }).sanctionsLists.replaceList({ replaces: null, list: stored }));
+    listId = list.id;
+    await pool.end();
+  });
+  after(async () => {
+    await host?.stop('test end');
+    await Promise.all([node?.close(), vendors?.close()]);
+    await db?.drop();
+  });
+
+  const check = async () => {
+    const res = await request(`${host!.url}/v1/transaction/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body: JSON.stringify({ tx_hash: payment, network: 'tron' }),
+    });
+    const body = (await res.body.json()) as any;
+    assert.equal(res.statusCode, 200, JSON.stringify(body));
+    return { state: body.overall_state, sanctions_hit: body.sanctions_hit, risk_data_at: body.freshness.risk_data_at };
+  };
+
+  test("a payment to an address designated since the bundled snapshot is never CLEAR, before or after the host syncs the stored list's confirmation: risk_data_at stays the snapshot's date", async () => {
+    const config = parseConfig({
+      PORT: '0',
+      DATABASE_URL: db.url,
+      SAFETY_SEED_FILE: seedFile(),
+      TRON_FULLNODE_URL: node.url,
+      CHAINALYSIS_API_URL: vendors.entityUrl,
+      CHAINALYSIS_API_KEY: 'k',
+      OFAC_SDN_URL: 'off', // air-gapped: the host only syncs the stored list
+      OFAC_REFRESH_SECONDS: '1', // syncs every second
+    })._unsafeUnwrap();
+    host = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
+    const snapshot = { state: 'LIMITED_DATA', sanctions_hit: null, risk_data_at: '2025-11-27T12:26:36.000Z' };
+    assert.deepEqual(await check(), snapshot, 'at start the snapshot is screened with its own date');
+    // A host of the earlier version confirms the stored row now (a 304 to its conditional request).
+    const pool = db.pool(1);
+    await pool.query('UPDATE sanctions_list SET confirmed_at = now() WHERE id = $1', [listId]);
+    await pool.end();
+    await new Promise((r) => setTimeout(r, 2500)); // two syncs
+    assert.deepEqual(await check(), snapshot, 'after the syncs');
+    assert.equal(host.sanctions.status().confirmedAt.toISOString(), snapshot.risk_data_at);
   });
 });

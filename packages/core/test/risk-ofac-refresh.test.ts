@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import { downloadOfacList } from '../src/risk/ofac/download.js';
+import { OFAC_TRON_AS_OF } from '../src/risk/data/ofac-tron.js';
 import { OfacRefresher } from '../src/risk/ofac/refresh.js';
 import { parseOfacXml } from '../src/risk/ofac/sdn-xml.js';
 import { createRiskProviders } from '../src/risk/providers.js';
@@ -253,12 +254,17 @@ describe('A refresh never makes things worse', () => {
     assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
   });
 
-  test("a stored list without a TRON address (an earlier version took one forced) is not screened with: the snapshot is, and OFAC's next list replaces it", async () => {
-    const store = createMemoryStores().sanctionsLists;
-    const day = new Date('2026-11-21T00:00:00Z');
+  /** What an earlier version stored from `sanctions load --force` of an empty file, dated `day`; its id. */
+  const storeListWithoutTronAddress = async (store: SanctionsListStore, day = new Date('2026-11-21T00:00:00Z')) => {
     const empty = { source: 'empty.txt', format: 'plain', publishedAt: day, confirmedAt: day, savedAt: day } as const;
     const list = { ...empty, id: randomUUID(), addressCount: 0, etag: null, lastModified: null, entries: [] };
     assert.ok(await store.replaceList({ replaces: null, list }));
+    return list.id;
+  };
+
+  test("a stored list without a TRON address (an earlier version took one forced) is not screened with: the snapshot is, and OFAC's next list replaces it", async () => {
+    const store = createMemoryStores().sanctionsLists;
+    await storeListWithoutTronAddress(store);
     const { refresher, screen } = setup(store);
     await refresher.sync();
     const listed = [...OFAC_TRON_LIST.addresses.keys()][0]!;
@@ -267,6 +273,60 @@ describe('A refresh never makes things worse', () => {
     // Published the day before the empty list's date: not refused as older than it.
     assert.equal((await refresher.refresh())._unsafeUnwrap().kind, 'replaced');
     assert.equal(hits(await screen(ADDED))[0]?.[0], ADDED);
+  });
+
+  test("the snapshot screened in place of a stored list without a TRON address keeps its own date: no sync of that list's confirmation, nor a failed refresh, proves an address designated since clean", async () => {
+    const store = createMemoryStores().sanctionsLists;
+    const id = await storeListWithoutTronAddress(store);
+    const { refresher, screen, advance } = setup(store);
+    const snapshotDate = new Date(OFAC_TRON_AS_OF);
+    const stale = async (when: string) => {
+      const answer = await screen(ADDED);
+      assert.deepEqual([answer.status, answer.asOf], ['unavailable', snapshotDate], when);
+      assert.deepEqual(refresher.status().confirmedAt, snapshotDate, when);
+    };
+    assert.equal(await refresher.sync(), 'adopted');
+    await stale('adopted');
+    // Every host syncs every minute: the stored row's date (the day of the empty load) is not the snapshot's.
+    assert.equal(await refresher.sync(), 'unchanged');
+    await stale('synced again');
+    // A host of the earlier version confirms the stored row later still.
+    advance(1);
+    assert.ok(
+      await store.confirmList({ id, confirmedAt: new Date('2026-11-21T00:30:00Z'), etag: '"e"', lastModified: null }),
+    );
+    assert.equal(await refresher.sync(), 'unchanged');
+    await stale('the stored row confirmed');
+    ofac.setFault({ kind: 'status', status: 503 });
+    try {
+      const failed = await refresher.refresh();
+      assert.equal(failed.isErr() && failed.error.kind, 'download');
+    } finally {
+      ofac.setFault(null);
+    }
+    assert.equal(await refresher.sync(), 'unchanged');
+    await stale('a refresh failed');
+  });
+
+  test("an operator's load of the snapshot's own contents over a stored list without a TRON address is stored in its place and dated by the load, not taken as that list's confirmation", async () => {
+    const store = createMemoryStores().sanctionsLists;
+    await storeListWithoutTronAddress(store);
+    const { refresher } = setup(store);
+    await refresher.sync();
+    const loadedAt = new Date('2026-11-20T12:00:00Z');
+    const entries = [...OFAC_TRON_LIST.addresses].map(([address, { name }]) => ({ address, tag: 'TRX', name }));
+    const candidate = {
+      source: 'snapshot-copy.xml',
+      format: 'sdn',
+      publishedAt: new Date(OFAC_TRON_AS_OF),
+      confirmedAt: loadedAt,
+      entries,
+      validators: null,
+    } as const;
+    assert.equal((await refresher.apply(candidate))._unsafeUnwrap().kind, 'replaced');
+    const stored = await store.currentList();
+    assert.deepEqual([stored?.source, stored?.entries.length], ['snapshot-copy.xml', entries.length]);
+    assert.deepEqual([refresher.status().source, refresher.status().confirmedAt], ['snapshot-copy.xml', loadedAt]);
   });
 
   test('loss is counted by address: a list of the same size with the listed addresses swapped for others is refused as shrunk', async () => {

@@ -11,8 +11,13 @@ import { requestIdFrom } from '../src/runtime/request-id.js';
 import { resolveOptions } from '../src/runtime/context.js';
 import { createSafetyService } from '../src/runtime/service.js';
 import { minuteOf, monthOf } from '../src/runtime/time.js';
-import { validateCheckRequest } from '../src/validation/index.js';
-import { checkBody, instantChain, instantRisk, seedTenant } from '../src/testing/service-harness.js';
+import {
+  checkBody,
+  instantChain,
+  instantRisk,
+  seedTenant,
+  storedCheckResponse,
+} from '../src/testing/service-harness.js';
 
 const TX = 'a'.repeat(64);
 
@@ -157,23 +162,22 @@ describe('providers outside their contract', () => {
 });
 
 describe('stored idempotency responses', () => {
-  test('Idempotency: a stored result keeps no X-Request-ID (the body has it); replays carry the original id', async () => {
+  test("Idempotency: a stored result keeps its X-Request-ID, the body's request_id (a 0.1.0 host replays the stored headers as they are); a replay carries the original id once", async () => {
     const stores = createMemoryStores();
     const service = createSafetyService(stores, { chain: instantChain(), risk: instantRisk() });
     const { apiKey, organizationId } = await seedTenant(service);
     const first = await service.check({ apiKey, request: checkBody(TX), idempotencyKey: 'k', requestId: 'first' });
-    const fingerprint = validateCheckRequest(checkBody(TX))._unsafeUnwrap().fingerprint;
-    const stored = await stores.idempotency.begin(
-      { organizationId, key: 'k' },
-      { fingerprint, owner: 'probe', now: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) },
-    );
-    assert.equal(stored.kind, 'completed');
-    if (stored.kind !== 'completed') return;
-    assert.deepEqual(stored.response.headers, {});
-    assert.equal(stored.response.body, JSON.stringify(first.body));
+    const stored = await storedCheckResponse(stores, organizationId, 'k', TX);
+    assert.ok(stored, 'the result is stored');
+    assert.deepEqual(stored.headers, { 'X-Request-ID': 'first' });
+    assert.equal(stored.body, JSON.stringify(first.body));
+    assert.equal(JSON.parse(stored.body).request_id, 'first');
     const replay = await service.check({ apiKey, request: checkBody(TX), idempotencyKey: 'k', requestId: 'second' });
     assert.equal(replay.replayed, true);
-    assert.equal(replay.headers['X-Request-ID'], 'first');
+    assert.deepEqual(
+      Object.entries(replay.headers).filter(([name]) => name.toLowerCase() === 'x-request-id'),
+      [['X-Request-ID', 'first']],
+    );
     assert.deepEqual(replay.body, first.body);
   });
 });

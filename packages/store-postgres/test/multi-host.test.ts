@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createSafetyService, type CoreHttpResponse, type SafetyService } from '@tron-safety/core';
-import { checkBody, instantChain, instantRisk, seedTenant } from '@tron-safety/core/testing';
+import { checkBody, instantChain, instantRisk, seedTenant, storedCheckResponse } from '@tron-safety/core/testing';
 import { createPostgresStores, migrate, type PostgresStores } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 
@@ -242,6 +242,7 @@ const txHash = () => randomBytes(32).toString('hex');
 
 describe('store-postgres: the core service on two hosts sharing one database', { skip: server.skip }, () => {
   let database: TestDatabase;
+  let stores: PostgresStores[];
   let hosts: SafetyService[];
   let apiKey: string;
   const chain = instantChain({ delayMs: 30 }); // shared, so `calls` counts executions on every host
@@ -249,9 +250,8 @@ describe('store-postgres: the core service on two hosts sharing one database', {
   before(async () => {
     database = await server.createDatabase();
     await migrate(database.pool(1));
-    hosts = [0, 1].map(() =>
-      createSafetyService(createPostgresStores({ pool: database.pool(10) }), { chain, risk: instantRisk() }),
-    );
+    stores = [0, 1].map(() => createPostgresStores({ pool: database.pool(10) }));
+    hosts = stores.map((s) => createSafetyService(s, { chain, risk: instantRisk() }));
     ({ apiKey } = await seedTenant(hosts[0]!, { monthlyQuota: 10 }));
   });
   after(() => database?.drop());
@@ -283,6 +283,24 @@ describe('store-postgres: the core service on two hosts sharing one database', {
     assert.equal(replay.status, 200);
     assert.equal(replay.headers['Idempotent-Replayed'], 'true');
     assert.equal(replay.body, first[0]!.body);
+  });
+
+  test("Idempotency: a result stored on PostgreSQL keeps its X-Request-ID, the body's request_id, so a 0.1.0 host's replay (the stored headers as they are) carries it; this version's replay on the other host carries it once", async () => {
+    const tenant = await seedTenant(hosts[0]!, {}, randomUUID()); // its own quota: the other tests count theirs
+    const tx = txHash();
+    const call = { apiKey: tenant.apiKey, idempotencyKey: 'order-2' };
+    const first = await hosts[0]!.check({ ...call, request: checkBody(tx), requestId: 'original-request' });
+    const stored = await storedCheckResponse(stores[1]!, tenant.organizationId, 'order-2', tx);
+    assert.ok(stored, 'the result is stored');
+    assert.deepEqual(stored.headers, { 'X-Request-ID': 'original-request' });
+    assert.equal(JSON.parse(stored.body).request_id, 'original-request');
+    const replay = await hosts[1]!.check({ ...call, request: checkBody(tx), requestId: 'retry-request' });
+    assert.equal(replay.replayed, true);
+    assert.deepEqual(
+      Object.entries(replay.headers).filter(([name]) => name.toLowerCase() === 'x-request-id'),
+      [['X-Request-ID', 'original-request']],
+    );
+    assert.deepEqual(replay.body, first.body);
   });
 
   test('30 concurrent checks over 2 hosts with 9 units left: exactly 9 billed, the rest 429 quota_exceeded', async () => {

@@ -1,7 +1,8 @@
 // Operations: migrations (idempotent, concurrent, all or nothing), connection options, the sweeper.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import type pg from 'pg';
 import { createPostgresStores, loadMigrations, migrate } from '../src/index.js';
 import { startTestPostgres, type TestDatabase } from '@tron-safety/store-postgres/testing';
 
@@ -12,6 +13,16 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 const DAY = 86_400_000;
 
 describe('store-postgres: migrations', { skip: server.skip }, () => {
+  /** A test in a database of its own, dropped after it. */
+  const inDatabase = async (body: (database: TestDatabase) => Promise<void>) => {
+    const database = await server.createDatabase();
+    try {
+      await body(database);
+    } finally {
+      await database.drop();
+    }
+  };
+
   test('the package ships numbered migrations in order', async () => {
     const migrations = await loadMigrations();
     assert.ok(migrations.length >= 1);
@@ -22,9 +33,8 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
     assert.equal(migrations[0]!.version, 1);
   });
 
-  test('applying twice is a no-op the second time', async () => {
-    const database = await server.createDatabase();
-    try {
+  test('applying twice is a no-op the second time', () =>
+    inDatabase(async (database) => {
       const pool = database.pool(2);
       const all = (await loadMigrations()).map((m) => m.version);
       assert.deepEqual(await migrate(pool), { applied: all, version: Math.max(...all) });
@@ -34,14 +44,10 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
         rows.map((r) => r.version),
         all,
       );
-    } finally {
-      await database.drop();
-    }
-  });
+    }));
 
-  test('8 hosts starting at once on an empty database: each migration applied exactly once, nobody fails', async () => {
-    const database = await server.createDatabase();
-    try {
+  test('8 hosts starting at once on an empty database: each migration applied exactly once, nobody fails', () =>
+    inDatabase(async (database) => {
       const results = await Promise.all(Array.from({ length: 8 }, () => migrate(database.pool(1))));
       const applied = results.flatMap((r) => r.applied);
       const all = (await loadMigrations()).map((m) => m.version);
@@ -51,14 +57,10 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       );
       assert.equal(results.filter((r) => r.applied.length > 0).length, 1);
       assert.ok(results.every((r) => r.version === Math.max(...all)));
-    } finally {
-      await database.drop();
-    }
-  });
+    }));
 
-  test('a failing migration leaves the schema as it was; later runs resume', async () => {
-    const database = await server.createDatabase();
-    try {
+  test('a failing migration leaves the schema as it was; later runs resume', () =>
+    inDatabase(async (database) => {
       const pool = database.pool(2);
       const good = { version: 1, name: 'good', sql: 'CREATE TABLE good (id integer)' };
       const bad = { version: 2, name: 'bad', sql: 'CREATE TABLE bad (id integer); SELECT no_such_function()' };
@@ -70,10 +72,69 @@ describe('store-postgres: migrations', { skip: server.skip }, () => {
       const fixed = { ...bad, sql: 'CREATE TABLE bad (id integer)' };
       assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [1, 2], version: 2 });
       assert.deepEqual(await migrate(pool, { migrations: [good, fixed] }), { applied: [], version: 2 });
-    } finally {
-      await database.drop();
-    }
-  });
+    }));
+
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const recorded = async (pool: pg.Pool) =>
+    (await pool.query('SELECT version, sha256 FROM schema_migrations ORDER BY version')).rows;
+
+  test("migrations: each applied migration's SHA-256 is recorded, the file's text (a CRLF checkout of it is the same file)", () =>
+    inDatabase(async (database) => {
+      const pool = database.pool(2);
+      const all = await loadMigrations();
+      await migrate(pool);
+      assert.deepEqual(
+        await recorded(pool),
+        all.map((m) => ({ version: m.version, sha256: sha256(m.sql) })),
+      );
+      const crlf = all.map((m) => ({ ...m, sql: m.sql.replaceAll('\n', '\r\n') }));
+      assert.deepEqual(await migrate(pool, { migrations: crlf }), { applied: [], version: all.at(-1)!.version });
+    }));
+
+  test('migrations: a database that applied another text of a migration (edited after it ran) is refused, naming it; nothing pending is applied', () =>
+    inDatabase(async (database) => {
+      const pool = database.pool(2);
+      const first = {
+        version: 1,
+        name: 'first_text',
+        sql: 'CREATE FUNCTION answer() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$',
+      };
+      await migrate(pool, { migrations: [first] });
+      const edited = { ...first, sql: first.sql.replace('SELECT 1', 'SELECT 2') };
+      const next = { version: 2, name: 'next', sql: 'CREATE TABLE next (id integer)' };
+      await assert.rejects(
+        migrate(pool, { migrations: [edited, next] }),
+        new RegExp(
+          `^Error: migration 001_first_text: this database applied another text of it \\(sha256 ${sha256(first.sql).slice(0, 12)}… recorded, ${sha256(edited.sql).slice(0, 12)}… in this version's file\\)`,
+        ),
+      );
+      const after = await pool.query(`SELECT answer() AS answer, to_regclass('next') AS next`);
+      assert.deepEqual(after.rows[0], { answer: 1, next: null });
+      assert.deepEqual(await recorded(pool), [{ version: 1, sha256: sha256(first.sql) }]);
+    }));
+
+  test("migrations: rows applied before hashes were recorded take the file's hash (trust on first use); an edit after that is refused", () =>
+    inDatabase(async (database) => {
+      const pool = database.pool(2);
+      const all = await loadMigrations();
+      const released = all.filter((m) => m.version <= 2); // 0.1.0's migrations
+      // schema_migrations as an earlier version made it: no sha256 column.
+      await migrate(pool, { migrations: released });
+      await pool.query('ALTER TABLE schema_migrations DROP COLUMN sha256');
+      assert.deepEqual(await migrate(pool), {
+        applied: all.slice(2).map((m) => m.version),
+        version: all.at(-1)!.version,
+      });
+      assert.deepEqual(
+        await recorded(pool),
+        all.map((m) => ({ version: m.version, sha256: sha256(m.sql) })),
+      );
+      const edited = all.map((m) => (m.version === 2 ? { ...m, sql: `${m.sql}\n-- edited` } : m));
+      await assert.rejects(
+        migrate(pool, { migrations: edited }),
+        /^Error: migration 002_acquire_slot: this database applied another text/,
+      );
+    }));
 });
 
 describe('store-postgres: connection and sweeper', { skip: server.skip }, () => {

@@ -210,7 +210,8 @@ function quotaState(admission: Admission, periodEnd: Date): LimitState['quota'] 
 
 /**
  * The stored response as it was, plus this request's rate and quota headers and the replay flag.
- * X-Request-ID is the original request's: stored until issue 12, since then read from the body.
+ * X-Request-ID is the original request's, stored with it; a row stored without it (by an unreleased
+ * build that left it out) has it as the body's `request_id`.
  */
 function replay(scope: RequestScope, admission: Admission, limits: LimitState): CoreHttpResponse {
   if (admission.stage !== 'completed') throw new Error('replay of a check that did not complete');

@@ -175,12 +175,14 @@ export class CheckHold {
   }
 
   /**
-   * What a replay needs beyond what it can rebuild: status, body and the reply's own headers
-   * (Retry-After). Content-Type is constant and X-Request-ID is the body's `request_id`.
+   * What a replay needs beyond the constant Content-Type: status, body, X-Request-ID and the reply's own
+   * headers (Retry-After). X-Request-ID is the body's `request_id` too, but a 0.1.0 host (rolling upgrades
+   * start from it) replays the stored headers as they are, so without it its replay would have none.
    */
   #stored(reply: Reply): StoredResponse {
+    const headers = { 'X-Request-ID': this.scope.requestId, ...reply.headers };
     // Frozen: a store may keep it as it is, without a copy.
-    return Object.freeze({ status: reply.status, headers: Object.freeze(reply.headers ?? {}), body: reply.body });
+    return Object.freeze({ status: reply.status, headers: Object.freeze(headers), body: reply.body });
   }
 
   /**

@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { errAsync, okAsync, ResultAsync } from 'neverthrow';
 import type { ChainFacts, ChainFactsProvider, ProviderContext } from '../chain/facts.js';
 import type { RiskProviders } from '../risk/signals.js';
+import type { SafetyStores } from '../stores/index.js';
+import type { StoredResponse } from '../stores/idempotency.js';
 import type { Entitlements } from '../stores/organizations.js';
 import type { CoreHttpRequest, CoreHttpResponse } from '../runtime/http.js';
 import type { SafetyService } from '../runtime/service.js';
+import { validateCheckRequest } from '../validation/index.js';
 
 /**
  * In-process providers and a seeded tenant for runtime unit tests and the overhead benchmark:
@@ -146,6 +149,25 @@ export async function seedTenant(
 /** The JSON body of a check of `txHash`, as bytes. */
 export function checkBody(txHash: string, expected: Record<string, string | null> = {}): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ tx_hash: txHash, network: 'tron', ...expected }));
+}
+
+/**
+ * What the stores hold under Idempotency-Key `key` for a completed check of `txHash` (as any host's retry
+ * would find it, the response as stored); null while it is not completed.
+ */
+export async function storedCheckResponse(
+  stores: SafetyStores,
+  organizationId: string,
+  key: string,
+  txHash: string,
+): Promise<StoredResponse | null> {
+  const { fingerprint } = validateCheckRequest(checkBody(txHash))._unsafeUnwrap();
+  const now = new Date();
+  const found = await stores.idempotency.begin(
+    { organizationId, key },
+    { fingerprint, owner: 'stored-response-probe', now, leaseExpiresAt: new Date(now.getTime() + 60_000) },
+  );
+  return found.kind === 'completed' ? found.response : null;
 }
 
 /** A server started by `listen(0, '127.0.0.1')`, once it listens: its URL and a close function. */

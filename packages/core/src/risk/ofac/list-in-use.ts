@@ -17,6 +17,11 @@ export interface OfacListInUse {
   confirmedAt: Date;
   validators: OfacValidators | null;
   list: SanctionsList;
+  /**
+   * The bundled snapshot screened in place of stored list `id`, which holds no TRON address. Nothing said of
+   * that list (its confirmation by a host or an operator) dates the snapshot: it keeps its own date.
+   */
+  substitute: boolean;
 }
 
 /** Hit detail: `OFAC SDN (Digital Currency Address - XBT)` and the entry's name (a plain list has no tags). */
@@ -42,11 +47,17 @@ export function screeningList(
 export function listInUseOf(stored: StoredSanctionsList, now: Date = new Date()): OfacListInUse {
   // An earlier version let `sanctions load --force` store a list without a TRON address. Screened with,
   // it would pass every listed address, and dated today it would refuse OFAC's next list as older: the
-  // snapshot is screened instead, under the stored id, so the next list taken replaces that row.
+  // snapshot is screened instead, under the stored id, so the next list taken replaces that row; that row's
+  // confirmation never dates the snapshot (`substitute`), which would then pass everything designated since.
   // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
   const source = /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source;
   if (stored.entries.length === 0) {
-    return { ...bundledOfacList(), id: stored.id, source: `bundled snapshot (${source} holds no TRON address)` };
+    return {
+      ...bundledOfacList(),
+      id: stored.id,
+      source: `bundled snapshot (${source} holds no TRON address)`,
+      substitute: true,
+    };
   }
   const published = notInFuture(stored.publishedAt, now);
   const confirmedAt = notInFuture(stored.confirmedAt, now) ?? published ?? new Date(0);
@@ -58,6 +69,7 @@ export function listInUseOf(stored: StoredSanctionsList, now: Date = new Date())
     confirmedAt,
     validators: { etag: stored.etag, lastModified: credibleLastModified(stored.lastModified, now) },
     list: screeningList(stored.entries, confirmedAt, stored.format),
+    substitute: false,
   };
 }
 
@@ -77,5 +89,6 @@ export function bundledOfacList(): OfacListInUse {
     confirmedAt: asOf,
     validators: null,
     list: screeningList(entries, asOf),
+    substitute: false,
   };
 }

@@ -127,7 +127,7 @@ export class OfacRefresher {
     if (header.id === this.#inUse.id) {
       // A confirmation in the future (a host whose clock is ahead) confirms nothing.
       const confirmedAt = notInFuture(header.confirmedAt, this.#now());
-      if (confirmedAt === null || confirmedAt.getTime() <= this.#inUse.confirmedAt.getTime()) return 'unchanged';
+      if (confirmedAt === null || !this.#datesInUse(confirmedAt)) return 'unchanged';
       const validators = { etag: header.etag, lastModified: header.lastModified };
       this.#setConfirmed(confirmedAt, validators);
       return 'confirmed';
@@ -259,8 +259,10 @@ export class OfacRefresher {
   }
 
   #sameList(candidate: CandidateList): boolean {
-    const { list, publishedAt, id } = this.#inUse;
-    if (id === null || publishedAt.getTime() !== candidate.publishedAt.getTime()) return false;
+    // The snapshot in place of a stored list without a TRON address is not that list: a candidate with the
+    // snapshot's contents is stored over it, not confirmed as it.
+    const { list, publishedAt, id, substitute } = this.#inUse;
+    if (id === null || substitute || publishedAt.getTime() !== candidate.publishedAt.getTime()) return false;
     if (list.addresses.size !== candidate.entries.length) return false;
     return candidate.entries.every((e) => list.addresses.get(e.address)?.name === e.name);
   }
@@ -288,8 +290,16 @@ export class OfacRefresher {
     }
     // Another list adopted while the store confirmed this one: the confirmation is not about it.
     if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
-    if (at.getTime() > this.#inUse.confirmedAt.getTime()) this.#setConfirmed(at, validators);
+    if (this.#datesInUse(at)) this.#setConfirmed(at, validators);
     return this.#count(ok({ kind: 'confirmed' }));
+  }
+
+  /**
+   * Whether a confirmation at `at` makes the list in use younger. Never the snapshot screened in place of a
+   * stored list without a TRON address: that list's confirmation says nothing of the snapshot's contents.
+   */
+  #datesInUse(at: Date): boolean {
+    return !this.#inUse.substitute && at.getTime() > this.#inUse.confirmedAt.getTime();
   }
 
   #setConfirmed(at: Date, validators: OfacValidators | null): void {
