@@ -14,6 +14,7 @@ export {
   summarizeUsageDays,
   utcDay,
 } from './stores/index.js';
+export { monthOf } from './runtime/time.js';
 
 // The portal's and the host's building blocks.
 export { withDefaults } from './defaults.js';
