@@ -5,9 +5,13 @@
 // Store helpers every store implementation computes alike.
 export {
   addDays,
+  countKeys,
+  countPendingInvitations,
   countUsage,
   emptyUsageDay,
   entitlementsOf,
+  invitationCapReached,
+  keyCapReached,
   latencyBucket,
   LAST_USED_RESOLUTION_MS,
   LATENCY_BUCKET_BOUNDS_MS,
