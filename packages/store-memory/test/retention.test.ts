@@ -123,7 +123,14 @@ test('a reservation of an ended month that expired unfinished bills nothing, and
   const { quota } = createMemoryStores();
   const begun = new Date('2026-01-31T23:59:50Z');
   const expiresAt = new Date('2026-02-01T00:00:20Z');
-  await quota.reserve({ organizationId: 'org', period: '2026-01', limit: 10, reservationId: 'r', now: begun, expiresAt });
+  await quota.reserve({
+    organizationId: 'org',
+    period: '2026-01',
+    limit: 10,
+    reservationId: 'r',
+    now: begun,
+    expiresAt,
+  });
   assert.equal(await quota.purgeExpired(new Date('2026-02-01T00:00:30Z')), 2, 'the reservation and its counter');
   assert.equal(await quota.commit({ organizationId: 'org', reservationId: 'r', now: expiresAt }), null);
   assert.equal(quota.size, 0);
