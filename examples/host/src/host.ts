@@ -22,7 +22,7 @@ import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
 import { createHostSanctions, type HostSanctions } from './sanctions-refresh.js';
 import { applySeed, loadSeedFile, type SeedFile, type SeedSummary } from './seed-file.js';
-import { withSeedWriteBack } from './seed-write-back.js';
+import { withSeedWriteBack, type SeedWriteBack } from './seed-write-back.js';
 import { openStores, type HostStores } from './stores.js';
 import { startSweeper, type Sweeper } from './sweeper.js';
 import { hostTokens } from './token-registry-file.js';
@@ -120,8 +120,8 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     await release();
     return err(seeded.error);
   }
-  writeBack.arm();
-  const serving = await serve({ config, logger, service, stores: stores.value, observability, data, release });
+  const armed = armWriteBack(stores.value, writeBack);
+  const serving = await serve({ config, logger, service, stores: armed, observability, data, release });
   if (serving.isErr()) return err(serving.error);
   return ok({
     ...serving.value,
@@ -131,6 +131,15 @@ export async function startHost(config: HostConfig, logger: Logger): Promise<Res
     sanctions,
     sanctionsAsOf: () => risk.value.sanctionsStatus().asOf,
   });
+}
+
+/**
+ * Arms the write-back (the seed file is loaded) and answers the stores to serve on, its sweep beside
+ * theirs: with a seed file, invitations that expired unaccepted leave the file and memory together.
+ */
+function armWriteBack(stores: HostStores, writeBack: SeedWriteBack): HostStores {
+  writeBack.arm();
+  return { ...stores, sweep: async () => void (await Promise.all([stores.sweep(), writeBack.sweep(new Date())])) };
 }
 
 /** The risk providers of the configuration, reading the host's OFAC list; a wrong option names its variable. */

@@ -203,8 +203,8 @@ function checkReferences(seed: SeedFile): Result<SeedFile, ConfigError> {
 /** The SHA-256 of a seed key entry's key, given in full or as its hash. */
 export const keyHashOf = (key: SeedKeySecret): string => key.key_sha256 ?? hashApiKey(key.key!);
 
-/** A member's email as it names one member (the core compares emails trimmed, in lower case). */
-const emailOf = (member: SeedMember) => member.email.trim().toLowerCase();
+/** A member entry's email as it names one member (the core compares emails trimmed, in lower case). */
+export const emailOf = (member: Pick<SeedMember, 'email'>) => member.email.trim().toLowerCase();
 
 /**
  * The id an entry without one is inserted under: derived from what names it in the file, so the host and

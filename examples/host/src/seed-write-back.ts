@@ -19,15 +19,27 @@
 //   file; when the file fails the change is undone in memory (the same record put back, which nothing
 //   else can race under the lock). Writing the file first would write for a refused removal of the
 //   last owner and need a second write, which could fail too, to put it back.
+// The host's sweep deletes invitations that expired unaccepted from the file and from memory alike
+// (`sweep`), holding the lock, so neither the file nor memory grows with them.
 import type {
   ApiKeyRecord,
   ApiKeyStore,
+  InvitationCaps,
+  KeyCaps,
   MemberChangeOutcome,
   MemberRecord,
   MemberStore,
   SafetyStores,
 } from '@tron-safety/core';
-import { keyHashOf, type SeedFile, type SeedOrganization } from './seed-file.js';
+import { countKeys, countPendingInvitations, invitationCapReached, keyCapReached } from '@tron-safety/core/internal';
+import {
+  emailOf,
+  keyHashOf,
+  loadSeedFile,
+  type SeedFile,
+  type SeedMember,
+  type SeedOrganization,
+} from './seed-file.js';
 import { editSeedFile } from './seed-file-edit.js';
 import { lockSeedFile } from './seed-file-lock.js';
 
@@ -43,6 +55,12 @@ export interface SeedWriteBack {
   stores: SafetyStores;
   /** Starts writing changes to the file; call it once the seed file itself is loaded. */
   arm(): void;
+  /**
+   * Once armed, deletes the invitations that expired unaccepted at `now` from the file and from memory
+   * (`sweptInvitations`); answers how many entries left the file. Nothing without a seed file (the
+   * stores' own sweep deletes them from memory, or PostgreSQL).
+   */
+  sweep(now: Date): Promise<number>;
 }
 
 /** The write-back of a memory-mode host with a seed file; the stores unchanged otherwise. */
@@ -50,18 +68,17 @@ export function withSeedWriteBack(
   stores: SafetyStores,
   host: { kind: 'memory' | 'postgres'; seedFile: string | null },
 ): SeedWriteBack {
-  if (host.kind !== 'memory' || host.seedFile === null) return { stores, arm: () => {} };
+  if (host.kind !== 'memory' || host.seedFile === null) return { stores, arm: () => {}, sweep: async () => 0 };
   const file = seedFileOf(host.seedFile);
   let armed = false;
   const durable = { keys: durableKeys(stores.apiKeys, file), members: durableMembers(stores.members, file) };
   const current = () => (armed ? durable : { keys: stores.apiKeys, members: stores.members });
   const apiKeys: ApiKeyStore = {
-    insertKey: (record) => current().keys.insertKey(record),
+    insertKey: (record, caps) => current().keys.insertKey(record, caps),
     findKeyByHash: (hash) => stores.apiKeys.findKeyByHash(hash),
     listKeys: (organizationId) => stores.apiKeys.listKeys(organizationId),
     revokeKey: (organizationId, keyId, now) => current().keys.revokeKey(organizationId, keyId, now),
-    rotateKey: (organizationId, keyId, replacement, now) =>
-      current().keys.rotateKey(organizationId, keyId, replacement, now),
+    rotateKey: (params) => current().keys.rotateKey(params),
   };
   const members: MemberStore = {
     insertMember: (record, options) => current().members.insertMember(record, options),
@@ -74,16 +91,22 @@ export function withSeedWriteBack(
     removeMember: (params) => current().members.removeMember(params),
     removedAt: (organizationId, email) => stores.members.removedAt(organizationId, email),
     countRemovals: (organizationId) => stores.members.countRemovals(organizationId),
-    // Not swept in this mode (see openStores): the file keeps expired invitations.
+    // The host sweeps through `sweep` in this mode, which keeps the file in step (see openStores).
     purgeExpiredInvitations: (now, limit) => stores.members.purgeExpiredInvitations(now, limit),
   };
-  return { stores: { ...stores, apiKeys, members }, arm: () => void (armed = true) };
+  return {
+    stores: { ...stores, apiKeys, members },
+    arm: () => void (armed = true),
+    sweep: async (now) => (armed ? sweptInvitations(stores.members, file, now) : 0),
+  };
 }
 
 /** The seed file as the write-back changes it: under its lock, one entry at a time. */
 interface SeedFileAccess {
   /** Runs `change` holding the file's lock. */
   locked<T>(change: () => Promise<T>): Promise<T>;
+  /** The file as it is now. */
+  read(): Promise<SeedFile>;
   /** One edit of the file (see `editSeedFile`). */
   edit(change: (seed: SeedFile) => boolean): Promise<void>;
 }
@@ -99,6 +122,11 @@ function seedFileOf(path: string): SeedFileAccess {
       } finally {
         release();
       }
+    },
+    async read() {
+      const loaded = await loadSeedFile(path);
+      if (loaded.isErr()) throw notUpdated(new Error(loaded.error.message));
+      return loaded.value;
     },
     edit: (change) => editSeedFile(path, change).catch((e: unknown) => Promise.reject(notUpdated(e))),
   };
@@ -141,9 +169,14 @@ function durableKeys(
 ): Pick<ApiKeyStore, 'insertKey' | 'revokeKey' | 'rotateKey'> {
   const active = async (organizationId: string, keyId: string) =>
     (await keys.listKeys(organizationId)).find((k) => k.id === keyId && k.revokedAt === null);
+  // Memory changes keys only under the lock held here, so a cap not reached now is not reached when memory inserts.
+  const capReached = async (organizationId: string, caps: KeyCaps | undefined) =>
+    caps ? keyCapReached(countKeys(await keys.listKeys(organizationId)), caps) : null;
   return {
-    insertKey: (record) =>
+    insertKey: (record, caps) =>
       file.locked(async () => {
+        const reached = await capReached(record.organizationId, caps);
+        if (reached) return reached;
         if (await keys.findKeyByHash(record.hash)) return false;
         let known = false;
         await file.edit((seed) => {
@@ -151,7 +184,7 @@ function durableKeys(
           if (!known) organizationIn(seed, record.organizationId).api_keys.push(keyEntry(record));
           return !known;
         });
-        return !known && keys.insertKey(record);
+        return !known && keys.insertKey(record, caps);
       }),
     revokeKey: (organizationId, keyId, now) =>
       file.locked(async () => {
@@ -159,21 +192,22 @@ function durableKeys(
         if (key) await file.edit((seed) => revokeIn(seed, key));
         return keys.revokeKey(organizationId, keyId, now);
       }),
-    rotateKey: (organizationId, keyId, replacement, now) =>
+    rotateKey: (params) =>
       file.locked(async () => {
-        const key = await active(organizationId, keyId);
-        if (key)
+        const key = await active(params.organizationId, params.keyId);
+        // At the cap memory refuses it too, with the cap's answer: nothing to write.
+        if (key && !(await capReached(params.organizationId, params.caps)))
           await file.edit((seed) => {
             revokeIn(seed, key);
-            organizationIn(seed, organizationId).api_keys.push(keyEntry(replacement));
+            organizationIn(seed, params.organizationId).api_keys.push(keyEntry(params.replacement));
             return true;
           });
-        return keys.rotateKey(organizationId, keyId, replacement, now);
+        return keys.rotateKey(params);
       }),
   };
 }
 
-const sameEmail = (entry: { email: string }, email: string) => entry.email.trim().toLowerCase() === email;
+const sameEmail = (entry: { email: string }, email: string) => emailOf(entry) === email;
 
 /** The member's entry in the file, in any organization (an email belongs to one member), or undefined. */
 function memberIn(seed: SeedFile, email: string) {
@@ -235,33 +269,47 @@ function acceptedInFileFirst(members: MemberStore, file: SeedFileAccess): Member
     });
 }
 
+/** The invitation cap memory has reached, or null; memory changes members only under the lock held here, as for keys. */
+async function invitationCapIn(members: MemberStore, organizationId: string, caps: InvitationCaps | undefined) {
+  if (!caps) return null;
+  const pending = countPendingInvitations(await members.listMembers(organizationId), caps.now);
+  return invitationCapReached({ pending, removals: await members.countRemovals(organizationId) }, caps);
+}
+
+/** An invitation goes to the file first (an email the file already has is refused like one in memory). */
+function invitedInFileFirst(members: MemberStore, file: SeedFileAccess): MemberStore['insertMember'] {
+  return (record, options = {}) =>
+    file.locked(async () => {
+      if (!record.invitation) throw new Error('the portal only invites members');
+      const reached = await invitationCapIn(members, record.organizationId, options.caps);
+      if (reached) return reached;
+      const invitation = {
+        token_sha256: record.invitation.tokenHash,
+        expires_at: record.invitation.expiresAt.toISOString(),
+      };
+      if (await members.findMemberByEmail(record.email)) return false;
+      let known = false;
+      await file.edit((seed) => {
+        known = memberIn(seed, record.email) !== undefined;
+        if (!known)
+          (organizationIn(seed, record.organizationId).members ??= []).push({
+            id: record.id,
+            email: record.email,
+            role: record.role,
+            invitation,
+          });
+        return !known;
+      });
+      return !known && members.insertMember(record, options);
+    });
+}
+
 function durableMembers(
   members: MemberStore,
   file: SeedFileAccess,
 ): Pick<MemberStore, 'insertMember' | 'acceptInvitation' | 'setMemberRole' | 'removeMember'> {
   return {
-    insertMember: (record, options) =>
-      file.locked(async () => {
-        if (!record.invitation) throw new Error('the portal only invites members');
-        const invitation = {
-          token_sha256: record.invitation.tokenHash,
-          expires_at: record.invitation.expiresAt.toISOString(),
-        };
-        if (await members.findMemberByEmail(record.email)) return false;
-        let known = false;
-        await file.edit((seed) => {
-          known = memberIn(seed, record.email) !== undefined;
-          if (!known)
-            (organizationIn(seed, record.organizationId).members ??= []).push({
-              id: record.id,
-              email: record.email,
-              role: record.role,
-              invitation,
-            });
-          return !known;
-        });
-        return !known && members.insertMember(record, options);
-      }),
+    insertMember: invitedInFileFirst(members, file),
     acceptInvitation: acceptedInFileFirst(members, file),
     setMemberRole: (params) =>
       file.locked(async () => {
@@ -290,8 +338,51 @@ function durableMembers(
             return true;
           },
           // The very record removed, with its id, password and invitation.
-          undo: (member) => members.insertMember(member),
+          undo: async (member) => (await members.insertMember(member)) === true,
         });
       }),
   };
+}
+
+/** Whether the seed entry is an invitation that expired unaccepted at `now` (a member with a password never is). */
+const expiredInFile = (entry: SeedMember, now: Date) =>
+  entry.password === undefined &&
+  entry.invitation !== undefined &&
+  Date.parse(entry.invitation.expires_at) <= now.getTime();
+
+/** Whether memory holds the member as one who can sign in (a password) or still accept (a live invitation). */
+const liveIn = (member: MemberRecord | null, now: Date) =>
+  member !== null &&
+  (member.passwordHash !== null || (member.invitation !== null && member.invitation.expiresAt > now));
+
+/**
+ * PostgreSQL's sweep of invitations, on the file and memory, holding the file's lock: a member without a
+ * password whose invitation expired at or before `now` is deleted, and nothing is recorded as a removal
+ * (the email is free to invite again). The file holds no password and marks a used link expired
+ * (`acceptedInFileFirst`), so an entry expired in the file is deleted only while memory agrees: it has
+ * no member of that email, or one who never accepted and whose invitation has expired too. A member who
+ * accepted in the meantime (acceptance holds the same lock) stays, in both. The file first: if it cannot
+ * be written, memory keeps its invitations too, and the next sweep tries again.
+ */
+async function sweptInvitations(members: MemberStore, file: SeedFileAccess, now: Date): Promise<number> {
+  return file.locked(async () => {
+    const swept = new Set<string>();
+    for (const org of (await file.read()).organizations)
+      for (const entry of org.members ?? [])
+        if (expiredInFile(entry, now) && !liveIn(await members.findMemberByEmail(emailOf(entry)), now))
+          swept.add(emailOf(entry));
+    let deleted = 0;
+    if (swept.size > 0)
+      await file.edit((seed) => {
+        for (const org of seed.organizations) {
+          if (!org.members) continue;
+          const before = org.members.length;
+          org.members = org.members.filter((m) => !(swept.has(emailOf(m)) && expiredInFile(m, now)));
+          deleted += before - org.members.length;
+        }
+        return deleted > 0;
+      });
+    await members.purgeExpiredInvitations(now);
+    return deleted;
+  });
 }

@@ -12,7 +12,9 @@ export interface HostStores {
   description: string;
   /**
    * Deletes expired idempotency records, reservations, windows, slots, portal sessions and sign-in
-   * failures (they count as gone already), and invitations that expired unaccepted.
+   * failures (they count as gone already), quota counters of ended months (memory), and invitations
+   * that expired unaccepted (memory mode with a seed file: not these, which the seed file's write-back
+   * sweeps from the file and memory together, `withSeedWriteBack`).
    */
   sweep(): Promise<void>;
   /** Rejects when the stores cannot be reached (readiness). */
@@ -24,8 +26,8 @@ export interface HostStores {
  * In-memory stores without `databaseUrl`; with it, PostgreSQL: the schema is created or upgraded
  * first (safe when several hosts start at once), and a failure to reach or migrate the database
  * refuses the start instead of falling back to memory. In memory mode with a seed file
- * (`seedFile`), the file keeps the members, so an invitation that expired stays there and in
- * memory (listed, for an owner to remove and invite again) rather than being swept from memory only.
+ * (`seedFile`), the file keeps the members, so an invitation that expired is swept from the file and
+ * memory together by the write-back, never from memory only (a restart would bring it back).
  */
 export async function openStores(
   databaseUrl: string | null,

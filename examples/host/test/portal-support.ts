@@ -10,13 +10,15 @@ import { createPortal, isPortalPath } from '@tron-safety/portal';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
 import { request } from 'undici';
+import type { SeedMember } from '../src/seed-file.js';
 
-const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a0f1';
+/** The organization of `portalSeedFile`. */
+export const ORG = '2b9f0c36-5a55-4b1e-8c53-7f1c2de1a0f1';
 export const PORTAL_PASSWORD = 'correct horse battery';
 
 /** A seed file with one organization, its owner (with a password) and no API key. */
 export function portalSeedFile(
-  members = [{ email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD }],
+  members: SeedMember[] = [{ email: 'owner@example.com', role: 'owner', password: PORTAL_PASSWORD }],
   monthlyQuota = 1000,
 ): string {
   const path = join(mkdtempSync(join(tmpdir(), 'tron-safety-portal-')), 'seed.json');

@@ -43,7 +43,7 @@ test('Sweeper: a tick while the previous sweep still runs is skipped, so sweeps 
   assert.equal(most, 1);
 });
 
-test('Memory mode: the sweep deletes invitations that expired unaccepted, except with a seed file, which keeps them listed', async () => {
+test("Memory mode: the stores' sweep deletes invitations that expired unaccepted, except with a seed file, whose write-back sweeps them from the file and memory together", async () => {
   for (const seedFile of [false, true]) {
     const host = (await openStores(null, { seedFile }))._unsafeUnwrap();
     const organizationId = randomUUID();

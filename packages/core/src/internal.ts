@@ -5,15 +5,20 @@
 // Store helpers every store implementation computes alike.
 export {
   addDays,
+  countKeys,
+  countPendingInvitations,
   countUsage,
   emptyUsageDay,
   entitlementsOf,
+  invitationCapReached,
+  keyCapReached,
   latencyBucket,
   LAST_USED_RESOLUTION_MS,
   LATENCY_BUCKET_BOUNDS_MS,
   summarizeUsageDays,
   utcDay,
 } from './stores/index.js';
+export { monthOf } from './runtime/time.js';
 
 // The portal's and the host's building blocks.
 export { withDefaults } from './defaults.js';

@@ -54,6 +54,30 @@ describe('Limits: per organization', () => {
     assert.ok((await invite('after-expiry')).isOk(), 'expired invitations are not pending');
   });
 
+  test('requests sent at once cannot pass the caps: of 110 keys and 110 invitations at once, 100 of each are made, the rest answer the cap', async () => {
+    const { admin, org, as } = await organization();
+    const keys = await Promise.all(
+      Array.from({ length: MAX_ACTIVE_API_KEYS + 10 }, (_, i) => admin.createApiKey(as('developer'), org.id, `k${i}`)),
+    );
+    const invitations = await Promise.all(
+      Array.from({ length: MAX_PENDING_INVITATIONS + 10 }, (_, i) =>
+        admin.members.inviteMember(as('admin'), org.id, { email: `at-once${i}@example.com`, role: 'viewer' }),
+      ),
+    );
+    for (const [outcomes, cap] of [
+      [keys, /100 active API keys, the most it may have: revoke one/],
+      [invitations, /100 pending invitations, the most it may have/],
+    ] as const) {
+      assert.equal(outcomes.filter((o) => o.isOk()).length, 100);
+      for (const refused of outcomes.filter((o) => o.isErr())) {
+        assert.equal(refused.error.code, 'conflict');
+        assert.match(refused.error.message, cap);
+      }
+    }
+    assert.equal((await admin.listApiKeys(operator, org.id))._unsafeUnwrap().length, MAX_ACTIVE_API_KEYS);
+    assert.equal((await admin.members.listMembers(operator, org.id))._unsafeUnwrap().length, MAX_PENDING_INVITATIONS);
+  });
+
   test('an organization keeps at most 10,000 API keys, revoked ones included: past them creating and rotating are a conflict', async () => {
     const { stores, admin, org, as } = await organization();
     const active = (await admin.createApiKey(as('developer'), org.id, 'in use'))._unsafeUnwrap().metadata;

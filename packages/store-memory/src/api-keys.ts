@@ -1,5 +1,12 @@
-import type { ApiKeyRecord, ApiKeyStore, RotateOutcome } from '@tron-safety/core';
-import { LAST_USED_RESOLUTION_MS } from '@tron-safety/core/internal';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  KeyCapReached,
+  KeyCaps,
+  RotateKeyParams,
+  RotateOutcome,
+} from '@tron-safety/core';
+import { countKeys, keyCapReached, LAST_USED_RESOLUTION_MS } from '@tron-safety/core/internal';
 import { err, ok } from 'neverthrow';
 import { frozenCopy } from './frozen.js';
 import { byCreation } from './order.js';
@@ -8,7 +15,9 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   readonly #byId = new Map<string, ApiKeyRecord>();
   readonly #idByHash = new Map<string, string>();
 
-  async insertKey(record: ApiKeyRecord): Promise<boolean> {
+  async insertKey(record: ApiKeyRecord, caps?: KeyCaps): Promise<boolean | KeyCapReached> {
+    const capReached = caps && keyCapReached(countKeys(this.#keysOf(record.organizationId)), caps);
+    if (capReached) return capReached;
     if (this.#byId.has(record.id) || this.#idByHash.has(record.hash)) return false;
     this.#put(record);
     return true;
@@ -33,7 +42,7 @@ export class MemoryApiKeyStore implements ApiKeyStore {
   }
 
   async listKeys(organizationId: string): Promise<ApiKeyRecord[]> {
-    return [...this.#byId.values()].filter((k) => k.organizationId === organizationId).sort(byCreation);
+    return this.#keysOf(organizationId).sort(byCreation);
   }
 
   async revokeKey(organizationId: string, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
@@ -42,15 +51,20 @@ export class MemoryApiKeyStore implements ApiKeyStore {
     return record.revokedAt ? record : this.#put({ ...record, revokedAt: now });
   }
 
-  async rotateKey(organizationId: string, keyId: string, replacement: ApiKeyRecord, now: Date): Promise<RotateOutcome> {
+  async rotateKey({ organizationId, keyId, replacement, now, caps }: RotateKeyParams): Promise<RotateOutcome> {
     const record = this.#byId.get(keyId);
     if (!record || record.organizationId !== organizationId) return err('not_found');
+    if (caps && keyCapReached(countKeys(this.#keysOf(organizationId)), caps)) return err('kept_keys');
     if (record.revokedAt) return err('revoked');
     if (this.#byId.has(replacement.id) || this.#idByHash.has(replacement.hash)) {
       throw new Error('replacement key id or hash already exists');
     }
     const revoked = this.#put({ ...record, revokedAt: now, replacedBy: replacement.id });
     return ok({ revoked, created: this.#put(replacement) });
+  }
+
+  #keysOf(organizationId: string): ApiKeyRecord[] {
+    return [...this.#byId.values()].filter((k) => k.organizationId === organizationId);
   }
 
   #put(record: ApiKeyRecord): ApiKeyRecord {

@@ -1,12 +1,14 @@
 import type {
   AcceptInvitationParams,
   InsertMemberOptions,
+  InvitationCapReached,
   MemberChangeOutcome,
   MemberRecord,
   MemberStore,
   RemoveMemberParams,
   SetMemberRoleParams,
 } from '@tron-safety/core';
+import { countPendingInvitations, invitationCapReached } from '@tron-safety/core/internal';
 import { err, ok } from 'neverthrow';
 import { byCreation } from './order.js';
 
@@ -20,7 +22,13 @@ export class MemoryMemberStore implements MemberStore {
   /** When each organization last removed a member's email, by organization and email: as few as removals. */
   readonly #removedAt = new Map<string, Map<string, Date>>();
 
-  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
+  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean | InvitationCapReached> {
+    const { caps } = options;
+    if (caps) {
+      const pending = countPendingInvitations(this.#membersOf(record.organizationId), caps.now);
+      const capReached = invitationCapReached({ pending, removals: this.#removals(record.organizationId) }, caps);
+      if (capReached) return capReached;
+    }
     if (this.#byId.has(record.id) || this.#idByEmail.has(record.email)) return false;
     // One member per invitation link, as PostgreSQL's UNIQUE (invitation_hash).
     if (record.invitation && this.#idByInvitation.has(record.invitation.tokenHash)) return false;
@@ -41,10 +49,7 @@ export class MemoryMemberStore implements MemberStore {
   }
 
   async listMembers(organizationId: string): Promise<MemberRecord[]> {
-    return [...this.#byId.values()]
-      .filter((m) => m.organizationId === organizationId)
-      .sort(byCreation)
-      .map(copyMember);
+    return this.#membersOf(organizationId).sort(byCreation).map(copyMember);
   }
 
   async findInvitation(tokenHash: string, now: Date): Promise<MemberRecord | null> {
@@ -91,7 +96,7 @@ export class MemoryMemberStore implements MemberStore {
   }
 
   async countRemovals(organizationId: string): Promise<number> {
-    return this.#removedAt.get(organizationId)?.size ?? 0;
+    return this.#removals(organizationId);
   }
 
   async purgeExpiredInvitations(now: Date, limit = Infinity): Promise<number> {
@@ -105,6 +110,14 @@ export class MemoryMemberStore implements MemberStore {
       purged++;
     }
     return purged;
+  }
+
+  #membersOf(organizationId: string): MemberRecord[] {
+    return [...this.#byId.values()].filter((m) => m.organizationId === organizationId);
+  }
+
+  #removals(organizationId: string): number {
+    return this.#removedAt.get(organizationId)?.size ?? 0;
   }
 
   #copyOf(id: string | undefined): MemberRecord | null {

@@ -6,6 +6,7 @@ import type {
   ReserveOutcome,
   ReserveParams,
 } from '@tron-safety/core';
+import { monthOf } from '@tron-safety/core/internal';
 import { Leases } from './leases.js';
 
 /** One organization's period: used units and its outstanding reservations. */
@@ -19,7 +20,10 @@ interface Counter {
  * Monthly quota: a counter per organization and period holding its own reservations, so a count
  * looks only at that organization's outstanding reservations (at most its in-flight checks plus
  * crashed ones until they expire), never at every reservation in the store, and scans them only
- * when one of them may have expired (`Leases`).
+ * when one of them may have expired (`Leases`). The sweep (`purgeExpired`) drops the counters of
+ * ended months once no live reservation can bill them any more: nothing reads an ended month (the
+ * usage report and the quota headers read the month of their `now`), so memory holds the current
+ * month's counters and a few of the last one's, not one per organization and month ever seen.
  */
 export class MemoryQuotaStore implements QuotaStore {
   /** Organization → period → counter: looked up without building a key string on every check. */
@@ -28,6 +32,8 @@ export class MemoryQuotaStore implements QuotaStore {
   readonly #owners = new Map<string, Counter>();
   /** Counters with outstanding reservations: what the sweeper looks at. */
   readonly #pending = new Set<Counter>();
+  /** Period → its counters: the sweeper drops an ended period's. */
+  readonly #byPeriod = new Map<string, Set<Counter>>();
 
   async reserve(params: ReserveParams): Promise<ReserveOutcome> {
     return this.reserveNow(params);
@@ -88,6 +94,7 @@ export class MemoryQuotaStore implements QuotaStore {
       : { used: 0, reserved: 0 };
   }
 
+  /** Expired reservations, then the counters of ended months (each counts one toward `limit`). */
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {
     let purged = 0;
     for (const counter of this.#pending) {
@@ -95,7 +102,37 @@ export class MemoryQuotaStore implements QuotaStore {
       const before = counter.reservations.size;
       purged += before - this.#live(counter, now.getTime());
     }
-    return purged;
+    return purged + this.#dropEnded(monthOf(now).key, now.getTime(), limit - purged);
+  }
+
+  /**
+   * Drops counters of periods before `current` without live reservations. One with a live
+   * reservation stays: a check begun before the month edge and finishing after it bills its own
+   * month (`finalize`), and the next sweep drops the counter once that reservation is gone.
+   */
+  #dropEnded(current: string, now: number, limit: number): number {
+    let dropped = 0;
+    for (const [period, counters] of this.#byPeriod) {
+      if (period >= current) continue;
+      for (const counter of counters) {
+        if (dropped >= limit) return dropped;
+        if (this.#live(counter, now) > 0) continue;
+        counters.delete(counter);
+        const periods = this.#counters.get(counter.organizationId)!;
+        periods.delete(period);
+        if (periods.size === 0) this.#counters.delete(counter.organizationId);
+        dropped++;
+      }
+      if (counters.size === 0) this.#byPeriod.delete(period);
+    }
+    return dropped;
+  }
+
+  /** Counters held, of every organization and period (for tests of the memory bound). */
+  get size(): number {
+    let size = 0;
+    for (const counters of this.#byPeriod.values()) size += counters.size;
+    return size;
   }
 
   #counter(organizationId: string, period: string): Counter {
@@ -106,6 +143,9 @@ export class MemoryQuotaStore implements QuotaStore {
       // An expired reservation counts as released: dropped with its owner entry.
       const reservations = new Leases((id) => this.#owners.delete(id));
       periods.set(period, (counter = { organizationId, used: 0, reservations }));
+      let counters = this.#byPeriod.get(period);
+      if (!counters) this.#byPeriod.set(period, (counters = new Set()));
+      counters.add(counter);
     }
     return counter;
   }

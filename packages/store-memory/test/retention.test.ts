@@ -73,3 +73,65 @@ test('idempotency records and slots are reclaimed in time order as traffic goes 
     'slots were reclaimed on the way',
   );
 });
+
+test('quota counters of ended months are dropped by the sweep: memory holds the current month, not every month seen', async () => {
+  const { quota } = createMemoryStores();
+  const orgs = Array.from({ length: 20 }, (_, i) => `org${i}`);
+  const months = Array.from({ length: 12 }, (_, m) => `2026-${String(m + 1).padStart(2, '0')}`);
+  for (const period of months) {
+    const now = new Date(`${period}-15T12:00:00Z`);
+    for (const organizationId of orgs) {
+      const reservationId = `${organizationId}/${period}`;
+      const expiresAt = new Date(now.getTime() + 60_000);
+      assert.ok((await quota.reserve({ organizationId, period, limit: 10, reservationId, now, expiresAt })).ok);
+      assert.ok(await quota.commit({ organizationId, reservationId, now }));
+    }
+    await quota.purgeExpired(new Date(now.getTime() + 120_000));
+    assert.equal(quota.size, orgs.length, `${period}: only its own month's counters are held`);
+  }
+  const lastMonth = months.at(-1)!;
+  const inDecember = new Date(`${lastMonth}-31T00:00:00Z`);
+  assert.deepEqual(await quota.getUsage({ organizationId: 'org0', period: lastMonth, now: inDecember }), {
+    used: 1,
+    reserved: 0,
+  });
+  assert.equal(await quota.purgeExpired(new Date('2027-01-01T00:00:00Z')), orgs.length);
+  assert.equal(quota.size, 0);
+});
+
+test('a check begun before the month edge and finished after it bills its own month, the sweep in between', async () => {
+  const { quota } = createMemoryStores();
+  const organizationId = 'org';
+  const begun = new Date('2026-01-31T23:59:50Z');
+  const reserved = { organizationId, reservationId: 'late', now: begun, expiresAt: new Date('2026-02-01T00:00:50Z') };
+  assert.ok((await quota.reserve({ ...reserved, period: '2026-01', limit: 10 })).ok);
+  await quota.purgeExpired(new Date('2026-02-01T00:00:10Z'));
+  assert.equal(quota.size, 1, 'the counter of January stays while its reservation is live');
+  const finishedAt = new Date('2026-02-01T00:00:20Z');
+  assert.deepEqual(await quota.commit({ organizationId, reservationId: 'late', now: finishedAt }), {
+    used: 1,
+    reserved: 0,
+  });
+  const january = { organizationId, period: '2026-01', now: finishedAt };
+  assert.deepEqual(await quota.getUsage(january), { used: 1, reserved: 0 }, 'billed to January');
+  assert.deepEqual(await quota.getUsage({ ...january, period: '2026-02' }), { used: 0, reserved: 0 });
+  assert.equal(await quota.purgeExpired(new Date('2026-02-01T00:01:00Z')), 1, 'then January is dropped');
+  assert.equal(quota.size, 0);
+});
+
+test('a reservation of an ended month that expired unfinished bills nothing, and its counter goes with it', async () => {
+  const { quota } = createMemoryStores();
+  const begun = new Date('2026-01-31T23:59:50Z');
+  const expiresAt = new Date('2026-02-01T00:00:20Z');
+  await quota.reserve({
+    organizationId: 'org',
+    period: '2026-01',
+    limit: 10,
+    reservationId: 'r',
+    now: begun,
+    expiresAt,
+  });
+  assert.equal(await quota.purgeExpired(new Date('2026-02-01T00:00:30Z')), 2, 'the reservation and its counter');
+  assert.equal(await quota.commit({ organizationId: 'org', reservationId: 'r', now: expiresAt }), null);
+  assert.equal(quota.size, 0);
+});

@@ -1,6 +1,7 @@
 import type {
   AcceptInvitationParams,
   InsertMemberOptions,
+  InvitationCapReached,
   MemberChangeOutcome,
   MemberRecord,
   MemberRole,
@@ -8,6 +9,7 @@ import type {
   RemoveMemberParams,
   SetMemberRoleParams,
 } from '@tron-safety/core';
+import { invitationCapReached } from '@tron-safety/core/internal';
 import * as t from 'io-ts';
 import { err, ok } from 'neverthrow';
 import type pg from 'pg';
@@ -18,6 +20,7 @@ const Role = t.keyof({ owner: null, admin: null, developer: null, billing: null,
 const MemberRoleRow = t.type({ role: Role });
 const RemovalRow = t.type({ removed_at: PgDate });
 const CountRow = t.type({ count: Count });
+const InvitationCountsRow = t.type({ pending: Count, removals: Count });
 const MemberRow = t.type({
   id: t.string,
   organization_id: t.string,
@@ -36,7 +39,9 @@ const COLUMNS =
 /**
  * Advisory lock class of an organization's member changes ("memb" in ASCII), object = hash of the
  * organization id: a role change or removal counts the owners and writes under it, so two
- * concurrent demotions cannot both see another owner; a seed insert reads the removals under it.
+ * concurrent demotions cannot both see another owner; a seed insert reads the removals under it, and
+ * a capped insert (an invitation) counts the pending invitations and removals under it, so
+ * concurrent invitations cannot pass a cap by their number.
  */
 const MEMBERS_LOCK_CLASS = 1835361634;
 
@@ -44,17 +49,32 @@ const MEMBERS_LOCK_CLASS = 1835361634;
 export class PostgresMemberStore implements MemberStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean> {
-    if (!options.unlessRemoved) return insertRow(this.pool, record);
-    // Under the organization's member lock, which a removal holds until it commits: a removal either
-    // came first (and is seen here) or comes after this insert (and removes the member).
+  async insertMember(record: MemberRecord, options: InsertMemberOptions = {}): Promise<boolean | InvitationCapReached> {
+    const { unlessRemoved, caps } = options;
+    if (!unlessRemoved && !caps) return insertRow(this.pool, record);
+    // Under the organization's member lock, which a removal and every capped insert hold until they commit:
+    // a removal either came first (and is seen here) or comes after this insert (and removes the member).
     return inTransaction(this.pool, async (client) => {
-      await lockMembers(client, record.organizationId);
-      const removed = await client.query(
-        'SELECT 1 FROM portal_member_removals WHERE organization_id = $1 AND email = $2',
-        [record.organizationId, record.email],
-      );
-      return removed.rowCount === 0 && insertRow(client, record);
+      const { organizationId, email } = record;
+      await lockMembers(client, organizationId);
+      if (caps) {
+        const { rows } = await client.query(
+          `SELECT (SELECT count(*) FROM portal_members WHERE organization_id = $1 AND password_hash IS NULL
+                     AND invitation_expires_at > $2) AS pending,
+                  (SELECT count(*) FROM portal_member_removals WHERE organization_id = $1) AS removals`,
+          [organizationId, caps.now],
+        );
+        const capReached = invitationCapReached(decodeRow(InvitationCountsRow, rows, 'portal_members')!, caps);
+        if (capReached) return capReached;
+      }
+      if (unlessRemoved) {
+        const removed = await client.query(
+          'SELECT 1 FROM portal_member_removals WHERE organization_id = $1 AND email = $2',
+          [organizationId, email],
+        );
+        if (removed.rowCount !== 0) return false;
+      }
+      return insertRow(client, record);
     });
   }
 

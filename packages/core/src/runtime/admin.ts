@@ -4,7 +4,7 @@ import * as t from 'io-ts';
 import { err, ok, type Result } from 'neverthrow';
 import { Network } from '../contract/enums.js';
 import type { UsageResponse } from '../contract/models.js';
-import type { ApiKeyRecord } from '../stores/api-keys.js';
+import type { ApiKeyRecord, KeyCapReached, KeyCaps } from '../stores/api-keys.js';
 import type { MemberRole } from '../stores/members.js';
 import type { SafetyStores } from '../stores/index.js';
 import type {
@@ -209,14 +209,17 @@ function adminContext(stores: SafetyStores, now: () => Date) {
     return updated ? view(id) : fail('not_found', 'no such organization');
   }
 
+  /** Inserts the key, within `caps` when given (a seed file's keys are not capped). */
   async function insertKey(
     organizationId: string,
     key: ImportedApiKey,
     label: string,
-    id: string = randomUUID(),
+    options: { id?: string; caps?: KeyCaps } = {},
   ): Promise<Result<ApiKeyRecord, AdminError>> {
-    const record = newKeyRecord({ ...key, id, organizationId, label, at: now() });
-    return (await apiKeys.insertKey(record)) ? ok(record) : fail('conflict', 'a key with this id or value exists');
+    const record = newKeyRecord({ ...key, id: options.id ?? randomUUID(), organizationId, label, at: now() });
+    const inserted = await apiKeys.insertKey(record, options.caps);
+    if (inserted === true) return ok(record);
+    return inserted === false ? fail('conflict', 'a key with this id or value exists') : keyCapConflict(inserted);
   }
 
   async function organizationExists(id: string): Promise<boolean> {
@@ -346,19 +349,20 @@ function organizationAdmin({ organizations, now, resolveAssignment, view, update
 }
 
 /**
- * A conflict when the organization's keys (`listKeys`) are `MAX_KEPT_API_KEYS`, revoked ones included, or,
- * for a new key beside them (not a rotation's replacement), `MAX_ACTIVE_API_KEYS` unrevoked ones. Counted
- * before the insert: requests in flight at once may pass the caps by their number.
+ * A new key's caps: `MAX_KEPT_API_KEYS` keys, revoked ones included, and `MAX_ACTIVE_API_KEYS` unrevoked
+ * ones; a rotation's replacement only the first (it keeps the count). The store checks them as it inserts,
+ * so requests sent at once cannot pass them by their number.
  */
-function roomForKey(keys: readonly ApiKeyRecord[], rotation: boolean): Result<void, AdminError> {
-  if (keys.length >= MAX_KEPT_API_KEYS)
-    return fail(
-      'conflict',
-      `the organization has ${MAX_KEPT_API_KEYS} API keys, revoked ones included (they are kept), the most it may have: it can create or rotate no key, ask the operator of the service`,
-    );
-  const active = keys.filter((k) => k.revokedAt === null).length;
-  return rotation || active < MAX_ACTIVE_API_KEYS
-    ? ok(undefined)
+const NEW_KEY_CAPS: KeyCaps = { kept: MAX_KEPT_API_KEYS, active: MAX_ACTIVE_API_KEYS };
+const ROTATION_CAPS = { kept: MAX_KEPT_API_KEYS };
+
+/** The conflict a reached key cap answers. */
+function keyCapConflict(cap: KeyCapReached): Result<never, AdminError> {
+  return cap === 'kept_keys'
+    ? fail(
+        'conflict',
+        `the organization has ${MAX_KEPT_API_KEYS} API keys, revoked ones included (they are kept), the most it may have: it can create or rotate no key, ask the operator of the service`,
+      )
     : fail(
         'conflict',
         `the organization has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may have: revoke one it no longer uses first`,
@@ -378,10 +382,8 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       if (allowed.isErr()) return err(allowed.error);
       if (!textOk(label)) return fail('invalid', LABEL_RULE);
       if (!(await organizationExists(organizationId))) return fail('not_found', 'no such organization');
-      const room = roomForKey(await apiKeys.listKeys(organizationId), false);
-      if (room.isErr()) return err(room.error);
       const key = generateApiKey();
-      const inserted = await insertKey(organizationId, { key }, label);
+      const inserted = await insertKey(organizationId, { key }, label, { caps: NEW_KEY_CAPS });
       return inserted.map((record) => ({ key, metadata: keyMetadata(record) }));
     },
 
@@ -406,17 +408,17 @@ function apiKeyAdmin({ apiKeys, now, insertKey, organizationExists }: AdminConte
       const keys = await apiKeys.listKeys(organizationId);
       const current = keys.find((k) => k.id === keyId);
       if (!current) return fail('not_found', 'no such key');
-      const room = roomForKey(keys, true);
-      if (room.isErr()) return err(room.error);
       const key = generateApiKey();
       const at = now();
       const replacement = newKeyRecord({ id: randomUUID(), organizationId, key, label: label ?? current.label, at });
-      const rotated = await apiKeys.rotateKey(organizationId, keyId, replacement, at);
-      if (rotated.isErr())
+      const rotated = await apiKeys.rotateKey({ organizationId, keyId, replacement, now: at, caps: ROTATION_CAPS });
+      if (rotated.isErr()) {
+        if (rotated.error === 'kept_keys') return keyCapConflict(rotated.error);
         return fail(
           rotated.error === 'not_found' ? 'not_found' : 'conflict',
           `key ${rotated.error === 'revoked' ? 'already revoked' : 'not found'}`,
         );
+      }
       return ok({ key, metadata: keyMetadata(rotated.value.created), revoked: keyMetadata(rotated.value.revoked) });
     },
 
@@ -556,7 +558,7 @@ function seedAdmin({
       const before = await known();
       if (before) return before;
       if (!textOk(input.label, 'stored')) return fail('invalid', LABEL_RULE);
-      const inserted = await insertKey(input.organizationId, input, input.label, input.id);
+      const inserted = await insertKey(input.organizationId, input, input.label, { id: input.id });
       // Several hosts seeding one database at once: the one that lost the insert finds the winner's row.
       return inserted.isOk() ? ok(keyMetadata(inserted.value)) : ((await known()) ?? inserted.map(keyMetadata));
     },

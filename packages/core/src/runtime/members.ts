@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { err, ok, type Result } from 'neverthrow';
 import type { SafetyStores } from '../stores/index.js';
-import type { Invitation, MemberRecord, MemberRole } from '../stores/members.js';
+import type { Invitation, InvitationCapReached, MemberRecord, MemberRole } from '../stores/members.js';
 import type { AdminActor, AdminError } from './admin.js';
 import { hasControlCharacter, type TextRule } from './stored-text.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -133,6 +133,8 @@ function membersContext(stores: SafetyStores, now: () => Date) {
     invitation: Invitation | null;
     /** See `InsertMemberOptions`. */
     unlessRemoved?: boolean;
+    /** Checks the invitation caps (`MAX_PENDING_INVITATIONS`, `MAX_MEMBER_REMOVALS`) as the store inserts. */
+    capped?: boolean;
     /** A seed file's id for the member; a new one otherwise. */
     id?: string;
     /** The email's rule: `stored` for a seed file's (see `TextRule`). */
@@ -153,8 +155,14 @@ function membersContext(stores: SafetyStores, now: () => Date) {
       createdAt: at,
       updatedAt: at,
     };
-    const inserted = await members.insertMember(record, { unlessRemoved: input.unlessRemoved ?? false });
-    return inserted ? ok(record) : fail('conflict', 'a member with this email or invitation exists');
+    const caps = input.capped
+      ? { pending: MAX_PENDING_INVITATIONS, removals: MAX_MEMBER_REMOVALS, now: at }
+      : undefined;
+    const inserted = await members.insertMember(record, { unlessRemoved: input.unlessRemoved ?? false, caps });
+    if (inserted === true) return ok(record);
+    return inserted === false
+      ? fail('conflict', 'a member with this email or invitation exists')
+      : capConflict(inserted);
   }
 
   /** The member of the organization, with the permission to change it checked. */
@@ -176,27 +184,15 @@ function membersContext(stores: SafetyStores, now: () => Date) {
 }
 
 /**
- * A conflict when the organization has `MAX_PENDING_INVITATIONS` invitations that can still be accepted,
- * or `MAX_MEMBER_REMOVALS` removal records. Counted before the insert: requests in flight at once may
- * pass the caps by their number.
+ * The conflict a reached invitation cap answers. The store checks the caps as it inserts, so invitations
+ * sent at once cannot pass them by their number.
  */
-async function roomForInvitation(
-  members: SafetyStores['members'],
-  organizationId: string,
-  at: Date,
-): Promise<Result<void, AdminError>> {
-  const [listed, removals] = await Promise.all([
-    members.listMembers(organizationId),
-    members.countRemovals(organizationId),
-  ]);
-  const pending = listed.filter((m) => m.passwordHash === null && m.invitation && m.invitation.expiresAt > at).length;
-  if (pending >= MAX_PENDING_INVITATIONS)
-    return fail(
-      'conflict',
-      `the organization has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: remove one, or wait until one is accepted or expires`,
-    );
-  return removals < MAX_MEMBER_REMOVALS
-    ? ok(undefined)
+function capConflict(cap: InvitationCapReached): Result<never, AdminError> {
+  return cap === 'pending_invitations'
+    ? fail(
+        'conflict',
+        `the organization has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: remove one, or wait until one is accepted or expires`,
+      )
     : fail(
         'conflict',
         `the organization has removed ${MAX_MEMBER_REMOVALS} members, the most it may record (removals are kept): it can invite no one more, ask the operator of the service`,
@@ -214,8 +210,6 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
     ): Promise<Result<IssuedInvitation, AdminError>> {
       const allowed = permitMembers(actor, organizationId, input.role === 'owner');
       if (allowed.isErr()) return err(allowed.error);
-      const room = await roomForInvitation(members, organizationId, now());
-      if (room.isErr()) return err(room.error);
       const token = newToken();
       const expiresAt = new Date(now().getTime() + INVITATION_TTL_MS);
       const created = await newMember({
@@ -223,6 +217,7 @@ function memberManagement({ stores, members, now, newMember, changeable }: Membe
         ...input,
         passwordHash: null,
         invitation: { tokenHash: tokenHash(token), expiresAt },
+        capped: true,
       });
       return created.map((record) => ({ member: memberView(record), token, expiresAt }));
     },

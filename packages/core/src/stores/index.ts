@@ -30,7 +30,8 @@ export {
   utcDay,
 } from './usage.js';
 export { entitlementsOf, MAX_ENTITLEMENT } from './organizations.js';
-export { LAST_USED_RESOLUTION_MS } from './api-keys.js';
+export { countKeys, keyCapReached, LAST_USED_RESOLUTION_MS } from './api-keys.js';
+export { countPendingInvitations, invitationCapReached } from './members.js';
 
 /**
  * All the state the core has. One database may implement every interface; each method is one

@@ -63,20 +63,57 @@ export interface RemoveMemberParams {
   now: Date;
 }
 
+/**
+ * Caps on an organization's invitations that an insert checks in its own atomic step, so invitations
+ * sent at once cannot pass them by their number.
+ */
+export interface InvitationCaps {
+  /** Invitations of the organization that can still be accepted at `now`, at which none is inserted. */
+  pending: number;
+  /** Removal records of the organization (`MemberStore.countRemovals`) at which none is inserted. */
+  removals: number;
+  now: Date;
+}
+
+/** The cap that refused a member (see `InvitationCaps`): nothing changed. */
+export type InvitationCapReached = 'pending_invitations' | 'removals';
+
+/** Invitations among `members` that can still be accepted at `now`. */
+export function countPendingInvitations(members: readonly MemberRecord[], now: Date): number {
+  let pending = 0;
+  for (const m of members) if (m.passwordHash === null && m.invitation && m.invitation.expiresAt > now) pending++;
+  return pending;
+}
+
+/**
+ * The cap of `caps` an organization with `pending` invitations (`countPendingInvitations`) and `removals`
+ * removal records has reached, or null: the rule every store applies.
+ */
+export function invitationCapReached(
+  counts: { pending: number; removals: number },
+  caps: InvitationCaps,
+): InvitationCapReached | null {
+  if (counts.pending >= caps.pending) return 'pending_invitations';
+  return counts.removals >= caps.removals ? 'removals' : null;
+}
+
 export interface InsertMemberOptions {
   /**
    * Refuse (false) when the organization has removed a member with this email, in the same atomic step
    * as the insert: a seed file still listing a member removed since must not bring it back.
    */
   unlessRemoved?: boolean;
+  /** Refuse when a cap is reached (`invitationCapReached`, checked first), in the same atomic step. */
+  caps?: InvitationCaps;
 }
 
 export interface MemberStore {
   /**
    * Inserts a member; false (and no change) when its id, its email or its invitation's token hash
-   * exists, or (with `unlessRemoved`) when the organization removed a member with this email.
+   * exists, or (with `unlessRemoved`) when the organization removed a member with this email; the cap
+   * reached (with `caps`) when one is.
    */
-  insertMember(record: MemberRecord, options?: InsertMemberOptions): Promise<boolean>;
+  insertMember(record: MemberRecord, options?: InsertMemberOptions): Promise<boolean | InvitationCapReached>;
   /** The member with this (normalized) email, in any organization, or null. */
   findMemberByEmail(email: string): Promise<MemberRecord | null>;
   /** The member `memberId` of the organization, or null (a member of another organization is null too). */

@@ -48,6 +48,10 @@ export interface QuotaStore {
   release(params: ReservationParams): Promise<QuotaUsage | null>;
   /** Used and live reserved units of `period`. */
   getUsage(params: QuotaPeriodParams): Promise<QuotaUsage>;
-  /** Deletes expired reservations (they already count as released): at most `limit` (default: all). */
+  /**
+   * Deletes expired reservations (they already count as released): at most `limit` (default: all).
+   * A store may also drop counters of ended months that no live reservation can bill any more
+   * (memory does; PostgreSQL keeps them): nothing reads an ended month.
+   */
   purgeExpired(now: Date, limit?: number): Promise<number>;
 }

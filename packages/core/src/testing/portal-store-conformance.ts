@@ -331,6 +331,39 @@ export function runPortalStoreConformance(withStores: WithStores): void {
         assert.equal(await members.insertMember(again, { unlessRemoved: true }), true, 'the email is free');
       },
     );
+    withStores(
+      'Limits: the invitation caps hold under concurrent inserts, checked before anything else',
+      async ({ members }) => {
+        const orgId = randomUUID();
+        const caps = { pending: 10, removals: 3, now: T0 };
+        const invited = (expiresAt = at(MINUTE)) =>
+          member(orgId, 'viewer', { passwordHash: null, invitation: { tokenHash: hash(), expiresAt } });
+        assert.equal(await members.insertMember(invited(T0)), true, 'expired at now: not pending');
+        assert.equal(await members.insertMember(member(orgId, 'owner')), true, 'accepted: not pending');
+        const outcomes = await Promise.all(Array.from({ length: 30 }, () => members.insertMember(invited(), { caps })));
+        assert.equal(outcomes.filter((o) => o === true).length, 10, 'of 30 at once, 10');
+        assert.ok(outcomes.every((o) => o === true || o === 'pending_invitations'));
+        assert.equal((await members.listMembers(orgId)).length, 12, 'nothing else inserted');
+        const existing = (await members.listMembers(orgId))[0]!;
+        assert.equal(
+          await members.insertMember({ ...invited(), email: existing.email }, { caps }),
+          'pending_invitations',
+        );
+        assert.equal(await members.insertMember(invited()), true, 'an insert without caps (a seed file) is not capped');
+
+        const other = randomUUID();
+        const removable = Array.from({ length: 3 }, () => member(other, 'viewer'));
+        for (const m of [member(other, 'owner'), ...removable]) await members.insertMember(m);
+        for (const m of removable)
+          await members.removeMember({ organizationId: other, memberId: m.id, expectedRole: 'viewer', now: T0 });
+        const next = member(other, 'viewer', {
+          passwordHash: null,
+          invitation: { tokenHash: hash(), expiresAt: at(MINUTE) },
+        });
+        assert.equal(await members.insertMember(next, { caps }), 'removals');
+        assert.equal(await members.insertMember(next, { caps: { ...caps, removals: 4 } }), true);
+      },
+    );
   });
 
   describe('portal sessions', () => {

@@ -53,7 +53,11 @@ export function storeApiKeysTests(withStores: WithStores): void {
       const old = apiKey(orgId);
       await apiKeys.insertKey(old);
       const replacements = Array.from({ length: 10 }, () => apiKey(orgId, at(1000)));
-      const outcomes = await Promise.all(replacements.map((r) => apiKeys.rotateKey(orgId, old.id, r, at(1000))));
+      const outcomes = await Promise.all(
+        replacements.map((r) =>
+          apiKeys.rotateKey({ organizationId: orgId, keyId: old.id, replacement: r, now: at(1000) }),
+        ),
+      );
       const won = outcomes.flatMap((o) => (o.isOk() ? [o.value] : []));
       assert.equal(won.length, 1, 'exactly one concurrent rotation wins');
       assert.ok(outcomes.every((o) => o.isOk() || o.error === 'revoked'));
@@ -64,11 +68,79 @@ export function storeApiKeysTests(withStores: WithStores): void {
       const keys = await apiKeys.listKeys(orgId);
       assert.equal(keys.length, 2, 'losers inserted nothing');
       const refusal = (outcome: RotateOutcome) => (outcome.isErr() ? outcome.error : 'rotated');
-      assert.equal(refusal(await apiKeys.rotateKey(orgId, randomUUID(), apiKey(orgId), at(2000))), 'not_found');
       assert.equal(
-        refusal(await apiKeys.rotateKey(randomUUID(), winner.created.id, apiKey(orgId), at(2000))),
+        refusal(
+          await apiKeys.rotateKey({
+            organizationId: orgId,
+            keyId: randomUUID(),
+            replacement: apiKey(orgId),
+            now: at(2000),
+          }),
+        ),
+        'not_found',
+      );
+      assert.equal(
+        refusal(
+          await apiKeys.rotateKey({
+            organizationId: randomUUID(),
+            keyId: winner.created.id,
+            replacement: apiKey(orgId),
+            now: at(2000),
+          }),
+        ),
         'not_found',
       );
     });
+
+    withStores(
+      'Limits: the key caps hold under concurrent inserts and rotations; past them nothing is added',
+      async ({ apiKeys }) => {
+        const orgId = randomUUID();
+        const outcomesOf = async (count: number, insert: () => Promise<unknown>) => {
+          const outcomes = await Promise.all(Array.from({ length: count }, insert));
+          return {
+            inserted: outcomes.filter((o) => o === true).length,
+            refusals: new Set(outcomes.filter((o) => o !== true)),
+          };
+        };
+        const active = await outcomesOf(30, () => apiKeys.insertKey(apiKey(orgId), { kept: 1000, active: 10 }));
+        assert.deepEqual(active, { inserted: 10, refusals: new Set(['active_keys']) }, 'of 30 at once, 10 beside none');
+        for (const key of await apiKeys.listKeys(orgId)) await apiKeys.revokeKey(orgId, key.id, at(1000));
+        const kept = await outcomesOf(30, () => apiKeys.insertKey(apiKey(orgId), { kept: 15, active: 10 }));
+        assert.deepEqual(kept, { inserted: 5, refusals: new Set(['kept_keys']) }, 'revoked keys count toward kept');
+        const live = (await apiKeys.listKeys(orgId)).filter((k) => k.revokedAt === null);
+        const rotations = await Promise.all(
+          live.map((k) =>
+            apiKeys.rotateKey({
+              organizationId: orgId,
+              keyId: k.id,
+              replacement: apiKey(orgId, at(2000)),
+              now: at(2000),
+              caps: { kept: 18 },
+            }),
+          ),
+        );
+        assert.equal(rotations.filter((r) => r.isOk()).length, 3, 'of 5 rotations at once, 3 beside 15 keys');
+        assert.ok(rotations.every((r) => r.isOk() || r.error === 'kept_keys'));
+        assert.equal((await apiKeys.listKeys(orgId)).length, 18);
+        const refusal = (outcome: RotateOutcome) => (outcome.isErr() ? outcome.error : 'rotated');
+        const revoked = (await apiKeys.listKeys(orgId)).find((k) => k.revokedAt !== null)!;
+        const rotate = (keyId: string) =>
+          apiKeys.rotateKey({
+            organizationId: orgId,
+            keyId,
+            replacement: apiKey(orgId),
+            now: at(3000),
+            caps: { kept: 18 },
+          });
+        assert.equal(refusal(await rotate(randomUUID())), 'not_found', 'an unknown key before the cap');
+        assert.equal(refusal(await rotate(revoked.id)), 'kept_keys', 'the cap before a revoked key');
+        assert.equal(
+          await apiKeys.insertKey(apiKey(orgId)),
+          true,
+          'an insert without caps (a seed file) is not capped',
+        );
+      },
+    );
   });
 }
