@@ -81,6 +81,20 @@ export class PostgresQuotaStore implements QuotaStore {
     return purged;
   }
 
+  /**
+   * Deletes up to `limit` counters of periods before `firstKeptPeriod` ('YYYY-MM') that hold no
+   * reservation: past the usage retention a month's counter is history nobody reads, and without
+   * this the table grew by one row per organization and month for good.
+   */
+  async purgeCountersBefore(firstKeptPeriod: string, limit = 2_147_483_647): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM quota_counters WHERE ctid IN (
+         SELECT ctid FROM quota_counters WHERE period < $1 AND reserved = 0 LIMIT $2)`,
+      [firstKeptPeriod, limit],
+    );
+    return rowCount ?? 0;
+  }
+
   /** Deletes the reservation and moves its counter in one call: never billing twice. Null unless it was live. */
   async #finalize(params: ReservationParams, commit: boolean): Promise<QuotaUsage | null> {
     const { rows } = await this.pool.query('SELECT live, used, reserved FROM quota_finalize($1, $2, $3, $4)', [

@@ -17,6 +17,8 @@ import { PostgresUsageStore } from './usage.js';
 export interface SweepResult {
   idempotency: number;
   quotaReservations: number;
+  /** Quota counters of months before the usage retention's first kept day (no reservation left). */
+  quotaCounters: number;
   limits: number;
   usage: number;
   /** Ended portal sessions and sign-in failure windows. */
@@ -48,7 +50,8 @@ export interface PostgresStores extends SafetyStores {
   /**
    * Deletes what has expired at `now`, in batches of bounded statements, oldest first:
    * idempotency records past lease or retention, expired quota reservations (taken off their
-   * counters), ended rate windows and slot leases, usage days past the retention, ended portal
+   * counters), ended rate windows and slot leases, usage days past the retention and quota counters
+   * of the months before it, ended portal
    * sessions and sign-in failure windows, and invitations that expired unaccepted. Expired
    * rows already count as gone for every operation, so sweeping only keeps the tables small: run
    * it every minute or so from one or more hosts (concurrent sweeps are safe); a backlog of any
@@ -93,6 +96,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
       const result: SweepResult = {
         idempotency: 0,
         quotaReservations: 0,
+        quotaCounters: 0,
         limits: 0,
         usage: 0,
         portal: 0,
@@ -110,6 +114,7 @@ export function createPostgresStores(options: PostgresConnectionOptions): Postgr
       await drain('quotaReservations', () => quota.purgeExpired(now, batch));
       await drain('limits', () => limits.purgeExpired(now, batch));
       await drain('usage', () => usage.purgeUsageBefore(firstKeptDay, batch));
+      await drain('quotaCounters', () => quota.purgeCountersBefore(firstKeptDay.slice(0, 7), batch));
       await drain('portal', () => sessions.purgeExpired(now, batch));
       await drain('invitations', () => members.purgeExpiredInvitations(now, batch));
       return result;

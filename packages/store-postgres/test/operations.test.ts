@@ -288,6 +288,7 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
     assert.deepEqual(await a.sweep(at(120_000), { usageRetentionDays: 95 }), {
       idempotency: 0,
       quotaReservations: 0,
+      quotaCounters: 0,
       limits: 0,
       usage: 0,
       portal: 0,
@@ -295,6 +296,33 @@ describe('store-postgres: connection and sweeper', { skip: server.skip }, () => 
       complete: true,
     });
     await assert.rejects(a.sweep(at(120_000), { usageRetentionDays: 0 }), RangeError);
+  });
+
+  test('Retention: sweep drops quota counters of months before the usage retention, in bounded batches; a month it keeps stays whole', async () => {
+    const stores = createPostgresStores({ pool: database.pool(2) });
+    const org = randomUUID();
+    // 2,500 organizations' counters of 2024-12, one still holding a reservation row; this month's counter.
+    await stores.pool.query(
+      `INSERT INTO quota_counters (organization_id, period, used, reserved)
+       SELECT $1 || '-' || i, '2024-12', 7, 0 FROM generate_series(1, 2500) i`,
+      [org],
+    );
+    await stores.pool.query(
+      `INSERT INTO quota_counters (organization_id, period, used, reserved) VALUES ($1, '2024-12', 1, 1), ($1, $2, 3, 0)`,
+      [org, '2025-08'],
+    );
+    // The 400-day retention at T0 (2026-06-15) keeps days from May 2025: August 2025's counter stays.
+    const swept = await stores.sweep(T0, { batchSize: 1000 });
+    assert.equal(swept.quotaCounters, 2500);
+    assert.equal(swept.complete, true);
+    const left = await stores.pool.query(
+      "SELECT period, used, reserved FROM quota_counters WHERE organization_id = $1 OR organization_id LIKE $1 || '-%' ORDER BY period",
+      [org],
+    );
+    assert.deepEqual(left.rows, [
+      { period: '2024-12', used: 1, reserved: 1 },
+      { period: '2025-08', used: 3, reserved: 0 },
+    ]);
   });
 
   test('sweep works off a backlog in bounded batches, oldest first, and resumes after its time budget', async () => {
