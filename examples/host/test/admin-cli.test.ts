@@ -444,7 +444,7 @@ describe('admin CLI: portal members', () => {
     );
   });
 
-  test('members add builds its link on PORTAL_PUBLIC_URL without --url; a --url that is not an http(s) origin, or a wrong PORTAL_PUBLIC_URL, is exit 64 and invites nobody', async (t) => {
+  test('members add builds its link on PORTAL_PUBLIC_URL without --url; a --url that is not an http(s) origin, plain http to another host, or a wrong PORTAL_PUBLIC_URL, is exit 64 and invites nobody', async (t) => {
     const seed = portalSeedFile();
     const org = (await loadSeedFile(seed))._unsafeUnwrap().organizations[0]!.id;
     const add = (email: string, ...more: string[]) =>
@@ -481,6 +481,14 @@ describe('admin CLI: portal members', () => {
       assert.equal(refused.code, 64, url);
       assert.match(refused.err, /--url must be an http\(s\) origin/);
     }
+    // The link's token and the password set through it would cross the network in clear.
+    const plain = await add('refused@example.com', '--url', 'http://safety.example.com');
+    assert.equal(plain.code, 64);
+    assert.match(plain.err, /--url must be https \(plain http only for localhost/);
+    assert.match(
+      await link('local@example.com', '--url', 'http://localhost:8080'),
+      /^http:\/\/localhost:8080\/portal\//,
+    );
     const wrong = await withPublicUrl('http://safety.example.com', () => add('refused@example.com'));
     assert.equal(wrong.code, 64);
     assert.match(wrong.err, /PORTAL_PUBLIC_URL/);
