@@ -4,12 +4,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { base58ToHexAddress } from '../src/tron/address.js';
-import { buildTronTransaction, internalTransaction, type JsonObject } from '../src/testing/fake-tron-fixtures.js';
+import {
+  buildTronTransaction,
+  internalTransaction,
+  transferLog,
+  USDT_CONTRACT,
+  type JsonObject,
+} from '../src/testing/fake-tron-fixtures.js';
 import { check, json, serviceEnvironment } from './runtime-support.js';
 
 const env = serviceEnvironment();
 const PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 const MERCHANT = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
+/** A merchant's payment gateway: a contract with a public function that moves its own funds to itself. */
+const GATEWAY = 'TYPG8VeuoVAh2hP7Vfw6ww7vK98nvXXXUG';
 /** A contract with 100 TRX staked for energy, which it can delegate. */
 const STAKER = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
 const hex = (a: string) => base58ToHexAddress(a)!;
@@ -68,5 +76,33 @@ describe('Matching: a payment received is value moved to the expected recipient'
     assert.equal(b.overall_state, 'CLEAR', outcome(b));
     assert.equal(b.coverage, 'complete', 'a vote names no callee, and needs none');
     assert.deepEqual([b.recipient, b.amount], [MERCHANT, '100']);
+  });
+
+  test('a transfer from the recipient to itself is not paid to it, whoever triggered it: never CLEAR', async () => {
+    const s = await env.setup();
+    const selfPaid = {
+      'USDT Transfer(gateway → gateway)': {
+        hash: contractCall(GATEWAY, { log: [transferLog(USDT_CONTRACT, GATEWAY, GATEWAY, 10_000_000n)] }),
+        expected: { expected_recipient: GATEWAY, expected_token_contract: USDT_CONTRACT, expected_amount: '10' },
+      },
+      'internal call gateway → gateway': {
+        hash: contractCall(GATEWAY, {
+          internal_transactions: [
+            internalTransaction({ note: 'call', caller: GATEWAY, callee: GATEWAY, value: 10_000_000 }),
+          ],
+        }),
+        expected: { expected_recipient: GATEWAY, expected_amount: '10' },
+      },
+    };
+    for (const [name, { hash, expected }] of Object.entries(selfPaid)) {
+      const b = json(await check(s, hash, {}, expected));
+      assert.equal(b.overall_state, 'REVIEW', `${name}: ${outcome(b)}`);
+      assert.equal(b.recipient_match, false, `${name}: ${outcome(b)}`);
+      assert.ok(
+        b.reasons.some((r: { code: string }) => r.code === 'EXPECTED_RECIPIENT_MISMATCH'),
+        name,
+      );
+      assert.equal(b.transfers.length, 1, `${name}: still listed`);
+    }
   });
 });
