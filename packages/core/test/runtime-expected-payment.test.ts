@@ -105,4 +105,24 @@ describe('Matching: a payment received is value moved to the expected recipient'
       assert.equal(b.transfers.length, 1, `${name}: still listed`);
     }
   });
+
+  test('rule 8: a TRX amount at int64 max is read exactly from the signed bytes; one sun less is a mismatch', async () => {
+    const s = await env.setup();
+    const tx = buildTronTransaction({
+      contractType: 'TransferContract',
+      parameter: { owner_address: hex(PAYER), to_address: hex(MERCHANT), amount: 9_223_372_036_854_775_807n },
+      blockNumber: env.node.heights.solidified - 5,
+      nonce: ++nonce,
+    });
+    env.node.addTransaction(tx);
+    const all = json(
+      await check(s, tx.txID, {}, { expected_recipient: MERCHANT, expected_amount: '9223372036854.775807' }),
+    );
+    assert.equal(all.amount, '9223372036854.775807');
+    assert.equal(all.overall_state, 'CLEAR', outcome(all));
+    const less = json(
+      await check(s, tx.txID, {}, { expected_recipient: MERCHANT, expected_amount: '9223372036854.775806' }),
+    );
+    assert.equal(less.amount_match, false, outcome(less));
+  });
 });
