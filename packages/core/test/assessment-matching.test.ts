@@ -504,6 +504,33 @@ describe('matching rules', () => {
     });
   });
 
+  describe('rule 9: a transfer from the expected recipient to itself is a recipient mismatch (it pays the recipient nothing)', () => {
+    const exp = expecting({ recipient: bob, tokenContract: USDT, amount: '10' });
+    test("the recipient's self-transfer alone: recipient_match false, REVIEW, still listed", () => {
+      const r = check({ facts: facts({ transfers: [usdt(0, bob, bob, 10_000_000n)] }), expectations: exp });
+      assert.deepEqual(matchFields(r), [false, true, true]);
+      assert.ok(codes(r).includes('EXPECTED_RECIPIENT_MISMATCH'), codes(r).join());
+      assert.equal(r.overall_state, 'REVIEW');
+      assert.deepEqual(
+        r.transfers.map((t) => [t.sender, t.recipient]),
+        [[bob, bob]],
+      );
+    });
+    test('beside a payment from someone else: that payment is the match, not ambiguous', () => {
+      const transfers = [usdt(0, bob, bob, 10_000_000n), usdt(1, alice, bob, 10_000_000n)];
+      const r = check({ facts: facts({ transfers, primaryTransfer: null }), expectations: exp });
+      assert.deepEqual(matchFields(r), [true, true, true]);
+      assert.equal(r.sender, alice);
+      assert.ok(!codes(r).includes('AMBIGUOUS_TRANSFER'), codes(r).join());
+    });
+    test('an unreadable sender may be the recipient itself: null, not a match', () => {
+      const transfers = [{ ...usdt(0, alice, bob, 10_000_000n), sender: null }];
+      const r = check({ facts: facts({ transfers }), expectations: exp });
+      assert.equal(r.recipient_match, null);
+      assert.notEqual(r.overall_state, 'CLEAR');
+    });
+  });
+
   describe('rule 10: any subset of the three expected fields may be sent', () => {
     const full = { recipient: bob, tokenContract: USDT, amount: '41.677389' };
     for (let mask = 0; mask < 8; mask++) {

@@ -213,10 +213,11 @@ function evidenceComplete(input: AssessmentInput, r: TransactionCheckResponse): 
   const selected = selectTransfer(f, e).transfer;
   const tokenMoves = selected !== null ? selected.assetType !== 'trx' : f.transfers.some((t) => t.assetType !== 'trx');
   const expecting = e.recipient !== null || e.tokenContract !== null || e.amount !== null;
-  // Another transfer no supplied expectation rules out: the payment may be ambiguous.
+  // Another transfer no supplied expectation rules out: the payment may be ambiguous. (One from the
+  // recipient to itself pays it nothing.)
   const couldAlsoBeThePayment = (t: Transfer) =>
     t !== selected &&
-    (e.recipient === null || t.recipient === null || t.recipient === e.recipient) &&
+    (e.recipient === null || t.recipient === null || (t.recipient === e.recipient && t.sender !== t.recipient)) &&
     (e.tokenContract === null ||
       t.tokenContract === e.tokenContract ||
       (t.assetType === 'trc20' && t.tokenContract === null)) &&

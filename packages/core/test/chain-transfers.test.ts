@@ -15,6 +15,7 @@ import { base58ToHexAddress, hexToBase58Address } from '../src/tron/address.js';
 import { formatAmount } from '../src/tron/amount.js';
 import {
   buildTronTransaction,
+  internalTransaction,
   transferLog,
   TRON_FIXTURE_TX,
   USDT_CONTRACT,
@@ -88,7 +89,12 @@ describe('transfers by source', () => {
         rejected: true,
         callValueInfo: [{ callValue: 9 }],
       },
-      { caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{ callValue: 2 }] },
+      {
+        caller_address: hex(USDT_CONTRACT),
+        transferTo_address: hex(TL24),
+        callValueInfo: [{ callValue: 2 }],
+        note: '63616c6c',
+      },
       { transferTo_address: hex(TL24), callValueInfo: [{}] },
     ]);
     assert.deepEqual(
@@ -158,6 +164,67 @@ describe('transfers', () => {
     assert.equal(f.primaryTransfer, null, 'several transfers, none the obvious one');
   });
 
+  test('internal transactions: only a call, create or suicide moves its value; a staking, resource or vote step pays no one, its parties are screened', () => {
+    const [staker, merchant, shop, created] = [
+      'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B',
+      'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC',
+      'TJzXt1sZautjqXnpjQT4xSCBHNSYgBkDr3',
+      'TYPG8VeuoVAh2hP7Vfw6ww7vK98nvXXXUG',
+    ];
+    const step = (note: string, callee: string | undefined, value?: number) =>
+      internalTransaction({ note, caller: staker, callee, value });
+    const f = derive(
+      call(staker, 'deadbeef', 70_000_051, {
+        internal_transactions: [
+          step('freezeBalanceV2ForEnergy', staker, 100_000_000),
+          step('delegateResourceOfEnergy', merchant, 100_000_000),
+          step('unDelegateResourceOfBandwidth', shop, 7_000_000),
+          step('voteWitness', undefined),
+          step('create', created, 1),
+          // java-tron adds the expired unfrozen balance to the suicide record and records it again beside it
+          step('suicide', TXVJ, 8_000_000),
+          step('withdrawExpireUnfreezeWhileSuiciding', TXVJ, 3_000_000),
+        ],
+      }),
+    );
+    assert.deepEqual(
+      f.transfers.map((t) => [t.source, t.sender, t.recipient, t.rawAmount]),
+      [
+        ['internal', staker, created, 1n],
+        ['internal', staker, TXVJ, 8_000_000n],
+      ],
+    );
+    assert.deepEqual(f.missing, [], 'a vote names no callee, and needs none');
+    assert.deepEqual(f.counterparties, [merchant, shop], 'the staker is a transfer party already');
+  });
+
+  test('internal transactions: a value under a missing or unknown note is missing evidence, never a transfer', () => {
+    const note = (text: string) => Buffer.from(text).toString('hex');
+    const valued = (extra: JsonObject) => ({
+      caller_address: hex(USDT_CONTRACT),
+      transferTo_address: hex(TXVJ),
+      callValueInfo: [{ callValue: 5 }],
+      ...extra,
+    });
+    const f = derive(
+      call(USDT_CONTRACT, 'deadbeef', 70_000_052, {
+        internal_transactions: [
+          valued({}),
+          valued({ note: note('transfer') }),
+          valued({ note: 'call' }),
+          { caller_address: hex(USDT_CONTRACT), transferTo_address: hex(TL24), callValueInfo: [{}] },
+        ],
+      }),
+    );
+    assert.deepEqual(f.transfers, []);
+    assert.deepEqual(details(f), [
+      'internal transaction 0: a value with no note, so whether it moved is unknown',
+      `internal transaction 1: a value with the unknown note "${note('transfer')}", so whether it moved is unknown`,
+      'internal transaction 2: a value with the unknown note "call", so whether it moved is unknown',
+    ]);
+    assert.deepEqual(f.counterparties, [USDT_CONTRACT, TXVJ], 'parties of every record are screened');
+  });
+
   test('fee-on-transfer: two Transfer logs of the called token, the primary transfer is the one to the payee', () => {
     const feeCollector = 'TMVQGm1qAQYVdetCeGRRkTWYYrLXuHK2HC';
     const built = call(USDT_CONTRACT, transferCall(TXVJ, 100n), 70_000_015, {
@@ -205,6 +272,7 @@ describe('transfers', () => {
             caller_address: hex(USDT_CONTRACT),
             transferTo_address: hex(TXVJ),
             callValueInfo: [{ callValue: 3, tokenId: 'abc' }],
+            note: '63616c6c',
           },
         ],
       }),
@@ -454,6 +522,7 @@ describe('counterparties', () => {
         hash: 'ab'.repeat(32),
         caller_address: hex(NFT2),
         transferTo_address: hex(to),
+        note: '63616c6c',
         ...extra,
       });
       const f = nftCall('deadbeef', 70_000_044, {

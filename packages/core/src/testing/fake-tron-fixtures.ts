@@ -186,6 +186,33 @@ const hex41 = (base58: string): string => {
 };
 
 /**
+ * An internal transaction as java-tron prints it (visible=false): `41…` addresses, the note
+ * (`call`, `create`, `suicide`, `delegateResourceOfEnergy`, `voteWitness`, … as Program.java names
+ * them) as the hex of its text, one `callValueInfo` entry whose 0 value proto3 leaves out.
+ */
+export function internalTransaction(input: {
+  note: string;
+  caller: string;
+  /** None for a vote. */
+  callee?: string;
+  /** In sun, or TRC10 units with `tokenId`. */
+  value?: number;
+  tokenId?: string;
+  rejected?: boolean;
+}): JsonObject {
+  return {
+    hash: sha256Hex(Buffer.from(JSON.stringify(input)).toString('hex')),
+    caller_address: hex41(input.caller),
+    ...(input.callee === undefined ? {} : { transferTo_address: hex41(input.callee) }),
+    callValueInfo: [
+      { ...(input.value ? { callValue: input.value } : {}), ...(input.tokenId ? { tokenId: input.tokenId } : {}) },
+    ],
+    note: Buffer.from(input.note).toString('hex'),
+    ...(input.rejected ? { rejected: true } : {}),
+  };
+}
+
+/**
  * SYNTHETIC: the failed OUT_OF_ENERGY USDT call. Only its tx info was recorded
  * (`trc20_usdt_failed_out_of_energy`), so the body is built here: a USDT transfer(…) call with
  * `ret[0].contractRet` OUT_OF_ENERGY and fee_limit = the energy the info says it could buy

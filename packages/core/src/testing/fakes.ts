@@ -11,6 +11,7 @@ export {
   TRC10_FIXTURE_ASSET_ID,
   buildTronTransaction,
   transferLog,
+  internalTransaction,
   loadTronFixtures,
   type BuildTransactionInput,
   type FakeTronTransaction,

@@ -39,7 +39,8 @@ const VALUE_MOVED_UNLISTED = new Set([
 
 /**
  * The value movements of a transaction, in a stable order, by source: the contract's own transfer,
- * then every TRC20 `Transfer` log, then internal TRX/TRC10 transfers that were not rejected. A
+ * then every TRC20 `Transfer` log, then the internal calls, creations and self-destructs that moved
+ * TRX/TRC10 and were not rejected (not the TVM's staking and resource steps: see `internalTransfers`). A
  * failed transaction moved nothing. Also decides the category and the primary transfer, and lists
  * the accounts the execution involved without a fungible transfer (`involved`).
  */
