@@ -7,6 +7,7 @@ import type { AssessmentInput } from '../src/assessment/input.js';
 import { reasonPriority, TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
 import type { TransactionState } from '../src/contract/enums.js';
+import { MAX_KEY_EXPOSURES } from '../src/contract/bounds.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
 import type {
@@ -562,6 +563,22 @@ describe('response fields', () => {
     );
     assert.equal(r.request_id, 'req-1');
     decodes(r);
+  });
+  test('key_exposure is bounded: the MAX_KEY_EXPOSURES heaviest of any AML answer, a sanctions category first, in the answer order', () => {
+    const exposures = Array.from({ length: 30 }, (_, i) => ({
+      category: `c${i}`,
+      exposureType: 'direct' as const,
+      hops: 1,
+      percent: String(i % 2 === 0 ? i : 1),
+    }));
+    const sanctions = { category: 'sanctions', exposureType: 'indirect' as const, hops: 2, percent: null };
+    const answer = { ...aml('low'), exposures: [...exposures, sanctions] };
+    const r = check({ signals: signals({ aml: answer }) });
+    assert.deepEqual(
+      r.key_exposure.map((e) => e.category),
+      ['c12', 'c14', 'c16', 'c18', 'c20', 'c22', 'c24', 'c26', 'c28', 'sanctions'],
+    );
+    assert.equal(r.key_exposure.length, MAX_KEY_EXPOSURES);
   });
   test('unknown decimals: amount null in the transfer and at the top', () => {
     const r = check({ facts: facts({ transfers: [usdt(0, alice, bob, 5n, { decimals: null })] }) });
