@@ -176,6 +176,38 @@ const inputs: fc.Arbitrary<AssessmentInput> = fc.record({
   checkedAt: time,
 });
 
+/**
+ * Many problems at once, each condition as likely as any other (`inputs` favours clean values): checks
+ * where the five places cannot hold every applicable code.
+ */
+const down = { status: 'unavailable' as const, reason: 'down' };
+const asOf = new Date('2026-11-01T00:00:00Z');
+const troubled: fc.Arbitrary<AssessmentInput> = fc
+  .record({
+    input: inputs,
+    state: fc.constantFrom('confirmed', 'pending', 'failed', 'unknown' as const),
+    finalized: fc.boolean(),
+    disagreements: fc.constantFrom<Disagreement[]>([], [{ code: 'nodes_disagree', detail: 'x' }]),
+    transfersTruncated: fc.boolean(),
+    sanctions: fc.constantFrom<SanctionsAnswer | null>(null, down, {
+      status: 'answered',
+      hits: [{ address: ADDR.alice, source: 'ofac', name: null }],
+      asOf,
+    }),
+    aml: fc.constantFrom<RiskSignals['aml']>(null, down, { status: 'answered', level: 'severe', exposures: [], asOf }),
+    token: fc.constantFrom<RiskSignals['token']>(null, down, { status: 'answered', authenticity: 'fake', asOf }),
+    recipient: address,
+  })
+  .map(({ input, state, finalized, disagreements, transfersTruncated, sanctions, aml, token, recipient }) => ({
+    ...input,
+    facts: { ...input.facts, state, finalized, disagreements, transfersTruncated },
+    signals: { sanctions, aml, token },
+    expectations: { ...input.expectations, recipient },
+  }));
+
+/** Generated checks, half of them with many problems at once. */
+const checks = fc.oneof(inputs, troubled);
+
 /** Checks that ran and found the transaction (the not_found rule overrides everything else). */
 function response(input: AssessmentInput): TransactionCheckResponse | null {
   const result = assess(input);
@@ -194,17 +226,79 @@ function response(input: AssessmentInput): TransactionCheckResponse | null {
   return result.value;
 }
 
+/** The codes that can explain each overall state (docs/assessment.md, "Overall state precedence"). */
+const EXPLAINING: Record<TransactionCheckResponse['overall_state'], ReasonCode[]> = {
+  HIGH_RISK: ['SANCTIONS_HIT', 'AML_HIGH', 'TOKEN_FAKE'],
+  LIMITED_DATA: [
+    'TX_FACTS_DISAGREE',
+    'TX_NOT_FOUND',
+    'TX_FACTS_PARTIAL',
+    'SANCTIONS_UNAVAILABLE',
+    'AML_UNAVAILABLE',
+    'AML_UNSUPPORTED_ASSET',
+    'TOKEN_AUTH_UNAVAILABLE',
+    'TOKEN_UNKNOWN',
+    'EXPECTED_DATA_UNAVAILABLE',
+  ],
+  REVIEW: [
+    'TX_REVERTED',
+    'TX_PENDING_CONFIRMATIONS',
+    'EXPECTED_RECIPIENT_MISMATCH',
+    'EXPECTED_TOKEN_MISMATCH',
+    'EXPECTED_AMOUNT_MISMATCH',
+    'AMBIGUOUS_TRANSFER',
+    'AML_ELEVATED',
+    'TRANSFERS_TRUNCATED',
+  ],
+  CLEAR: ['TX_FINALIZED'],
+};
+
+const STATE_CODE = {
+  not_found: 'TX_NOT_FOUND',
+  failed: 'TX_REVERTED',
+  unknown: 'TX_FACTS_PARTIAL',
+  pending: 'TX_PENDING_CONFIRMATIONS',
+} as const;
+
 /**
- * The reasons list is bounded: an applicable code may be absent only when five reasons are there,
- * each of them outranking it except the two that are always kept.
+ * The codes the rules say this response includes, read from the inputs and the response's fields (not
+ * from the implementation): `always` fit in five places together; the mismatches take the places left.
  */
-function present(r: TransactionCheckResponse, code: ReasonCode): void {
+function requiredCodes(input: AssessmentInput, r: TransactionCheckResponse) {
+  const { facts: f, signals: s, expectations: e } = input;
+  const always: ReasonCode[] = [];
+  const final = f.finalized && f.confirmations !== null && f.confirmations >= REQUIRED_CONFIRMATIONS;
+  if (f.state !== 'confirmed') always.push(STATE_CODE[f.state]);
+  else if (!final) always.push('TX_PENDING_CONFIRMATIONS');
+  if (r.sanctions_hit !== false) always.push(r.sanctions_hit ? 'SANCTIONS_HIT' : 'SANCTIONS_UNAVAILABLE');
+  if (f.state !== 'not_found' && (s.aml === null || s.aml.status === 'unavailable')) always.push('AML_UNAVAILABLE');
+  const supplied = [
+    [e.recipient, r.recipient_match, 'EXPECTED_RECIPIENT_MISMATCH'],
+    [e.tokenContract, r.token_match, 'EXPECTED_TOKEN_MISMATCH'],
+    [e.amount, r.amount_match, 'EXPECTED_AMOUNT_MISMATCH'],
+  ] as const;
+  if (supplied.some(([expected, match]) => expected !== null && match === null))
+    always.push('EXPECTED_DATA_UNAVAILABLE');
+  const expecting = supplied.some(([expected]) => expected !== null);
+  if (expecting && f.state !== 'not_found' && selectTransfer(f, e).ambiguous) always.push('AMBIGUOUS_TRANSFER');
+  const mismatches = supplied.filter(([, match]) => match === false).map(([, , code]) => code);
+  return { always, mismatches };
+}
+
+/**
+ * The reasons list is bounded: an applicable code may be absent only when five reasons are there, each
+ * of higher priority or one the rules require (`required`, or a code that explains the overall state).
+ */
+function present(r: TransactionCheckResponse, code: ReasonCode, required: readonly ReasonCode[]): void {
   const codes = r.reasons.map((x) => x.code);
   if (codes.includes(code)) return;
   assert.equal(codes.length, 5, `${code} missing from ${codes.join()}`);
-  // Only the two always-kept codes (the state's explanation and the transaction state) may rank lower.
-  const lower = codes.filter((other) => reasonPriority(other, code) > 0);
-  assert.ok(lower.length <= 2, `${code} dropped for ${codes.join()}`);
+  const displacedBy = codes.filter((other) => reasonPriority(other, code) > 0);
+  const mayDisplace = [...required, ...EXPLAINING[r.overall_state]];
+  assert.ok(
+    displacedBy.every((other) => mayDisplace.includes(other)),
+    `${code} dropped for ${codes.join()}`,
+  );
 }
 
 /** Every piece of evidence a CLEAR needs, read straight from the inputs (not from the implementation). */
@@ -268,11 +362,11 @@ describe('assessment properties', () => {
     );
   });
 
-  test('reasons: 2 to 5, unique, code/category/severity from the table, sorted by severity, one about the transaction state', () => {
+  test('reasons: 2 to 5, unique, code/category/severity from the table, sorted by severity, one about the transaction state unless five outrank TX_FINALIZED', () => {
     const severity = ['critical', 'high', 'warning', 'info'];
     const stateCodes = ['TX_FINALIZED', 'TX_PENDING_CONFIRMATIONS', 'TX_REVERTED', 'TX_NOT_FOUND', 'TX_FACTS_PARTIAL'];
     fc.assert(
-      fc.property(inputs, (input) => {
+      fc.property(checks, (input) => {
         const r = response(input);
         if (r === null) return;
         const codes = r.reasons.map((x) => x.code);
@@ -284,8 +378,9 @@ describe('assessment properties', () => {
           ranks,
           [...ranks].sort((a, b) => a - b),
         );
+        // TX_FINALIZED (info) gives way to five warnings or worse.
         assert.ok(
-          codes.some((code) => stateCodes.includes(code)),
+          codes.some((code) => stateCodes.includes(code)) || (codes.length === 5 && !ranks.includes(3)),
           codes.join(),
         );
       }),
@@ -294,38 +389,13 @@ describe('assessment properties', () => {
   });
 
   test('the reasons always include a code that explains the overall state', () => {
-    const explaining: Record<string, string[]> = {
-      HIGH_RISK: ['SANCTIONS_HIT', 'AML_HIGH', 'TOKEN_FAKE'],
-      LIMITED_DATA: [
-        'TX_FACTS_DISAGREE',
-        'TX_NOT_FOUND',
-        'TX_FACTS_PARTIAL',
-        'SANCTIONS_UNAVAILABLE',
-        'AML_UNAVAILABLE',
-        'AML_UNSUPPORTED_ASSET',
-        'TOKEN_AUTH_UNAVAILABLE',
-        'TOKEN_UNKNOWN',
-        'EXPECTED_DATA_UNAVAILABLE',
-      ],
-      REVIEW: [
-        'TX_REVERTED',
-        'TX_PENDING_CONFIRMATIONS',
-        'EXPECTED_RECIPIENT_MISMATCH',
-        'EXPECTED_TOKEN_MISMATCH',
-        'EXPECTED_AMOUNT_MISMATCH',
-        'AMBIGUOUS_TRANSFER',
-        'AML_ELEVATED',
-        'TRANSFERS_TRUNCATED',
-      ],
-      CLEAR: ['TX_FINALIZED'],
-    };
     fc.assert(
       fc.property(inputs, (input) => {
         const r = response(input);
         if (r === null) return;
         const codes = r.reasons.map((x) => x.code);
         assert.ok(
-          codes.some((code) => explaining[r.overall_state]!.includes(code)),
+          codes.some((code) => EXPLAINING[r.overall_state]!.includes(code)),
           `${r.overall_state}: ${codes.join()}`,
         );
         if (r.overall_state === 'CLEAR')
@@ -432,7 +502,7 @@ describe('assessment properties', () => {
           if (expected === null) assert.equal(match, null);
           else if (match === null) {
             assert.equal(r.coverage, 'partial');
-            present(r, 'EXPECTED_DATA_UNAVAILABLE');
+            assert.ok(r.reasons.some((x) => x.code === 'EXPECTED_DATA_UNAVAILABLE'));
           }
         }
       }),
@@ -460,6 +530,29 @@ describe('assessment properties', () => {
         }
       }),
       runs(9),
+    );
+  });
+
+  test('reasons: every required code kept, a code left out only for required or higher-priority ones', () => {
+    fc.assert(
+      fc.property(checks, (input) => {
+        const r = response(input);
+        if (r === null) return;
+        const codes = r.reasons.map((x) => x.code);
+        const { always, mismatches } = requiredCodes(input, r);
+        for (const code of always) assert.ok(codes.includes(code), `${code} missing from ${codes.join()}`);
+        // Mismatches give way to the codes that are always kept, nothing else.
+        for (const code of mismatches) present(r, code, always);
+        if (r.transaction_state === 'not_found') return;
+        const { aml, token } = input.signals;
+        const severe: [boolean, ReasonCode][] = [
+          [input.facts.disagreements.length > 0, 'TX_FACTS_DISAGREE'],
+          [aml?.status === 'answered' && (aml.level === 'high' || aml.level === 'severe'), 'AML_HIGH'],
+          [token?.status === 'answered' && token.authenticity === 'fake', 'TOKEN_FAKE'],
+        ];
+        for (const [applies, code] of severe) if (applies) present(r, code, [...always, ...mismatches]);
+      }),
+      runs(11),
     );
   });
 

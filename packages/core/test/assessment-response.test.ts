@@ -6,6 +6,8 @@ import { decode } from '@tron-safety/codec';
 import type { AssessmentInput } from '../src/assessment/input.js';
 import { reasonPriority, TIE_ORDER } from '../src/assessment/verdict.js';
 import type { ChainFacts } from '../src/chain/facts.js';
+import type { TransactionState } from '../src/contract/enums.js';
+import { MAX_KEY_EXPOSURES } from '../src/contract/bounds.js';
 import { TransactionCheckResponse } from '../src/contract/models.js';
 import { REASONS, type ReasonCode } from '../src/contract/reasons.js';
 import type {
@@ -200,15 +202,83 @@ describe('response rules', () => {
         'EXPECTED_AMOUNT_MISMATCH',
       ]);
     });
-    test('Matching 5: EXPECTED_DATA_UNAVAILABLE is kept beside contradictory facts and a fake token', () => {
-      const r = check({
-        facts: facts({ disagreements: [{ code: 'nodes_disagree', detail: 'x' }] }),
-        signals: signals({ sanctions: unavailable, aml: unavailable, token: token('fake') }),
-        expectations: expecting({ recipient: carol }),
+  });
+
+  describe('codes the rules require take the places of the lowest-priority codes, the order kept', () => {
+    // Contradictory facts (the explanation), a fake token, no screening, no AML, an expected recipient.
+    const expected: Record<Exclude<TransactionState, 'not_found'>, ReasonCode[]> = {
+      confirmed: [
+        'TX_FACTS_DISAGREE',
+        'TOKEN_FAKE',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_DATA_UNAVAILABLE',
+      ],
+      failed: [
+        'TX_FACTS_DISAGREE',
+        'TX_REVERTED',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_DATA_UNAVAILABLE',
+      ],
+      pending: [
+        'TX_FACTS_DISAGREE',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_DATA_UNAVAILABLE',
+        'TX_PENDING_CONFIRMATIONS',
+      ],
+      unknown: [
+        'TX_FACTS_DISAGREE',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_DATA_UNAVAILABLE',
+        'TX_FACTS_PARTIAL',
+      ],
+    };
+    for (const [state, reasons] of Object.entries(expected) as [keyof typeof expected, ReasonCode[]][]) {
+      test(`Matching 5: EXPECTED_DATA_UNAVAILABLE is kept beside contradictory facts, a fake token, no screening and no AML (state ${state})`, () => {
+        const r = check({
+          facts: facts({ state, disagreements: [{ code: 'nodes_disagree', detail: 'x' }] }),
+          signals: signals({ sanctions: unavailable, aml: unavailable, token: token('fake') }),
+          expectations: expecting({ recipient: carol }),
+        });
+        assert.equal(r.recipient_match, null);
+        assert.deepEqual(codes(r), reasons);
       });
-      assert.equal(r.recipient_match, null);
-      assert.ok(codes(r).includes('EXPECTED_DATA_UNAVAILABLE'), codes(r).join());
-      assert.ok(!codes(r).includes('TX_FINALIZED'), codes(r).join());
+    }
+    test('Matching 9: a mismatch gives way only to required codes of higher priority', () => {
+      const r = check({
+        facts: facts({ state: 'failed', transfers: [usdt(0, alice, bob, 1n, { decimals: null })] }),
+        signals: signals({ sanctions: unavailable, aml: unavailable, token: token('fake') }),
+        expectations: expecting({ recipient: carol, tokenContract: USDT, amount: '1' }),
+      });
+      assert.deepEqual([r.recipient_match, r.amount_match], [false, null]);
+      assert.deepEqual(codes(r), [
+        'TOKEN_FAKE',
+        'TX_REVERTED',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'EXPECTED_DATA_UNAVAILABLE',
+      ]);
+    });
+    test('Matching 3: AMBIGUOUS_TRANSFER is kept beside contradictory facts, a fake token, no screening and no AML', () => {
+      const r = check({
+        facts: facts({
+          state: 'failed',
+          disagreements: [{ code: 'nodes_disagree', detail: 'x' }],
+          transfers: [usdt(0, alice, bob, 1n), usdt(1, alice, bob, 1n)],
+        }),
+        signals: signals({ sanctions: unavailable, aml: unavailable, token: token('fake') }),
+        expectations: expecting({ recipient: bob }),
+      });
+      assert.deepEqual(codes(r), [
+        'TX_FACTS_DISAGREE',
+        'TX_REVERTED',
+        'SANCTIONS_UNAVAILABLE',
+        'AML_UNAVAILABLE',
+        'AMBIGUOUS_TRANSFER',
+      ]);
     });
   });
 
@@ -493,6 +563,22 @@ describe('response fields', () => {
     );
     assert.equal(r.request_id, 'req-1');
     decodes(r);
+  });
+  test('key_exposure is bounded: the MAX_KEY_EXPOSURES heaviest of any AML answer, a sanctions category first, in the answer order', () => {
+    const exposures = Array.from({ length: 30 }, (_, i) => ({
+      category: `c${i}`,
+      exposureType: 'direct' as const,
+      hops: 1,
+      percent: String(i % 2 === 0 ? i : 1),
+    }));
+    const sanctions = { category: 'sanctions', exposureType: 'indirect' as const, hops: 2, percent: null };
+    const answer = { ...aml('low'), exposures: [...exposures, sanctions] };
+    const r = check({ signals: signals({ aml: answer }) });
+    assert.deepEqual(
+      r.key_exposure.map((e) => e.category),
+      ['c12', 'c14', 'c16', 'c18', 'c20', 'c22', 'c24', 'c26', 'c28', 'sanctions'],
+    );
+    assert.equal(r.key_exposure.length, MAX_KEY_EXPOSURES);
   });
   test('unknown decimals: amount null in the transfer and at the top', () => {
     const r = check({ facts: facts({ transfers: [usdt(0, alice, bob, 5n, { decimals: null })] }) });

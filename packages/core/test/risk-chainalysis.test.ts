@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { MAX_KEY_EXPOSURES } from '../src/contract/bounds.js';
 import { createChainalysisAmlProvider, INDIRECT_EXPOSURE_HOPS } from '../src/risk/chainalysis-entity.js';
 import { createChainalysisSanctionsProvider } from '../src/risk/chainalysis-sanctions.js';
 import { combineSanctionsProviders } from '../src/risk/sanctions-combine.js';
@@ -99,6 +100,25 @@ describe('Chainalysis Entity API adapter', () => {
       'zero total: no share',
     );
     assert.deepEqual(answered(await p.assessAddress(ADDR.low, ctx())).exposures, []);
+  });
+
+  test('exposures are bounded: of thousands of categories the MAX_KEY_EXPOSURES largest are kept, a sanctions category first', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => ({ category: `c${i}`, value: i % 500 === 7 ? 100_000 : 1 }));
+    fake.setEntity(ADDR.clean, {
+      risk: 'Low',
+      exposures: [{ category: 'sanctions', value: 1, exposureType: 'indirect' }, ...many],
+    });
+    try {
+      const { exposures } = answered(await aml().assessAddress(ADDR.clean, ctx()));
+      assert.equal(exposures.length, MAX_KEY_EXPOSURES);
+      assert.deepEqual(
+        exposures.map((e) => e.category),
+        ['sanctions', ...many.filter((e) => e.value > 1).map((e) => e.category)].slice(0, MAX_KEY_EXPOSURES),
+        'the sanctions category, then the largest shares in the vendor order',
+      );
+    } finally {
+      fake.setEntity(ADDR.clean, { risk: 'Low' });
+    }
   });
 
   const faults: [string, FakeFault][] = [

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMemoryStores } from '@tron-safety/store-memory';
+import { MAX_KEY_EXPOSURES } from '../src/contract/bounds.js';
 import { TransactionCheckResponse, UsageResponse } from '../src/contract/models.js';
 import { MAX_ENTITLEMENT } from '../src/stores/organizations.js';
+import { storedCheckResponse } from '../src/testing/service-harness.js';
 import { hashApiKey } from '../src/runtime/keys.js';
 import { USDT_CONTRACT } from '../src/testing/fake-tron-fixtures.js';
 import {
@@ -58,6 +60,23 @@ describe('a check end to end', () => {
       assert.notEqual(r.headers['X-Request-ID'], bad);
       assert.match(r.headers['X-Request-ID']!, /^[0-9a-f-]{36}$/);
       assert.equal(json(r).request_id, r.headers['X-Request-ID']);
+    }
+  });
+});
+
+describe('bounds', () => {
+  test('key_exposure is bounded: a vendor answer of thousands of categories gives MAX_KEY_EXPOSURES items, in the response and its stored record', async () => {
+    const s = await setup();
+    const { sender } = json(await check(s, COMPLETE_TX));
+    const exposures = Array.from({ length: 5000 }, (_, i) => ({ category: `c${i}`, value: 1 }));
+    env.vendors.setEntity(sender, { risk: 'Low', exposures });
+    try {
+      const res = await check(s, COMPLETE_TX, { 'idempotency-key': 'many-exposures' });
+      assert.equal(json(res).key_exposure.length, MAX_KEY_EXPOSURES);
+      const stored = await storedCheckResponse(s.stores, s.organizationId, 'many-exposures', COMPLETE_TX);
+      assert.equal(JSON.parse(stored!.body).key_exposure.length, MAX_KEY_EXPOSURES);
+    } finally {
+      env.vendors.setEntity(sender, { risk: 'Low' });
     }
   });
 });

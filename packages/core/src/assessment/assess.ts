@@ -1,6 +1,7 @@
 import type { Result } from 'neverthrow';
 import { factsWithoutTransaction, REQUIRED_CONFIRMATIONS, type ChainFacts, type Transfer } from '../chain/facts.js';
 import type { ExposureResponse, TransactionCheckResponse, TransferResponse } from '../contract/models.js';
+import { keyExposures } from '../risk/key-exposure.js';
 import type { Exposure, RiskSignals } from '../risk/signals.js';
 import { formatAmount } from '../tron/amount.js';
 import { coverageOf } from './coverage.js';
@@ -116,7 +117,8 @@ export function assess(input: AssessmentInput): Result<TransactionCheckResponse,
       transfers_truncated: facts.transfersTruncated,
       aml_risk_level: aml?.level ?? 'unknown',
       sanctions_hit: evidence.sanctions === 'unavailable' ? null : evidence.sanctions === 'hit',
-      key_exposure: (aml?.exposures ?? []).map(exposureResponse),
+      // Bounded whatever the provider (a host's own, several counterparties' answers merged).
+      key_exposure: keyExposures(aml?.exposures ?? []).map(exposureResponse),
       token_authenticity: token,
       recipient_match: match.recipient,
       token_match: match.token,

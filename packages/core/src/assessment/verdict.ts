@@ -45,7 +45,6 @@ const EFFECT: Record<ReasonCode, { rank: number; state: Exclude<OverallState, 'C
  * Order of codes of equal severity (severity itself comes from the reason table). Among warnings:
  * the transaction's state, then the codes the spec's rules say a response includes (unavailable
  * screening and AML, unavailable expected data), then expected-payment findings, then other gaps.
- * With this order, SANCTIONS_UNAVAILABLE and AML_UNAVAILABLE always fit in five reasons.
  */
 export const TIE_ORDER: readonly ReasonCode[] = [
   'SANCTIONS_HIT',
@@ -145,8 +144,26 @@ if (BY_PRIORITY.length > 31) throw new Error('reason codes no longer fit the bit
 /** `codes` with the bit of `code` (if one applies). */
 const withCode = (codes: number, code: ReasonCode | null | false) => (code ? codes | BIT[code] : codes);
 
-/** Every code that applies to the evidence, in priority order, each once. */
-export function applicableReasons(evidence: Evidence): ReasonCode[] {
+/**
+ * The codes a spec rule says the reasons include when they apply (response rules: sanctions hit or
+ * unavailable, AML unavailable; matching rules 3, 5 and 9). With the explanation and the transaction-state
+ * code they claim places before any other code.
+ */
+const REQUIRED = (
+  [
+    'SANCTIONS_HIT',
+    'SANCTIONS_UNAVAILABLE',
+    'AML_UNAVAILABLE',
+    'AMBIGUOUS_TRANSFER',
+    'EXPECTED_DATA_UNAVAILABLE',
+    'EXPECTED_RECIPIENT_MISMATCH',
+    'EXPECTED_TOKEN_MISMATCH',
+    'EXPECTED_AMOUNT_MISMATCH',
+  ] as const
+).reduce(withCode, 0);
+
+/** Every code that applies to the evidence, as bits. */
+function applicableCodes(evidence: Evidence): number {
   const { match } = evidence;
   let codes = BIT[stateReason(evidence)];
   // A failure that is not yet final could still be reorganized away.
@@ -162,10 +179,25 @@ export function applicableReasons(evidence: Evidence): ReasonCode[] {
   codes = withCode(codes, match.recipient === false && 'EXPECTED_RECIPIENT_MISMATCH');
   codes = withCode(codes, match.token === false && 'EXPECTED_TOKEN_MISMATCH');
   codes = withCode(codes, match.amount === false && 'EXPECTED_AMOUNT_MISMATCH');
-  codes = withCode(codes, match.dataUnavailable && 'EXPECTED_DATA_UNAVAILABLE');
-  const applicable: ReasonCode[] = [];
-  for (let place = 0; codes !== 0; place++, codes >>>= 1) if (codes & 1) applicable.push(BY_PRIORITY[place]!);
-  return applicable;
+  return withCode(codes, match.dataUnavailable && 'EXPECTED_DATA_UNAVAILABLE');
+}
+
+/** The codes of a set of bits, in priority order. */
+function codesOf(codes: number): ReasonCode[] {
+  const list: ReasonCode[] = [];
+  for (let place = 0; codes !== 0; place++, codes >>>= 1) if (codes & 1) list.push(BY_PRIORITY[place]!);
+  return list;
+}
+
+/** `kept` with the codes of `candidates` added in priority order while fewer than MAX_REASONS are kept. */
+function fill(kept: number, candidates: number): number {
+  let count = codesOf(kept).length;
+  for (const code of codesOf(candidates & ~kept)) {
+    if (count === MAX_REASONS) break;
+    kept |= BIT[code];
+    count++;
+  }
+  return kept;
 }
 
 export interface Verdict {
@@ -176,27 +208,27 @@ export interface Verdict {
 }
 
 /**
- * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state
- * and a transaction-state code that is not info are always kept; the remaining places go to the
- * other codes in priority order (an info code such as TX_FINALIZED never displaces a warning).
+ * Overall state from the applicable codes, and the 2–5 reasons: the code that explains the state,
+ * the transaction-state code unless it is info, then the REQUIRED codes that apply, then the other
+ * codes, each group in priority order while places are left; shown in priority order. So a required
+ * code takes the place of a code of lower priority, and an info code such as TX_FINALIZED never
+ * displaces a warning. At most five codes besides the mismatches can be required at once (the
+ * explanation, one state code, one sanctions code, AML_UNAVAILABLE, and EXPECTED_DATA_UNAVAILABLE or
+ * AMBIGUOUS_TRANSFER, which needs every comparison true): those always fit; mismatches, last of
+ * them in priority, take the places left.
  */
 export function verdictOf(evidence: Evidence): Verdict {
-  const applicable = applicableReasons(evidence);
+  const applicable = applicableCodes(evidence);
   // Among equal ranks the higher-priority code explains: the first of the lowest rank in priority order.
-  let explanation = applicable[0]!;
-  for (const code of applicable) if (rankOf(code) < rankOf(explanation)) explanation = code;
+  const ordered = codesOf(applicable);
+  let explanation = ordered[0]!;
+  for (const code of ordered) if (rankOf(code) < rankOf(explanation)) explanation = code;
   const overallState = EFFECT[explanation]?.state ?? 'CLEAR';
 
-  const kept: ReasonCode[] = [explanation];
   const state = stateReason(evidence);
-  if (state !== explanation && REASONS[state].severity !== 'info') kept.push(state);
-  for (const code of applicable) {
-    if (kept.length >= MAX_REASONS) break;
-    if (!kept.includes(code)) kept.push(code);
-  }
-  // Taken from `applicable`, the kept codes come out in priority order.
-  const reasons: ReasonResponse[] = [];
-  for (const code of applicable) if (kept.includes(code)) reasons.push(reason(code));
+  const first = withCode(BIT[explanation], REASONS[state].severity !== 'info' && state);
+  const kept = fill(fill(first, applicable & REQUIRED), applicable);
+  const reasons = codesOf(kept).map(reason);
   // A state reason and a sanctions reason always apply, so this holds by construction.
   if (reasons.length < MIN_REASONS) throw new Error(`only ${reasons.length} reason(s) apply`);
   return { overallState, explanation, reasons };

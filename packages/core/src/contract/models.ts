@@ -15,8 +15,10 @@ import {
   TransactionCategory,
   TransactionState,
 } from './enums.js';
+import { MAX_KEY_EXPOSURES } from './bounds.js';
 import { ReasonCode } from './reasons.js';
 import {
+  annotate,
   boundedArray,
   constrainedString,
   integer,
@@ -109,6 +111,11 @@ export const ExposureResponse = t.type(
 );
 export type ExposureResponse = t.TypeOf<typeof ExposureResponse>;
 
+/** A description rather than `maxItems`: the spec sets no bound, so a client must not rely on this one. */
+const KeyExposure = annotate(t.array(ExposureResponse), {
+  description: `The heaviest exposures, at most ${MAX_KEY_EXPOSURES}: sanctions categories first, then the larger percent, then direct before indirect; in the AML answer's order.`,
+});
+
 export const FreshnessResponse = t.type(
   {
     checked_at: isoDateTime,
@@ -150,7 +157,7 @@ export const TransactionCheckResponse = t.type(
     transfers_truncated: t.boolean,
     aml_risk_level: AmlRiskLevel,
     sanctions_hit: nullable(t.boolean),
-    key_exposure: t.array(ExposureResponse),
+    key_exposure: KeyExposure,
     token_authenticity: TokenAuthenticity,
     recipient_match: nullable(t.boolean),
     token_match: nullable(t.boolean),

@@ -4,6 +4,7 @@ import type { ProviderCallObserver } from '../chain/call-observer.js';
 import type { ProviderContext } from '../chain/facts.js';
 import { nullable } from '../contract/schema.js';
 import { isHigherLevel, levelFromChainalysis } from './aml-levels.js';
+import { keyExposures, namesSanctions } from './key-exposure.js';
 import { lookupOptions, sharedLookup, type SharedLookupOptions } from './shared-lookup.js';
 import type { AmlAnswer, AmlProvider, AssetRef, Exposure } from './signals.js';
 import { assetCoverage, OFFICIAL_ASSETS } from './token-registry.js';
@@ -119,13 +120,13 @@ export function amlAnswerFromEntity(body: EntityBody, asOf: Date): AmlAnswer {
   const exposures = exposuresOf(body);
   // Being identified as, belonging to, or dealing directly with a sanctioned entity is never read as
   // low or moderate, whatever rating the vendor account's rules give: a payment check must not call such a payer clean.
-  const namesSanctions = (category: string | null | undefined) => category != null && /sanction/i.test(category);
   const sanctionedEntity =
     namesSanctions(body.cluster?.category) ||
     (body.addressIdentifications ?? []).some((i) => namesSanctions(i.category) || namesSanctions(i.name));
   const directSanctions = exposures.some((e) => e.exposureType === 'direct' && namesSanctions(e.category));
   if ((sanctionedEntity || directSanctions) && isHigherLevel('high', level)) level = 'high';
-  return { status: 'answered', level, exposures, asOf };
+  // Bounded here too, so a cached answer holds no more than a check reports.
+  return { status: 'answered', level, exposures: keyExposures(exposures), asOf };
 }
 
 /**
