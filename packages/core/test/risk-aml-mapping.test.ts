@@ -111,10 +111,10 @@ describe('combining counterparties and the not-configured provider', () => {
     assert.equal(combineAmlAnswers([]).status, 'unavailable');
   });
 
-  test('an answer neither answered nor unavailable (a provider breaking the type) is not counted as a failure', () => {
-    const odd = { status: 'unsupported_asset' } as unknown as AmlAnswer;
-    assert.deepEqual(combineAmlAnswers([at('low', 1), odd]), { ...at('low', 1), asOf: new Date(1) });
-    assert.deepEqual(combineAmlAnswers([odd]), { status: 'unavailable', reason: '' });
+  test('an answer neither answered nor unavailable (a provider breaking the type) is a failed lookup, never clean', () => {
+    const odd = { status: 'pending', reason: 'still assessing' } as unknown as AmlAnswer;
+    assert.deepEqual(combineAmlAnswers([at('low', 1), odd]), { status: 'unavailable', reason: 'still assessing' });
+    assert.deepEqual(combineAmlAnswers([odd]), { status: 'unavailable', reason: 'still assessing' });
   });
 
   test('no AML vendor configured: always unavailable, never low', async () => {

@@ -262,6 +262,34 @@ describe('gatherSignals', () => {
     assert.equal(signals.aml?.status, 'unavailable');
     assert.equal(signals.token?.status, 'unavailable');
   });
+
+  test('a provider answering in a shape of its own (a status of its own, an answered without a valid time or level) is unavailable, never clean', async () => {
+    const { providers } = recording();
+    const odd = (answer: object) => Promise.resolve(answer as never);
+    const shapes: RiskProviders[] = [
+      {
+        sanctions: { screen: () => odd({ status: 'pending' }) },
+        aml: { ...providers.aml, assessAddress: () => odd({ status: 'pending' }) },
+        tokens: { assess: () => odd({ status: 'pending' }) },
+      },
+      {
+        sanctions: { screen: () => odd({ status: 'answered', hits: [], asOf: new Date(Number.NaN) }) },
+        aml: {
+          ...providers.aml,
+          assessAddress: () => odd({ status: 'answered', level: 'unknown', exposures: [], asOf: new Date(1) }),
+        },
+        tokens: { assess: () => odd({ status: 'answered', authenticity: 'genuine', asOf: new Date(1) }) },
+      },
+    ];
+    for (const broken of shapes) {
+      const signals = await gatherSignals(facts([transfer()]), transfer(), broken, ctx());
+      assert.deepEqual(signals, {
+        sanctions: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+        aml: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+        token: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+      });
+    }
+  });
 });
 
 describe('createRiskProviders wired to the fake vendors over HTTP', () => {

@@ -344,6 +344,11 @@ describe('combining sanctions answers', () => {
     assert.deepEqual(combineSanctionsAnswers([clean(1), down]), { status: 'unavailable', reason: 'HTTP 500' });
     assert.equal(combineSanctionsAnswers([]).status, 'unavailable');
   });
+  test('an answer neither answered nor unavailable (a provider breaking the type) is a failed source: never clean, never an invalid as-of', () => {
+    const odd = { status: 'pending', reason: 'queued' } as unknown as SanctionsAnswer;
+    assert.deepEqual(combineSanctionsAnswers([odd]), { status: 'unavailable', reason: 'queued' });
+    assert.deepEqual(combineSanctionsAnswers([clean(1), odd]), { status: 'unavailable', reason: 'queued' });
+  });
 
   test('a source that rejects (breaking its promise) is only that source unavailable: a list hit still stands', async () => {
     const broken = { screen: () => Promise.reject(new Error('boom')) };

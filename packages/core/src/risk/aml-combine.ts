@@ -16,7 +16,7 @@ export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
     if (a.status === 'answered') {
       if (top === null || isHigherLevel(a.level, top.level)) top = a;
       oldest = Math.min(oldest, a.asOf.getTime());
-    } else if (a.status === 'unavailable') failed.push(a.reason);
+    } else failed.push(a.reason); // whatever a provider breaking its type calls it, it is no answer
   }
   if (top === null || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
     return { status: 'unavailable', reason: [...new Set(failed)].join('; ') };

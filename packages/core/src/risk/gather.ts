@@ -1,5 +1,6 @@
 import type { ChainFacts, ProviderContext, Transfer } from '../chain/facts.js';
 import { combineAmlAnswers } from './aml-combine.js';
+import { isAmlAnswer, isSanctionsAnswer, isTokenAnswer } from './answer-shapes.js';
 import { settle } from './settle.js';
 import type { AmlAnswer, AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
@@ -10,7 +11,7 @@ const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
  * The risk half of a check, the three providers in parallel. Sanctions: every address the
  * transaction involves. AML: the counterparty of a payment received (the focus transfer's sender
  * and the tx owner). Token authenticity: the focus transfer's asset. A provider that breaks its
- * promise and rejects counts as unavailable, never as clean.
+ * promise (rejects, or answers in a shape of its own) counts as unavailable, never as clean.
  */
 export async function gatherSignals(
   facts: ChainFacts,
@@ -76,7 +77,7 @@ async function gatherSanctions(
 ): Promise<RiskSignals['sanctions']> {
   const addresses = involvedAddresses(facts, focus);
   if (addresses.length === 0) return facts.transfersTruncated ? truncatedList() : null;
-  const answer = await settle(() => providers.sanctions.screen(addresses, ctx));
+  const answer = await settle(() => providers.sanctions.screen(addresses, ctx), isSanctionsAnswer);
   if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) {
     return { ...truncatedList(), asOf: answer.asOf };
   }
@@ -113,7 +114,7 @@ async function gatherAml(
   // All under way at once; settled lookups never reject, so they are awaited in turn.
   const lookups: Promise<AmlAnswer>[] = [];
   for (const address of counterparties) {
-    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx)));
+    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx), isAmlAnswer));
   }
   const answers: AmlAnswer[] = [];
   for (const lookup of lookups) answers.push(await lookup);
@@ -129,5 +130,5 @@ export function gatherToken(
   const asset = assetOf(focus);
   if (asset === null) return Promise.resolve({ status: 'unavailable', reason: 'the transfer does not name its asset' });
   const token: TokenRef = { asset, symbol: focus.tokenSymbol, name: focus.tokenName };
-  return settle(() => providers.tokens.assess(token, ctx));
+  return settle(() => providers.tokens.assess(token, ctx), isTokenAnswer);
 }

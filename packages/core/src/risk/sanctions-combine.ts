@@ -1,4 +1,5 @@
 import type { ProviderContext } from '../chain/facts.js';
+import { isSanctionsAnswer } from './answer-shapes.js';
 import { settle } from './settle.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
@@ -14,7 +15,8 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
   const answered = answers.filter((a) => a.status === 'answered');
   const hits = new Map<string, Hit>();
   for (const a of answered) for (const hit of a.hits) hits.set(`${hit.address}\n${hit.source}`, hit);
-  const failed = answers.filter((a) => a.status === 'unavailable');
+  // Every answer but `answered` is a failure, whatever a provider breaking its type calls it.
+  const failed = answers.filter((a) => a.status !== 'answered');
   if (hits.size === 0 && failed.length > 0) {
     const reason = [...new Set(failed.map((f) => f.reason))].join('; ');
     const dated = failed.flatMap((f) => (f.asOf ? [f.asOf.getTime()] : []));
@@ -27,13 +29,15 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
 }
 
 /**
- * Screens with every provider in parallel and combines the answers. A source that rejects (breaking
- * its promise) is that source's `unavailable`, so a hit from another source still stands.
+ * Screens with every provider in parallel and combines the answers. A source that rejects or answers
+ * in a shape of its own (breaking its promise) is that source's `unavailable`, so a hit from another source still stands.
  */
 export function combineSanctionsProviders(providers: readonly SanctionsProvider[]): SanctionsProvider {
   return {
     async screen(addresses: readonly string[], ctx: ProviderContext) {
-      return combineSanctionsAnswers(await Promise.all(providers.map((p) => settle(() => p.screen(addresses, ctx)))));
+      return combineSanctionsAnswers(
+        await Promise.all(providers.map((p) => settle(() => p.screen(addresses, ctx), isSanctionsAnswer))),
+      );
     },
   };
 }
@@ -57,8 +61,8 @@ export function createSanctionsScreen(
       const all = [...new Set(addresses)];
       const sent = all.slice(0, api.maxAddresses);
       const [fromLists, fromApi] = await Promise.all([
-        settle(() => lists.screen(all, ctx)),
-        settle(() => api.provider.screen(sent, ctx)),
+        settle(() => lists.screen(all, ctx), isSanctionsAnswer),
+        settle(() => api.provider.screen(sent, ctx), isSanctionsAnswer),
       ]);
       if (fromLists.status === 'answered') return combineSanctionsAnswers([fromLists, fromApi]);
       // Stale lists: a clean API answer for every address stands alone; any other answer is unavailable
