@@ -100,13 +100,17 @@ describe('combining counterparties and the not-configured provider', () => {
     });
   });
 
-  test('a failed counterparty makes low/moderate unavailable, but a high or severe finding stands', () => {
+  test('a failed counterparty makes low/moderate unavailable, but a high or severe finding stands, incomplete (coverage partial)', () => {
     assert.deepEqual(combineAmlAnswers([at('low', 1), down]), {
       status: 'unavailable',
       reason: 'rate limited (HTTP 429)',
     });
     assert.equal(combineAmlAnswers([at('moderate', 1), down]).status, 'unavailable');
-    assert.equal((combineAmlAnswers([down, at('high', 1)]) as { level: string }).level, 'high');
+    assert.deepEqual(combineAmlAnswers([down, at('high', 1)]), { ...at('high', 1), incomplete: true });
+    assert.deepEqual(combineAmlAnswers([at('low', 2), at('severe', 1)]), {
+      ...at('severe', 1),
+      exposures: [{ category: 'exchange', exposureType: 'direct', hops: 1, percent: '10' }],
+    });
     assert.equal(combineAmlAnswers([down]).status, 'unavailable');
     assert.equal(combineAmlAnswers([]).status, 'unavailable');
   });

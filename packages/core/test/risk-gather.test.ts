@@ -615,11 +615,23 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.ok(answer.asOf.getTime() >= before, 'as of the API answer, not the stale list');
     const listed = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
     assert.equal(listed.sanctions?.status, 'answered', 'a list hit stands');
+    assert.equal(
+      (listed.sanctions as { incomplete?: boolean }).incomplete,
+      undefined,
+      'complete: the API vouched for every address the stale lists did not list',
+    );
     fake.setFault('sanctions', '*', { kind: 'status', status: 503 });
     try {
       const failed = (await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions;
       assert.equal(failed?.status, 'unavailable', 'stale lists and a failed API');
       assert.ok(failed?.asOf && failed.asOf.getTime() < before, "the stale lists' age shows");
+      const hitBesideFailure = (await gatherSignals(facts([transfer()]), transfer(), providers, ctx())).sanctions;
+      assert.equal(hitBesideFailure?.status, 'answered', 'a stale list hit stands while the API is down');
+      assert.equal(
+        (hitBesideFailure as { incomplete?: boolean }).incomplete,
+        true,
+        'but the other addresses were screened by no current source',
+      );
     } finally {
       fake.setFault('sanctions', '*', null);
     }

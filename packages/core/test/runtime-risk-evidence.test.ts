@@ -71,3 +71,53 @@ describe("a provider answering outside its type (a host's own provider) is unava
     }
   });
 });
+
+describe('coverage and overall state are independent: a high-risk finding beside missing evidence is partial, not billed', () => {
+  test("the payer's AML lookup fails (HTTP 500) while the signer is High: HIGH_RISK, coverage partial, nothing billed", async () => {
+    const s = await env.setup();
+    env.vendors.setEntity(SIGNER, { risk: 'High' });
+    env.vendors.setFault('entity', PAYER, { kind: 'status', status: 500 });
+    try {
+      const r = json(await check(s, payment()));
+      assert.equal(r.overall_state, 'HIGH_RISK');
+      assert.equal(r.aml_risk_level, 'high');
+      assert.equal(r.coverage, 'partial');
+      assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
+    } finally {
+      env.vendors.setEntity(SIGNER, { risk: 'Low' });
+      env.vendors.setFault('entity', PAYER, null);
+    }
+  });
+
+  test('stale lists hit the payer while the sanctions API is down (503): HIGH_RISK, coverage partial, nothing billed', async () => {
+    const SDN = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre'; // the bundled OFAC snapshot, older than the age limit here
+    const s = await env.setup();
+    env.vendors.setFault('sanctions', '*', { kind: 'status', status: 503 });
+    const r = json(await check(s, payment(SDN)));
+    assert.equal(r.sanctions_hit, true);
+    assert.equal(r.overall_state, 'HIGH_RISK');
+    assert.equal(r.coverage, 'partial', 'signer, merchant and token contract were screened by no current source');
+    assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
+  });
+
+  test("no hit from a screen that says it is incomplete (a host's own provider) is no clean screen: SANCTIONS_UNAVAILABLE", async () => {
+    const sanctions: SanctionsProvider = {
+      screen: () => Promise.resolve({ status: 'answered', hits: [], asOf: new Date(), incomplete: true }),
+    };
+    const res = await check(await env.setup({}, {}, { risk: { ...env.risk, sanctions } }), payment());
+    assert.equal(res.status, 200, res.body);
+    const r = json(res);
+    assert.equal(r.sanctions_hit, null);
+    assert.equal(r.overall_state, 'LIMITED_DATA');
+    assert.equal(r.coverage, 'partial');
+  });
+
+  test('the same stale list hit with the sanctions API answering for every address: complete and billed', async () => {
+    const SDN = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre';
+    const s = await env.setup();
+    const r = json(await check(s, payment(SDN)));
+    assert.equal(r.overall_state, 'HIGH_RISK');
+    assert.equal(r.coverage, 'complete');
+    assert.deepEqual(await period(s), { ...(await period(s)), used: 1, reserved: 0 });
+  });
+});

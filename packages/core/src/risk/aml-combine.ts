@@ -4,7 +4,8 @@ import type { AmlAnswer, Exposure } from './signals.js';
 /**
  * The check's AML from the screened counterparties: the highest level, exposures merged, the
  * oldest as-of. A missing answer could only raise the level, so a partial result stands only when
- * it is already high or severe (`AML_HIGH` either way); otherwise the whole is unavailable.
+ * it is already high or severe (`AML_HIGH` either way), marked `incomplete` (coverage partial);
+ * otherwise the whole is unavailable.
  */
 export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (answers.length === 0) return { status: 'unavailable', reason: 'no counterparty to screen' };
@@ -21,7 +22,13 @@ export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (top === null || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
     return { status: 'unavailable', reason: [...new Set(failed)].join('; ') };
   }
-  return { status: 'answered', level: top.level, exposures: mergedExposures(answers), asOf: new Date(oldest) };
+  const answer: AmlAnswer = {
+    status: 'answered',
+    level: top.level,
+    exposures: mergedExposures(answers),
+    asOf: new Date(oldest),
+  };
+  return failed.length > 0 ? { ...answer, incomplete: true } : answer;
 }
 
 type Answered = Extract<AmlAnswer, { status: 'answered' }>;

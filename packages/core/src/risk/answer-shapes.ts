@@ -35,11 +35,14 @@ const AmlAnswerShape = t.union([
 ]);
 
 const SanctionsAnswerShape = t.union([
-  t.type({
-    status: t.literal('answered'),
-    hits: t.array(t.type({ address: t.string, source: t.string, name: t.union([t.string, t.null]) })),
-    asOf: ValidDate,
-  }),
+  t.intersection([
+    t.type({
+      status: t.literal('answered'),
+      hits: t.array(t.type({ address: t.string, source: t.string, name: t.union([t.string, t.null]) })),
+      asOf: ValidDate,
+    }),
+    t.partial({ incomplete: t.boolean }),
+  ]),
   t.intersection([Unavailable, t.partial({ asOf: ValidDate })]),
 ]);
 
