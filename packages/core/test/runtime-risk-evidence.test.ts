@@ -121,3 +121,23 @@ describe('coverage and overall state are independent: a high-risk finding beside
     assert.deepEqual(await period(s), { ...(await period(s)), used: 1, reserved: 0 });
   });
 });
+
+describe('AML: whoever pays the recipient in the same transaction is a counterparty of the payment', () => {
+  test('a Severe-risk address paying the merchant 1 USDT beside the expected 5 USDT from a clean payer: HIGH_RISK, never CLEAR', async () => {
+    const DIRTY = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B'; // on no sanctions list
+    const s = await env.setup();
+    env.vendors.setEntity(DIRTY, { risk: 'Severe', cluster: { name: 'mixer', category: 'mixing' } });
+    try {
+      const tx = usdtTransfers([DIRTY, MERCHANT, 1_000_000n], [PAYER, MERCHANT, 5_000_000n]);
+      const expected = { expected_recipient: MERCHANT, expected_token_contract: USDT_CONTRACT, expected_amount: '5' };
+      const r = json(await check(s, tx, {}, expected));
+      assert.equal(r.amount_match, true, "the clean payer's transfer is the one selected");
+      assert.equal(r.sender, PAYER);
+      assert.equal(r.aml_risk_level, 'severe');
+      assert.equal(r.overall_state, 'HIGH_RISK');
+      assert.ok(r.reasons.some((x: { code: string }) => x.code === 'AML_HIGH'));
+    } finally {
+      env.vendors.setEntity(DIRTY, { risk: 'Low' });
+    }
+  });
+});

@@ -9,8 +9,8 @@ const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
 
 /**
  * The risk half of a check, the three providers in parallel. Sanctions: every address the
- * transaction involves. AML: the counterparty of a payment received (the focus transfer's sender
- * and the tx owner). Token authenticity: the focus transfer's asset. A provider that breaks its
+ * transaction involves. AML: the counterparties of a payment received (whoever pays the focus
+ * transfer's recipient in this transaction, and the tx owner). Token authenticity: the focus transfer's asset. A provider that breaks its
  * promise (rejects, or answers in a shape of its own) counts as unavailable, never as clean.
  */
 export async function gatherSignals(
@@ -96,6 +96,13 @@ export function assetOf(transfer: Transfer): AssetRef | null {
   return transfer.tokenContract === null ? null : { kind: 'trc20', contract: transfer.tokenContract };
 }
 
+/**
+ * Payers of the focus transfer's recipient assessed per check: a transaction with many transfers to
+ * one address must not cost as many vendor calls. Those beyond are not assessed, so the AML answer is
+ * never clean (unavailable, or an incomplete high finding).
+ */
+export const MAX_AML_PAYERS = 8;
+
 async function gatherAml(
   facts: ChainFacts,
   focus: Transfer | null,
@@ -109,16 +116,37 @@ async function gatherAml(
     // The owner alone is not the counterparty of a payment received.
     if (focus.sender === null) return { status: 'unavailable', reason: 'the transfer does not name its sender' };
   }
-  const sender = focus?.sender ?? null;
-  const counterparties = sender === null || sender === facts.owner ? [facts.owner] : [sender, facts.owner];
+  const payers = focus === null ? [] : payersOf(facts, focus);
+  const assessed = payers.slice(0, MAX_AML_PAYERS);
+  const counterparties = new Set(facts.owner === null ? assessed : [...assessed, facts.owner]);
   // All under way at once; settled lookups never reject, so they are awaited in turn.
   const lookups: Promise<AmlAnswer>[] = [];
   for (const address of counterparties) {
-    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx), isAmlAnswer));
+    lookups.push(settle(() => providers.aml.assessAddress(address, ctx), isAmlAnswer));
   }
   const answers: AmlAnswer[] = [];
   for (const lookup of lookups) answers.push(await lookup);
+  if (payers.length > assessed.length) {
+    const reason = `${payers.length - assessed.length} of ${payers.length} payers of the recipient beyond the AML cap of ${MAX_AML_PAYERS} not assessed`;
+    answers.push({ status: 'unavailable', reason });
+  }
   return combineAmlAnswers(answers);
+}
+
+/**
+ * Whoever pays the focus transfer's recipient in this transaction, the focus transfer's sender first,
+ * each once: funds from a high-risk payer in the same transaction are part of what the recipient
+ * receives, whichever transfer the expectations selected. The recipient paying itself is no payer.
+ */
+function payersOf(facts: ChainFacts, focus: Transfer): string[] {
+  const payers = new Set<string>();
+  if (focus.sender !== null) payers.add(focus.sender);
+  const paid = focus.recipient;
+  if (paid === null) return [...payers];
+  for (const { sender, recipient } of facts.transfers) {
+    if (sender !== null && recipient === paid && sender !== paid) payers.add(sender);
+  }
+  return [...payers];
 }
 
 /** Token authenticity of the focus transfer's asset, by its symbol and name (read with the token's metadata). */
