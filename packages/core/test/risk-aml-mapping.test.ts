@@ -100,21 +100,25 @@ describe('combining counterparties and the not-configured provider', () => {
     });
   });
 
-  test('a failed counterparty makes low/moderate unavailable, but a high or severe finding stands', () => {
+  test('a failed counterparty makes low/moderate unavailable, but a high or severe finding stands, incomplete (coverage partial)', () => {
     assert.deepEqual(combineAmlAnswers([at('low', 1), down]), {
       status: 'unavailable',
       reason: 'rate limited (HTTP 429)',
     });
     assert.equal(combineAmlAnswers([at('moderate', 1), down]).status, 'unavailable');
-    assert.equal((combineAmlAnswers([down, at('high', 1)]) as { level: string }).level, 'high');
+    assert.deepEqual(combineAmlAnswers([down, at('high', 1)]), { ...at('high', 1), incomplete: true });
+    assert.deepEqual(combineAmlAnswers([at('low', 2), at('severe', 1)]), {
+      ...at('severe', 1),
+      exposures: [{ category: 'exchange', exposureType: 'direct', hops: 1, percent: '10' }],
+    });
     assert.equal(combineAmlAnswers([down]).status, 'unavailable');
     assert.equal(combineAmlAnswers([]).status, 'unavailable');
   });
 
-  test('an answer neither answered nor unavailable (a provider breaking the type) is not counted as a failure', () => {
-    const odd = { status: 'unsupported_asset' } as unknown as AmlAnswer;
-    assert.deepEqual(combineAmlAnswers([at('low', 1), odd]), { ...at('low', 1), asOf: new Date(1) });
-    assert.deepEqual(combineAmlAnswers([odd]), { status: 'unavailable', reason: '' });
+  test('an answer neither answered nor unavailable (a provider breaking the type) is a failed lookup, never clean', () => {
+    const odd = { status: 'pending', reason: 'still assessing' } as unknown as AmlAnswer;
+    assert.deepEqual(combineAmlAnswers([at('low', 1), odd]), { status: 'unavailable', reason: 'still assessing' });
+    assert.deepEqual(combineAmlAnswers([odd]), { status: 'unavailable', reason: 'still assessing' });
   });
 
   test('no AML vendor configured: always unavailable, never low', async () => {

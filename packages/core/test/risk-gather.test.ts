@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { assess } from '../src/assessment/assess.js';
 import type { ChainFacts, Transfer } from '../src/chain/facts.js';
-import { gatherSignals, involvedAddresses } from '../src/risk/gather.js';
+import { gatherSignals, involvedAddresses, MAX_AML_PAYERS } from '../src/risk/gather.js';
 import { createRiskProviders, riskConfigFromEnv } from '../src/risk/providers.js';
 import { createListSanctionsProvider, OFAC_TRON_LIST } from '../src/risk/sanctions-list.js';
 import { BUNDLED_LIST_CURRENT, currentOfacList } from '../src/testing/fake-ofac.js';
@@ -150,6 +150,60 @@ describe('gatherSignals', () => {
     assert.equal(noFocus.token, null, 'no transfer, no token');
   });
 
+  test('AML: every payer of the focus recipient in the transaction, each once, the focus sender first; not the recipient paying itself, nor payers of others', async () => {
+    const DIRTY = 'TKFY7SErikT5cfs762ivMwwYBM1eGxFV6B';
+    const OTHER = 'TBXMiRqUp1XH1zLazWu8cWitMAScv4HsYq';
+    const levels: Record<string, AmlAnswer> = {
+      [DIRTY]: { status: 'answered', level: 'severe', exposures: [], asOf: new Date(4) },
+    };
+    const low: AmlAnswer = { status: 'answered', level: 'low', exposures: [], asOf: new Date(5) };
+    const { providers, calls } = recording((a) => levels[a] ?? low);
+    const focus = transfer({ index: 3 });
+    const f = facts([
+      transfer({ index: 0, sender: DIRTY, rawAmount: 1n }),
+      transfer({ index: 1, sender: RECIPIENT }),
+      transfer({ index: 2, sender: OTHER, recipient: OWNER }),
+      focus,
+      transfer({ index: 4, sender: DIRTY, assetType: 'trx', tokenContract: null }),
+    ]);
+    const signals = await gatherSignals(f, focus, providers, ctx());
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('aml')),
+      [`aml ${SENDER}`, `aml ${DIRTY}`, `aml ${OWNER}`],
+    );
+    assert.deepEqual(signals.aml, { status: 'answered', level: 'severe', exposures: [], asOf: new Date(4) });
+  });
+
+  test(`AML: at most ${MAX_AML_PAYERS} payers of the recipient are assessed; beyond the cap the answer is never clean`, async () => {
+    const many = Array.from({ length: MAX_AML_PAYERS + 2 }, (_, i) =>
+      transfer({ index: i, sender: i === 0 ? SENDER : `T${String(i).padStart(33, 'x')}` }),
+    );
+    const { providers, calls } = recording();
+    const capped = await gatherSignals(facts(many), many[0]!, providers, ctx());
+    assert.equal(
+      calls.filter((c) => c.startsWith('aml')).length,
+      MAX_AML_PAYERS + 1,
+      'the payers within the cap and the owner',
+    );
+    assert.deepEqual(capped.aml, {
+      status: 'unavailable',
+      reason: `2 of ${MAX_AML_PAYERS + 2} payers of the recipient beyond the AML cap of ${MAX_AML_PAYERS} not assessed`,
+    });
+    const severe = recording((a) =>
+      a === SENDER
+        ? { status: 'answered', level: 'severe', exposures: [], asOf: new Date(1) }
+        : { status: 'answered', level: 'low', exposures: [], asOf: new Date(1) },
+    );
+    const high = await gatherSignals(facts(many), many[0]!, severe.providers, ctx());
+    assert.deepEqual(high.aml, {
+      status: 'answered',
+      level: 'severe',
+      exposures: [],
+      asOf: new Date(1),
+      incomplete: true,
+    });
+  });
+
   test('an asset the AML vendor does not cover → unsupported_asset without calling it', async () => {
     const { providers, calls } = recording();
     const focus = transfer({ tokenContract: FAKE_USDT });
@@ -261,6 +315,34 @@ describe('gatherSignals', () => {
     assert.equal(signals.sanctions?.status, 'unavailable');
     assert.equal(signals.aml?.status, 'unavailable');
     assert.equal(signals.token?.status, 'unavailable');
+  });
+
+  test('a provider answering in a shape of its own (a status of its own, an answered without a valid time or level) is unavailable, never clean', async () => {
+    const { providers } = recording();
+    const odd = (answer: object) => Promise.resolve(answer as never);
+    const shapes: RiskProviders[] = [
+      {
+        sanctions: { screen: () => odd({ status: 'pending' }) },
+        aml: { ...providers.aml, assessAddress: () => odd({ status: 'pending' }) },
+        tokens: { assess: () => odd({ status: 'pending' }) },
+      },
+      {
+        sanctions: { screen: () => odd({ status: 'answered', hits: [], asOf: new Date(Number.NaN) }) },
+        aml: {
+          ...providers.aml,
+          assessAddress: () => odd({ status: 'answered', level: 'unknown', exposures: [], asOf: new Date(1) }),
+        },
+        tokens: { assess: () => odd({ status: 'answered', authenticity: 'genuine', asOf: new Date(1) }) },
+      },
+    ];
+    for (const broken of shapes) {
+      const signals = await gatherSignals(facts([transfer()]), transfer(), broken, ctx());
+      assert.deepEqual(signals, {
+        sanctions: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+        aml: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+        token: { status: 'unavailable', reason: 'provider answered in an unknown shape' },
+      });
+    }
   });
 });
 
@@ -587,11 +669,23 @@ describe('createRiskProviders wired to the fake vendors over HTTP', () => {
     assert.ok(answer.asOf.getTime() >= before, 'as of the API answer, not the stale list');
     const listed = await gatherSignals(facts([transfer()]), transfer(), providers, ctx());
     assert.equal(listed.sanctions?.status, 'answered', 'a list hit stands');
+    assert.equal(
+      (listed.sanctions as { incomplete?: boolean }).incomplete,
+      undefined,
+      'complete: the API vouched for every address the stale lists did not list',
+    );
     fake.setFault('sanctions', '*', { kind: 'status', status: 503 });
     try {
       const failed = (await gatherSignals(facts([clean]), clean, providers, ctx())).sanctions;
       assert.equal(failed?.status, 'unavailable', 'stale lists and a failed API');
       assert.ok(failed?.asOf && failed.asOf.getTime() < before, "the stale lists' age shows");
+      const hitBesideFailure = (await gatherSignals(facts([transfer()]), transfer(), providers, ctx())).sanctions;
+      assert.equal(hitBesideFailure?.status, 'answered', 'a stale list hit stands while the API is down');
+      assert.equal(
+        (hitBesideFailure as { incomplete?: boolean }).incomplete,
+        true,
+        'but the other addresses were screened by no current source',
+      );
     } finally {
       fake.setFault('sanctions', '*', null);
     }

@@ -150,6 +150,7 @@ describe('extra list files', () => {
       status: 'answered',
       hits: [{ address: 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8', source: path, name: null }],
       asOf: OFAC_TRON_LIST.asOf,
+      incomplete: true, // the bundled snapshot is past the age limit: its hits stand, nothing else is vouched for
     });
     assert.match(loadSanctionsListFile(join(dir, 'missing.txt'))._unsafeUnwrapErr(), /cannot read sanctions list/);
   });
@@ -326,12 +327,20 @@ describe('combining sanctions answers', () => {
   const clean = (asOf: number): SanctionsAnswer => ({ status: 'answered', hits: [], asOf: new Date(asOf) });
   const down: SanctionsAnswer = { status: 'unavailable', reason: 'HTTP 500' };
 
-  test('any hit → hits, even when another source failed', () => {
+  test('any hit → hits, even when another source failed: then incomplete (coverage partial), not a complete screen', () => {
     assert.deepEqual(combineSanctionsAnswers([down, hit('a')]), {
       status: 'answered',
       hits: [{ address: 'T1', source: 'a', name: null }],
       asOf: new Date(2000),
+      incomplete: true,
     });
+    assert.deepEqual(combineSanctionsAnswers([hit('a'), clean(3000)]), {
+      status: 'answered',
+      hits: [{ address: 'T1', source: 'a', name: null }],
+      asOf: new Date(2000),
+    });
+    const staleHit: SanctionsAnswer = { status: 'answered', hits: [], asOf: new Date(1), incomplete: true };
+    assert.equal((combineSanctionsAnswers([staleHit, hit('b')]) as { incomplete?: boolean }).incomplete, true);
   });
   test('no hit, all answered → clean as of the oldest', () => {
     assert.deepEqual(combineSanctionsAnswers([clean(5000), clean(3000)]), {
@@ -343,6 +352,11 @@ describe('combining sanctions answers', () => {
   test('no hit and a failed source → unavailable; no source at all → unavailable', () => {
     assert.deepEqual(combineSanctionsAnswers([clean(1), down]), { status: 'unavailable', reason: 'HTTP 500' });
     assert.equal(combineSanctionsAnswers([]).status, 'unavailable');
+  });
+  test('an answer neither answered nor unavailable (a provider breaking the type) is a failed source: never clean, never an invalid as-of', () => {
+    const odd = { status: 'pending', reason: 'queued' } as unknown as SanctionsAnswer;
+    assert.deepEqual(combineSanctionsAnswers([odd]), { status: 'unavailable', reason: 'queued' });
+    assert.deepEqual(combineSanctionsAnswers([clean(1), odd]), { status: 'unavailable', reason: 'queued' });
   });
 
   test('a source that rejects (breaking its promise) is only that source unavailable: a list hit still stands', async () => {

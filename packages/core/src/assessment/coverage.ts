@@ -9,8 +9,12 @@ export const COVERAGE_CONDITIONS: readonly { check: string; complete: (evidence:
   { check: 'transaction facts verified', complete: (e) => e.factsVerified },
   { check: 'finality met (confirmed or failed)', complete: (e) => e.final },
   { check: 'transfer list not truncated', complete: (e) => !e.truncated },
-  { check: 'sanctions screening answered', complete: (e) => e.sanctions !== 'unavailable' },
-  { check: 'AML answered or not applicable', complete: (e) => e.aml !== 'unavailable' && e.aml !== 'unsupported' },
+  // A finding beside missing evidence stands (its overall state), but the evidence is not complete.
+  { check: 'sanctions screening answered', complete: (e) => e.sanctions !== 'unavailable' && !e.sanctionsIncomplete },
+  {
+    check: 'AML answered for every counterparty, or not applicable',
+    complete: (e) => e.aml !== 'unavailable' && e.aml !== 'unsupported' && !e.amlIncomplete,
+  },
   {
     check: 'token authenticity known where a token moves',
     complete: (e) => e.token !== 'unavailable' && e.token !== 'unknown',

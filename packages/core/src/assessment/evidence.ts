@@ -23,7 +23,11 @@ export interface Evidence {
   final: boolean;
   truncated: boolean;
   sanctions: 'hit' | 'clear' | 'unavailable';
+  /** A hit stands, but not every address was screened by a source that vouches for it. */
+  sanctionsIncomplete: boolean;
   aml: AmlLevel | 'unavailable' | 'unsupported' | 'not_applicable';
+  /** A high or severe level stands, but some counterparties' lookups failed. */
+  amlIncomplete: boolean;
   token: 'official' | 'fake' | 'unknown' | 'unavailable' | 'not_applicable';
   match: ExpectedPaymentMatch;
 }
@@ -44,7 +48,9 @@ function isFinal(facts: ChainFacts): boolean {
 function readSanctions(signals: RiskSignals): Evidence['sanctions'] {
   const answer = signals.sanctions;
   if (answer === null || answer.status !== 'answered') return 'unavailable';
-  return answer.hits.length > 0 ? 'hit' : 'clear';
+  if (answer.hits.length > 0) return 'hit';
+  // No hit from a screen with gaps (a host's own provider may answer so) proves nothing clean.
+  return answer.incomplete === true ? 'unavailable' : 'clear';
 }
 
 /**
@@ -104,7 +110,9 @@ export function readEvidence(facts: ChainFacts, signals: RiskSignals, match: Exp
     final: isFinal(facts),
     truncated: found && facts.transfersTruncated,
     sanctions: readSanctions(signals),
+    sanctionsIncomplete: signals.sanctions?.status === 'answered' && signals.sanctions.incomplete === true,
     aml: readAml(facts, signals),
+    amlIncomplete: signals.aml?.status === 'answered' && signals.aml.incomplete === true,
     token: readToken(facts, signals, match),
     match,
   };

@@ -4,7 +4,8 @@ import type { AmlAnswer, Exposure } from './signals.js';
 /**
  * The check's AML from the screened counterparties: the highest level, exposures merged, the
  * oldest as-of. A missing answer could only raise the level, so a partial result stands only when
- * it is already high or severe (`AML_HIGH` either way); otherwise the whole is unavailable.
+ * it is already high or severe (`AML_HIGH` either way), marked `incomplete` (coverage partial);
+ * otherwise the whole is unavailable.
  */
 export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (answers.length === 0) return { status: 'unavailable', reason: 'no counterparty to screen' };
@@ -16,12 +17,18 @@ export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
     if (a.status === 'answered') {
       if (top === null || isHigherLevel(a.level, top.level)) top = a;
       oldest = Math.min(oldest, a.asOf.getTime());
-    } else if (a.status === 'unavailable') failed.push(a.reason);
+    } else failed.push(a.reason); // whatever a provider breaking its type calls it, it is no answer
   }
   if (top === null || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {
     return { status: 'unavailable', reason: [...new Set(failed)].join('; ') };
   }
-  return { status: 'answered', level: top.level, exposures: mergedExposures(answers), asOf: new Date(oldest) };
+  const answer: AmlAnswer = {
+    status: 'answered',
+    level: top.level,
+    exposures: mergedExposures(answers),
+    asOf: new Date(oldest),
+  };
+  return failed.length > 0 ? { ...answer, incomplete: true } : answer;
 }
 
 type Answered = Extract<AmlAnswer, { status: 'answered' }>;

@@ -4,7 +4,7 @@ import type { AmlLevel } from './signals.js';
  * Vendor risk scales mapped onto ours. Anything a vendor reports as unknown (or a value we do not
  * recognise) maps to null: the caller answers `unavailable`, never a level it did not receive.
  */
-export const AML_LEVELS: readonly AmlLevel[] = ['low', 'moderate', 'high', 'severe'];
+export const AML_LEVELS = ['low', 'moderate', 'high', 'severe'] as const satisfies readonly AmlLevel[];
 
 export const isHigherLevel = (a: AmlLevel, b: AmlLevel): boolean => AML_LEVELS.indexOf(a) > AML_LEVELS.indexOf(b);
 

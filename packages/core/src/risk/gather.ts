@@ -1,5 +1,6 @@
 import type { ChainFacts, ProviderContext, Transfer } from '../chain/facts.js';
 import { combineAmlAnswers } from './aml-combine.js';
+import { isAmlAnswer, isSanctionsAnswer, isTokenAnswer } from './answer-shapes.js';
 import { settle } from './settle.js';
 import type { AmlAnswer, AssetRef, RiskProviders, RiskSignals, SanctionsAnswer, TokenRef } from './signals.js';
 
@@ -8,9 +9,9 @@ const NO_SIGNALS: RiskSignals = { sanctions: null, aml: null, token: null };
 
 /**
  * The risk half of a check, the three providers in parallel. Sanctions: every address the
- * transaction involves. AML: the counterparty of a payment received (the focus transfer's sender
- * and the tx owner). Token authenticity: the focus transfer's asset. A provider that breaks its
- * promise and rejects counts as unavailable, never as clean.
+ * transaction involves. AML: the counterparties of a payment received (whoever pays the focus
+ * transfer's recipient in this transaction, and the tx owner). Token authenticity: the focus transfer's asset. A provider that breaks its
+ * promise (rejects, or answers in a shape of its own) counts as unavailable, never as clean.
  */
 export async function gatherSignals(
   facts: ChainFacts,
@@ -76,7 +77,7 @@ async function gatherSanctions(
 ): Promise<RiskSignals['sanctions']> {
   const addresses = involvedAddresses(facts, focus);
   if (addresses.length === 0) return facts.transfersTruncated ? truncatedList() : null;
-  const answer = await settle(() => providers.sanctions.screen(addresses, ctx));
+  const answer = await settle(() => providers.sanctions.screen(addresses, ctx), isSanctionsAnswer);
   if (facts.transfersTruncated && answer.status === 'answered' && answer.hits.length === 0) {
     return { ...truncatedList(), asOf: answer.asOf };
   }
@@ -95,6 +96,13 @@ export function assetOf(transfer: Transfer): AssetRef | null {
   return transfer.tokenContract === null ? null : { kind: 'trc20', contract: transfer.tokenContract };
 }
 
+/**
+ * Payers of the focus transfer's recipient assessed per check: a transaction with many transfers to
+ * one address must not cost as many vendor calls. Those beyond are not assessed, so the AML answer is
+ * never clean (unavailable, or an incomplete high finding).
+ */
+export const MAX_AML_PAYERS = 8;
+
 async function gatherAml(
   facts: ChainFacts,
   focus: Transfer | null,
@@ -108,16 +116,37 @@ async function gatherAml(
     // The owner alone is not the counterparty of a payment received.
     if (focus.sender === null) return { status: 'unavailable', reason: 'the transfer does not name its sender' };
   }
-  const sender = focus?.sender ?? null;
-  const counterparties = sender === null || sender === facts.owner ? [facts.owner] : [sender, facts.owner];
+  const payers = focus === null ? [] : payersOf(facts, focus);
+  const assessed = payers.slice(0, MAX_AML_PAYERS);
+  const counterparties = new Set(facts.owner === null ? assessed : [...assessed, facts.owner]);
   // All under way at once; settled lookups never reject, so they are awaited in turn.
   const lookups: Promise<AmlAnswer>[] = [];
   for (const address of counterparties) {
-    if (address !== null) lookups.push(settle(() => providers.aml.assessAddress(address, ctx)));
+    lookups.push(settle(() => providers.aml.assessAddress(address, ctx), isAmlAnswer));
   }
   const answers: AmlAnswer[] = [];
   for (const lookup of lookups) answers.push(await lookup);
+  if (payers.length > assessed.length) {
+    const reason = `${payers.length - assessed.length} of ${payers.length} payers of the recipient beyond the AML cap of ${MAX_AML_PAYERS} not assessed`;
+    answers.push({ status: 'unavailable', reason });
+  }
   return combineAmlAnswers(answers);
+}
+
+/**
+ * Whoever pays the focus transfer's recipient in this transaction, the focus transfer's sender first,
+ * each once: funds from a high-risk payer in the same transaction are part of what the recipient
+ * receives, whichever transfer the expectations selected. The recipient paying itself is no payer.
+ */
+function payersOf(facts: ChainFacts, focus: Transfer): string[] {
+  const payers = new Set<string>();
+  if (focus.sender !== null) payers.add(focus.sender);
+  const paid = focus.recipient;
+  if (paid === null) return [...payers];
+  for (const { sender, recipient } of facts.transfers) {
+    if (sender !== null && recipient === paid && sender !== paid) payers.add(sender);
+  }
+  return [...payers];
 }
 
 /** Token authenticity of the focus transfer's asset, by its symbol and name (read with the token's metadata). */
@@ -129,5 +158,5 @@ export function gatherToken(
   const asset = assetOf(focus);
   if (asset === null) return Promise.resolve({ status: 'unavailable', reason: 'the transfer does not name its asset' });
   const token: TokenRef = { asset, symbol: focus.tokenSymbol, name: focus.tokenName };
-  return settle(() => providers.tokens.assess(token, ctx));
+  return settle(() => providers.tokens.assess(token, ctx), isTokenAnswer);
 }

@@ -1,12 +1,14 @@
 import type { ProviderContext } from '../chain/facts.js';
+import { isSanctionsAnswer } from './answer-shapes.js';
 import { settle } from './settle.js';
 import type { SanctionsAnswer, SanctionsProvider } from './signals.js';
 
 type Hit = Extract<SanctionsAnswer, { status: 'answered' }>['hits'][number];
 
 /**
- * One answer from several: any hit is a hit (a listing stands even if another source failed);
- * no hit counts as clear only when every source answered; otherwise unavailable. The as-of
+ * One answer from several: any hit is a hit (a listing stands even if another source failed, the
+ * answer then `incomplete`: not every source vouched for the other addresses); no hit counts as clear
+ * only when every source answered; otherwise unavailable. The as-of
  * time is the oldest of the answers used, so freshness never looks better than its weakest source.
  */
 export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): SanctionsAnswer {
@@ -14,7 +16,8 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
   const answered = answers.filter((a) => a.status === 'answered');
   const hits = new Map<string, Hit>();
   for (const a of answered) for (const hit of a.hits) hits.set(`${hit.address}\n${hit.source}`, hit);
-  const failed = answers.filter((a) => a.status === 'unavailable');
+  // Every answer but `answered` is a failure, whatever a provider breaking its type calls it.
+  const failed = answers.filter((a) => a.status !== 'answered');
   if (hits.size === 0 && failed.length > 0) {
     const reason = [...new Set(failed.map((f) => f.reason))].join('; ');
     const dated = failed.flatMap((f) => (f.asOf ? [f.asOf.getTime()] : []));
@@ -23,17 +26,21 @@ export function combineSanctionsAnswers(answers: readonly SanctionsAnswer[]): Sa
       : { status: 'unavailable', reason };
   }
   const asOf = new Date(Math.min(...answered.map((a) => a.asOf.getTime())));
-  return { status: 'answered', hits: [...hits.values()], asOf };
+  const combined: SanctionsAnswer = { status: 'answered', hits: [...hits.values()], asOf };
+  const incomplete = failed.length > 0 || answered.some((a) => a.incomplete === true);
+  return incomplete ? { ...combined, incomplete } : combined;
 }
 
 /**
- * Screens with every provider in parallel and combines the answers. A source that rejects (breaking
- * its promise) is that source's `unavailable`, so a hit from another source still stands.
+ * Screens with every provider in parallel and combines the answers. A source that rejects or answers
+ * in a shape of its own (breaking its promise) is that source's `unavailable`, so a hit from another source still stands.
  */
 export function combineSanctionsProviders(providers: readonly SanctionsProvider[]): SanctionsProvider {
   return {
     async screen(addresses: readonly string[], ctx: ProviderContext) {
-      return combineSanctionsAnswers(await Promise.all(providers.map((p) => settle(() => p.screen(addresses, ctx)))));
+      return combineSanctionsAnswers(
+        await Promise.all(providers.map((p) => settle(() => p.screen(addresses, ctx), isSanctionsAnswer))),
+      );
     },
   };
 }
@@ -44,8 +51,8 @@ export function combineSanctionsProviders(providers: readonly SanctionsProvider[
  * is unavailable. No hit is clean when every address was screened by a source that vouches for it: the
  * API for those it was sent, the lists for all while they are current (`maxAgeDays`; they answer
  * unavailable once too old). So the addresses beyond the cap fare exactly as without the API (clean by
- * current lists, unavailable by stale ones), never worse; and stale lists do not undo a clean API answer
- * that covered every address.
+ * current lists, unavailable by stale ones), never worse; and stale lists (whose hit is `incomplete`) do
+ * not undo a clean API answer that covered every address.
  */
 export function createSanctionsScreen(
   lists: SanctionsProvider,
@@ -57,10 +64,17 @@ export function createSanctionsScreen(
       const all = [...new Set(addresses)];
       const sent = all.slice(0, api.maxAddresses);
       const [fromLists, fromApi] = await Promise.all([
-        settle(() => lists.screen(all, ctx)),
-        settle(() => api.provider.screen(sent, ctx)),
+        settle(() => lists.screen(all, ctx), isSanctionsAnswer),
+        settle(() => api.provider.screen(sent, ctx), isSanctionsAnswer),
       ]);
-      if (fromLists.status === 'answered') return combineSanctionsAnswers([fromLists, fromApi]);
+      const apiVouchesForAll = sent.length === all.length && fromApi.status === 'answered' && !fromApi.incomplete;
+      if (fromLists.status === 'answered') {
+        // Stale lists vouch only for their hits; a clean API answer for every address vouches for the rest.
+        const lists = apiVouchesForAll
+          ? { status: fromLists.status, hits: fromLists.hits, asOf: fromLists.asOf }
+          : fromLists;
+        return combineSanctionsAnswers([lists, fromApi]);
+      }
       // Stale lists: a clean API answer for every address stands alone; any other answer is unavailable
       // and keeps the lists' age, so a stale screen shows it.
       if (sent.length === all.length) {

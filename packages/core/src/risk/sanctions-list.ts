@@ -203,8 +203,8 @@ export function sanctionsListsStatus(
 }
 
 /**
- * Screens against in-memory lists, as of `listsAsOf` (unavailable without a hit once that is too old; the
- * unavailable answer still says how old the lists are, for `freshness.risk_data_at`).
+ * Screens against in-memory lists, as of `listsAsOf` (once that is too old: unavailable without a hit, and
+ * `incomplete` with one; the unavailable answer still says how old the lists are, for `freshness.risk_data_at`).
  */
 export function createListSanctionsProvider(
   source: SanctionsLists,
@@ -226,14 +226,18 @@ export function createListSanctionsProvider(
           return listed ? [{ address, source: listed.source, name: listed.name }] : [];
         }),
       );
-      if (hits.length === 0 && pastLimit(asOf, limit, now())) {
+      const stale = pastLimit(asOf, limit, now());
+      if (hits.length === 0 && stale) {
         return Promise.resolve<SanctionsAnswer>({
           status: 'unavailable',
           reason: `sanctions list as of ${asOf.toISOString()} is older than the ${limit}-day limit`,
           asOf,
         });
       }
-      return Promise.resolve<SanctionsAnswer>({ status: 'answered', hits, asOf });
+      // Too old to prove any other address clean: the hits stand, the screen is incomplete.
+      return Promise.resolve<SanctionsAnswer>(
+        stale ? { status: 'answered', hits, asOf, incomplete: true } : { status: 'answered', hits, asOf },
+      );
     },
   };
 }

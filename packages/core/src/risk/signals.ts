@@ -17,6 +17,11 @@ export type SanctionsAnswer =
       hits: { address: string; source: string; name: string | null }[];
       /** Age of the data: when the list was last confirmed current, or when a live API answered (cache age included). */
       asOf: Date;
+      /**
+       * The hits stand, but not every address was screened by a source that vouches for it (a source
+       * failed, or lists too old to prove anything clean hit): the evidence is not complete.
+       */
+      incomplete?: boolean;
     }
   /** `asOf`: lists too old to prove anything clean still say when they were last confirmed current. */
   | (Unavailable & { asOf?: Date });
@@ -40,7 +45,19 @@ export interface Exposure {
   percent: string | null;
 }
 
-export type AmlAnswer = { status: 'answered'; level: AmlLevel; exposures: Exposure[]; asOf: Date } | Unavailable;
+export type AmlAnswer =
+  | {
+      status: 'answered';
+      level: AmlLevel;
+      exposures: Exposure[];
+      asOf: Date;
+      /**
+       * Set by `combineAmlAnswers`: some counterparties' lookups failed, and the level (high or severe, a
+       * finding that stands) is the highest of those that answered; the evidence is not complete.
+       */
+      incomplete?: boolean;
+    }
+  | Unavailable;
 
 /** The asset a transfer moves, as far as AML coverage is concerned. */
 export type AssetRef = { kind: 'trx' } | { kind: 'trc10'; tokenId: string } | { kind: 'trc20'; contract: string };
