@@ -373,12 +373,12 @@ describe('admin CLI: portal members', () => {
       '--role',
       'developer',
       '--url',
-      'http://portal.test:8080/',
+      'https://portal.test:8080/',
     );
     assert.equal(added.code, 0, added.err);
     const invitation = JSON.parse(added.out) as { member: { id: string; status: string }; invitation_url: string };
     assert.equal(invitation.member.status, 'invited');
-    const token = /^http:\/\/portal\.test:8080\/portal\/invitation\?token=([A-Za-z0-9_-]{43})$/.exec(
+    const token = /^https:\/\/portal\.test:8080\/portal\/invitation\?token=([A-Za-z0-9_-]{43})$/.exec(
       invitation.invitation_url,
     )![1]!;
     assert.ok(!readFileSync(seed, 'utf8').includes(token), 'the seed file keeps only the token hash');
