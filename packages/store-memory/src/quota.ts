@@ -9,6 +9,9 @@ import type {
 import { monthOf } from '@tron-safety/core/internal';
 import { Leases } from './leases.js';
 
+/** How long after its month ended a counter is kept: far more than any clock skew between hosts. */
+const ENDED_MONTH_KEPT_MS = 86_400_000;
+
 /** One organization's period: used units and its outstanding reservations. */
 interface Counter {
   organizationId: string;
@@ -21,9 +24,11 @@ interface Counter {
  * looks only at that organization's outstanding reservations (at most its in-flight checks plus
  * crashed ones until they expire), never at every reservation in the store, and scans them only
  * when one of them may have expired (`Leases`). The sweep (`purgeExpired`) drops the counters of
- * ended months once no live reservation can bill them any more: nothing reads an ended month (the
- * usage report and the quota headers read the month of their `now`), so memory holds the current
- * month's counters and a few of the last one's, not one per organization and month ever seen.
+ * months that ended more than a day ago once no live reservation can bill them any more, so memory
+ * holds the current month's counters and the last one's, not one per organization and month ever
+ * seen. The last month's stay: a begin reserves in the month of its own `now`, and a host whose
+ * clock is behind (or stepped back) still begins in the month that just ended; dropping its counter
+ * would let that begin bill the month's quota a second time.
  */
 export class MemoryQuotaStore implements QuotaStore {
   /** Organization → period → counter: looked up without building a key string on every check. */
@@ -102,13 +107,15 @@ export class MemoryQuotaStore implements QuotaStore {
       const before = counter.reservations.size;
       purged += before - this.#live(counter, now.getTime());
     }
-    return purged + this.#dropEnded(monthOf(now).key, now.getTime(), limit - purged);
+    const current = monthOf(new Date(now.getTime() - ENDED_MONTH_KEPT_MS)).key;
+    return purged + this.#dropEnded(current, now.getTime(), limit - purged);
   }
 
   /**
-   * Drops counters of periods before `current` without live reservations. One with a live
-   * reservation stays: a check begun before the month edge and finishing after it bills its own
-   * month (`finalize`), and the next sweep drops the counter once that reservation is gone.
+   * Drops counters of periods before `current` (the month a day ago) without live reservations.
+   * One with a live reservation stays: a check begun before the month edge and finishing after it
+   * bills its own month (`finalize`), and the next sweep drops the counter once that reservation is
+   * gone.
    */
   #dropEnded(current: string, now: number, limit: number): number {
     let dropped = 0;
