@@ -61,7 +61,8 @@ export class MemoryLimitStore implements LimitStore {
     const expiresAt = params.expiresAt.getTime();
     slots.set(params.slotId, expiresAt);
     this.#slotEnds.push(expiresAt, { organizationId: params.organizationId, slotId: params.slotId });
-    return { ok: true, inFlight: slots.size };
+    // Not `slots.size`: a slot whose lease ended stays until it is reclaimed.
+    return { ok: true, inFlight: inFlight + 1 };
   }
 
   async releaseSlot(params: ReleaseSlotParams): Promise<void> {

@@ -67,5 +67,18 @@ export function storeLimitsTests(withStores: WithStores): void {
         true,
       );
     });
+
+    withStores(
+      'Limits: a slot counts only the live slots, also one taken by a clock that went back',
+      async ({ limits }) => {
+        const organizationId = randomUUID();
+        const acquire = (slotId: string, now: Date) =>
+          limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+        assert.deepEqual(await acquire('late', T0), { ok: true, inFlight: 1 });
+        // A clock stepped back 10 s: this lease ends before the first one's.
+        assert.deepEqual(await acquire('early', at(-10_000)), { ok: true, inFlight: 2 });
+        assert.deepEqual(await acquire('next', at(55_000)), { ok: true, inFlight: 2 }, 'early has ended');
+      },
+    );
   });
 }

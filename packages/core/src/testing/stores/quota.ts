@@ -146,5 +146,25 @@ export function storeQuotaTests(withStores: WithStores): void {
         });
       },
     );
+
+    withStores(
+      "Quota reservation: a read at a later clock does not end a reservation still live at the commit's own clock",
+      async ({ quota }) => {
+        const orgId = randomUUID();
+        const r = reserveParams(orgId, 10);
+        assert.equal((await quota.reserve(r)).ok, true);
+        // Another host whose clock is ahead reads just past the lease's end, then the check's own host commits.
+        const ahead = { organizationId: orgId, period: '2026-03', now: at(60_001) };
+        assert.deepEqual(await quota.getUsage(ahead), { used: 0, reserved: 0 });
+        assert.deepEqual(
+          await quota.commit({ organizationId: orgId, reservationId: r.reservationId, now: at(59_000) }),
+          {
+            used: 1,
+            reserved: 0,
+          },
+        );
+        assert.deepEqual(await quota.getUsage(ahead), { used: 1, reserved: 0 });
+      },
+    );
   });
 }
