@@ -78,8 +78,29 @@ export class MemoryLimitStore implements LimitStore {
     return held;
   }
 
+  /**
+   * With a `limit`, what the queues hold due (they stop at an entry not yet due, which a clock
+   * stepped back can put before due ones); with none, every ended window and slot of every
+   * organization, so "default: all" holds.
+   */
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {
-    return this.#reclaim(now.getTime(), limit);
+    const purged = this.#reclaim(now.getTime(), limit);
+    return limit === Infinity ? purged + this.#reclaimAll(now.getTime()) : purged;
+  }
+
+  /** Ended windows and slots the queues did not reach: a look at each organization's. */
+  #reclaimAll(at: number): number {
+    let purged = 0;
+    for (const [organizationId, window] of this.#windows) {
+      if (window.windowStart + WINDOW_MS > at) continue;
+      this.#windows.delete(organizationId);
+      purged++;
+    }
+    for (const [organizationId, slots] of this.#slots) {
+      purged += slots.purge(at);
+      if (slots.size === 0) this.#slots.delete(organizationId);
+    }
+    return purged;
   }
 
   /** Ended windows and expired slots, in time order (also a few on every write, so no sweeper is needed). */

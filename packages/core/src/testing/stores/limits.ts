@@ -80,5 +80,19 @@ export function storeLimitsTests(withStores: WithStores): void {
         assert.deepEqual(await acquire('next', at(55_000)), { ok: true, inFlight: 2 }, 'early has ended');
       },
     );
+
+    withStores(
+      'Limits: purge with no limit deletes every ended slot, also one a clock that went back queued after a live one',
+      async ({ limits }) => {
+        const organizationId = randomUUID();
+        const acquire = (slotId: string, now: Date) =>
+          limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+        await acquire('late', T0);
+        // A clock stepped back 2 s: this lease ends before the first one's.
+        await acquire('early', at(-2_000));
+        assert.ok((await limits.purgeExpired(at(59_000))) >= 1);
+        assert.equal(await limits.purgeExpired(at(59_000)), 0, 'nothing ended is left');
+      },
+    );
   });
 }
