@@ -6,7 +6,7 @@ import type {
   IdempotencyScope,
   IdempotencyStore,
 } from '@tron-safety/core';
-import { ExpiryQueue } from './expiry.js';
+import { ExpiryQueue, WRITE_RECLAIM_GRACE_MS } from './expiry.js';
 import { frozenCopy } from './frozen.js';
 
 type Entry =
@@ -15,12 +15,6 @@ type Entry =
 
 /** Expired records reclaimed by each write, so memory follows the traffic without a sweeper. */
 const RECLAIM_PER_WRITE = 4;
-/**
- * How long past its lease a write leaves an in-progress record nobody took over: its owner may
- * still complete it (`IdempotencyStore.complete`), as with PostgreSQL until its sweep. The sweep
- * (`purgeExpired`) reclaims it at its lease's end, as PostgreSQL's does.
- */
-const CLAIM_GRACE_MS = 60_000;
 
 /**
  * Idempotency records in a Map. Leases and retentions are reclaimed in time order (one queue
@@ -38,7 +32,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   /** `begin` without a promise, for the check store. */
   claim(scope: IdempotencyScope, params: BeginParams): BeginOutcome {
     const now = params.now.getTime();
-    const claimsEnded = now - CLAIM_GRACE_MS;
+    const claimsEnded = now - WRITE_RECLAIM_GRACE_MS;
     if (this.#leases.due(claimsEnded) || this.#retained.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE, claimsEnded);
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
