@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
+import type { LimitStore } from '../../stores/limits.js';
 import { T0, at, type WithStores } from './support.js';
+
+/** Takes a slot of a fresh organization (limit 5) at `now` for a 60 s lease. */
+function slotTaker(limits: LimitStore) {
+  const organizationId = randomUUID();
+  return (slotId: string, now: Date) =>
+    limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+}
 
 export function storeLimitsTests(withStores: WithStores): void {
   describe('rate and concurrency limits', () => {
@@ -71,9 +79,7 @@ export function storeLimitsTests(withStores: WithStores): void {
     withStores(
       'Limits: a slot counts only the live slots, also one taken by a clock that went back',
       async ({ limits }) => {
-        const organizationId = randomUUID();
-        const acquire = (slotId: string, now: Date) =>
-          limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+        const acquire = slotTaker(limits);
         assert.deepEqual(await acquire('late', T0), { ok: true, inFlight: 1 });
         // A clock stepped back 10 s: this lease ends before the first one's.
         assert.deepEqual(await acquire('early', at(-10_000)), { ok: true, inFlight: 2 });
@@ -84,9 +90,7 @@ export function storeLimitsTests(withStores: WithStores): void {
     withStores(
       'Limits: purge with no limit deletes every ended slot, also one a clock that went back queued after a live one',
       async ({ limits }) => {
-        const organizationId = randomUUID();
-        const acquire = (slotId: string, now: Date) =>
-          limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+        const acquire = slotTaker(limits);
         await acquire('late', T0);
         // A clock stepped back 2 s: this lease ends before the first one's.
         await acquire('early', at(-2_000));
