@@ -45,3 +45,11 @@ export class ExpiryQueue<T> {
     this.#head = 0;
   }
 }
+
+/**
+ * How long past its lease a write leaves a claim or slot its owner may still finish with: a late
+ * finish still stores its result (`IdempotencyStore.complete`) and is counted, not taken for a
+ * repeated one, as with PostgreSQL until its sweep. A sweep (`purgeExpired`) reclaims them at the
+ * lease's end, as PostgreSQL's does.
+ */
+export const WRITE_RECLAIM_GRACE_MS = 60_000;

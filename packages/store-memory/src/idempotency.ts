@@ -6,7 +6,7 @@ import type {
   IdempotencyScope,
   IdempotencyStore,
 } from '@tron-safety/core';
-import { ExpiryQueue } from './expiry.js';
+import { ExpiryQueue, WRITE_RECLAIM_GRACE_MS } from './expiry.js';
 import { frozenCopy } from './frozen.js';
 
 type Entry =
@@ -32,7 +32,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   /** `begin` without a promise, for the check store. */
   claim(scope: IdempotencyScope, params: BeginParams): BeginOutcome {
     const now = params.now.getTime();
-    if (this.#leases.due(now) || this.#retained.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
+    const claimsEnded = now - WRITE_RECLAIM_GRACE_MS;
+    if (this.#leases.due(claimsEnded) || this.#retained.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE, claimsEnded);
     const id = scopeKey(scope);
     const entry = this.#records.get(id);
     if (entry && entry.expiresAt > now) {
@@ -84,20 +85,25 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {
-    return this.#reclaim(now.getTime(), limit);
+    return this.#reclaim(now.getTime(), limit, now.getTime());
   }
 
-  /** Deletes records whose queue entry is due, if the record is still that entry (not replaced since). */
-  #reclaim(now: number, limit: number): number {
+  /**
+   * Deletes records whose queue entry is due, if the record is still that entry (not replaced
+   * since): retentions ended at `now`, in-progress leases ended at `claimsEnded`.
+   */
+  #reclaim(now: number, limit: number, claimsEnded: number): number {
     let purged = 0;
-    const expire = ({ id, entry }: { id: string; entry: Entry }) => {
-      if (this.#records.get(id) === entry && entry.expiresAt <= now) {
-        this.#records.delete(id);
-        purged++;
-      }
-    };
-    this.#leases.popDue(now, expire, limit);
-    this.#retained.popDue(now, expire, limit);
+    const expireAt =
+      (at: number) =>
+      ({ id, entry }: { id: string; entry: Entry }) => {
+        if (this.#records.get(id) === entry && entry.expiresAt <= at) {
+          this.#records.delete(id);
+          purged++;
+        }
+      };
+    this.#leases.popDue(claimsEnded, expireAt(claimsEnded), limit);
+    this.#retained.popDue(now, expireAt(now), limit);
     return purged;
   }
 

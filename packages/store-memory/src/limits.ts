@@ -6,7 +6,7 @@ import type {
   ReleaseSlotParams,
   SlotOutcome,
 } from '@tron-safety/core';
-import { ExpiryQueue } from './expiry.js';
+import { ExpiryQueue, WRITE_RECLAIM_GRACE_MS } from './expiry.js';
 import { Leases } from './leases.js';
 
 const WINDOW_MS = 60_000;
@@ -32,7 +32,7 @@ export class MemoryLimitStore implements LimitStore {
   /** `hitRate` without a promise, for the check store. */
   hit(params: RateHitParams): RateWindowOutcome {
     const now = params.now.getTime();
-    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
+    this.#reclaimOnWrite(now);
     const start = params.windowStart.getTime();
     const current = this.#windows.get(params.organizationId);
     // A lagging clock (an older window start) counts into the newer window, as in SQL.
@@ -53,7 +53,7 @@ export class MemoryLimitStore implements LimitStore {
   /** `acquireSlot` without a promise. */
   acquire(params: AcquireSlotParams): SlotOutcome {
     const now = params.now.getTime();
-    if (this.#windowEnds.due(now) || this.#slotEnds.due(now)) this.#reclaim(now, RECLAIM_PER_WRITE);
+    this.#reclaimOnWrite(now);
     let slots = this.#slots.get(params.organizationId);
     if (!slots) this.#slots.set(params.organizationId, (slots = new Leases()));
     const inFlight = slots.live(now);
@@ -61,7 +61,8 @@ export class MemoryLimitStore implements LimitStore {
     const expiresAt = params.expiresAt.getTime();
     slots.set(params.slotId, expiresAt);
     this.#slotEnds.push(expiresAt, { organizationId: params.organizationId, slotId: params.slotId });
-    return { ok: true, inFlight: slots.size };
+    // Not `slots.size`: a slot whose lease ended stays until it is reclaimed.
+    return { ok: true, inFlight: inFlight + 1 };
   }
 
   async releaseSlot(params: ReleaseSlotParams): Promise<void> {
@@ -77,12 +78,39 @@ export class MemoryLimitStore implements LimitStore {
     return held;
   }
 
+  /**
+   * With a `limit`, what the queues hold due (they stop at an entry not yet due, which a clock
+   * stepped back can put before due ones); with none, every ended window and slot of every
+   * organization, so "default: all" holds.
+   */
   async purgeExpired(now: Date, limit = Infinity): Promise<number> {
-    return this.#reclaim(now.getTime(), limit);
+    const purged = this.#reclaim(now.getTime(), limit);
+    return limit === Infinity ? purged + this.#reclaimAll(now.getTime()) : purged;
   }
 
-  /** Ended windows and expired slots, in time order (also a few on every write, so no sweeper is needed). */
-  #reclaim(at: number, limit: number): number {
+  /** Ended windows and slots the queues did not reach: a look at each organization's. */
+  #reclaimAll(at: number): number {
+    let purged = 0;
+    for (const [organizationId, window] of this.#windows) {
+      if (window.windowStart + WINDOW_MS > at) continue;
+      this.#windows.delete(organizationId);
+      purged++;
+    }
+    for (const [organizationId, slots] of this.#slots) {
+      purged += slots.purge(at);
+      if (slots.size === 0) this.#slots.delete(organizationId);
+    }
+    return purged;
+  }
+
+  /** A few ended windows, and slots ended a grace ago (`WRITE_RECLAIM_GRACE_MS`), so no sweeper is needed. */
+  #reclaimOnWrite(now: number): void {
+    const slotsEnded = now - WRITE_RECLAIM_GRACE_MS;
+    if (this.#windowEnds.due(now) || this.#slotEnds.due(slotsEnded)) this.#reclaim(now, RECLAIM_PER_WRITE, slotsEnded);
+  }
+
+  /** Ended windows at `at` and slots ended at `slotsEnded`, in time order. */
+  #reclaim(at: number, limit: number, slotsEnded = at): number {
     let purged = 0;
     this.#windowEnds.popDue(
       at,
@@ -96,11 +124,11 @@ export class MemoryLimitStore implements LimitStore {
       limit,
     );
     this.#slotEnds.popDue(
-      at,
+      slotsEnded,
       ({ organizationId, slotId }) => {
         const slots = this.#slots.get(organizationId);
         const expiresAt = slots?.endOf(slotId);
-        if (slots && expiresAt !== undefined && expiresAt <= at) {
+        if (slots && expiresAt !== undefined && expiresAt <= slotsEnded) {
           this.release({ organizationId, slotId });
           purged++;
         }

@@ -9,6 +9,9 @@ import type {
 import { monthOf } from '@tron-safety/core/internal';
 import { Leases } from './leases.js';
 
+/** How long after its month ended a counter is kept: far more than any clock skew between hosts. */
+const ENDED_MONTH_KEPT_MS = 86_400_000;
+
 /** One organization's period: used units and its outstanding reservations. */
 interface Counter {
   organizationId: string;
@@ -19,11 +22,13 @@ interface Counter {
 /**
  * Monthly quota: a counter per organization and period holding its own reservations, so a count
  * looks only at that organization's outstanding reservations (at most its in-flight checks plus
- * crashed ones until they expire), never at every reservation in the store, and scans them only
+ * crashed ones until the sweep drops them), never at every reservation in the store, and scans them only
  * when one of them may have expired (`Leases`). The sweep (`purgeExpired`) drops the counters of
- * ended months once no live reservation can bill them any more: nothing reads an ended month (the
- * usage report and the quota headers read the month of their `now`), so memory holds the current
- * month's counters and a few of the last one's, not one per organization and month ever seen.
+ * months that ended more than a day ago once no live reservation can bill them any more, so memory
+ * holds the current month's counters and the last one's, not one per organization and month ever
+ * seen. The last month's stay: a begin reserves in the month of its own `now`, and a host whose
+ * clock is behind (or stepped back) still begins in the month that just ended; dropping its counter
+ * would let that begin bill the month's quota a second time.
  */
 export class MemoryQuotaStore implements QuotaStore {
   /** Organization → period → counter: looked up without building a key string on every check. */
@@ -42,7 +47,7 @@ export class MemoryQuotaStore implements QuotaStore {
   /** `reserve` without a promise, for the check store. */
   reserveNow(params: ReserveParams): ReserveOutcome {
     const counter = this.#counter(params.organizationId, params.period);
-    const reserved = this.#live(counter, params.now.getTime());
+    const reserved = counter.reservations.live(params.now.getTime());
     if (counter.used + reserved >= params.limit || this.#owners.has(params.reservationId)) {
       return { ok: false, usage: { used: counter.used, reserved } };
     }
@@ -79,7 +84,7 @@ export class MemoryQuotaStore implements QuotaStore {
     const now = params.now.getTime();
     if (expiresAt <= now) return null;
     if (bill) counter.used++;
-    return { used: counter.used, reserved: this.#live(counter, now) };
+    return { used: counter.used, reserved: counter.reservations.live(now) };
   }
 
   async getUsage(params: QuotaPeriodParams): Promise<QuotaUsage> {
@@ -90,7 +95,7 @@ export class MemoryQuotaStore implements QuotaStore {
   usageNow(params: QuotaPeriodParams): QuotaUsage {
     const counter = this.#counters.get(params.organizationId)?.get(params.period);
     return counter
-      ? { used: counter.used, reserved: this.#live(counter, params.now.getTime()) }
+      ? { used: counter.used, reserved: counter.reservations.live(params.now.getTime()) }
       : { used: 0, reserved: 0 };
   }
 
@@ -99,24 +104,26 @@ export class MemoryQuotaStore implements QuotaStore {
     let purged = 0;
     for (const counter of this.#pending) {
       if (purged >= limit) break;
-      const before = counter.reservations.size;
-      purged += before - this.#live(counter, now.getTime());
+      purged += counter.reservations.purge(now.getTime());
+      if (counter.reservations.size === 0) this.#pending.delete(counter);
     }
-    return purged + this.#dropEnded(monthOf(now).key, now.getTime(), limit - purged);
+    const current = monthOf(new Date(now.getTime() - ENDED_MONTH_KEPT_MS)).key;
+    return purged + this.#dropEnded(current, limit - purged);
   }
 
   /**
-   * Drops counters of periods before `current` without live reservations. One with a live
-   * reservation stays: a check begun before the month edge and finishing after it bills its own
-   * month (`finalize`), and the next sweep drops the counter once that reservation is gone.
+   * Drops counters of periods before `current` (the month a day ago) holding no reservation. One
+   * holding a reservation stays: a check begun before the month edge and finishing after it bills
+   * its own month (`finalize`), and a sweep drops the counter once the reservation is finalized or
+   * purged.
    */
-  #dropEnded(current: string, now: number, limit: number): number {
+  #dropEnded(current: string, limit: number): number {
     let dropped = 0;
     for (const [period, counters] of this.#byPeriod) {
       if (period >= current) continue;
       for (const counter of counters) {
         if (dropped >= limit) return dropped;
-        if (this.#live(counter, now) > 0) continue;
+        if (counter.reservations.size > 0) continue;
         counters.delete(counter);
         const periods = this.#counters.get(counter.organizationId)!;
         periods.delete(period);
@@ -140,7 +147,7 @@ export class MemoryQuotaStore implements QuotaStore {
     if (!periods) this.#counters.set(organizationId, (periods = new Map()));
     let counter = periods.get(period);
     if (!counter) {
-      // An expired reservation counts as released: dropped with its owner entry.
+      // An expired reservation counts as released; the sweep drops it with its owner entry.
       const reservations = new Leases((id) => this.#owners.delete(id));
       periods.set(period, (counter = { organizationId, used: 0, reservations }));
       let counters = this.#byPeriod.get(period);
@@ -148,12 +155,5 @@ export class MemoryQuotaStore implements QuotaStore {
       counters.add(counter);
     }
     return counter;
-  }
-
-  /** Drops the counter's expired reservations (they count as released) and answers the live ones. */
-  #live(counter: Counter, now: number): number {
-    const live = counter.reservations.live(now);
-    if (live === 0) this.#pending.delete(counter);
-    return live;
   }
 }

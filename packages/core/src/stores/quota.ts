@@ -50,8 +50,9 @@ export interface QuotaStore {
   getUsage(params: QuotaPeriodParams): Promise<QuotaUsage>;
   /**
    * Deletes expired reservations (they already count as released): at most `limit` (default: all).
-   * A store may also drop counters of ended months that no live reservation can bill any more
-   * (memory does; PostgreSQL keeps them): nothing reads an ended month.
+   * A store may also drop counters of months that ended more than a day before `now` and that no
+   * live reservation can bill any more (memory does; PostgreSQL keeps them): a begin reads the
+   * month of its own `now`, which a host whose clock is behind still places in the ended month.
    */
   purgeExpired(now: Date, limit?: number): Promise<number>;
 }

@@ -321,6 +321,44 @@ export function runCheckStoreConformance(withStores: WithStores): void {
     );
 
     withStores(
+      'Usage: a check finished after its leases ended, before any sweep, is counted once, not as repeated',
+      async (stores) => {
+        const who = await tenant(stores);
+        const checked = params(who, work());
+        const invalid = params(who, null);
+        assert.equal(stageOf(await stores.checks.begin(checked)), 'started');
+        assert.equal(stageOf(await stores.checks.begin(invalid)), 'invalid');
+        // Another check of the organization begins after both leases ended; no sweep runs.
+        const late = at(61_000);
+        const next = { now: late, rateWindowStart: new Date('2026-04-01T00:00:00Z') };
+        const later = params(who, null, { ...next, slot: { slotId: randomUUID(), expiresAt: at(121_000) } });
+        assert.equal(stageOf(await stores.checks.begin(later)), 'invalid');
+        const usage = {
+          organizationId: who.organizationId,
+          at: T0,
+          network: 'tron',
+          overallState: null,
+          coverage: null,
+          latencyMs: 61_000,
+          errorCode: 'request_timeout' as const,
+        };
+        const commit = { reservationId: checked.work!.quota.reservationId, commit: true };
+        assert.deepEqual(
+          await stores.checks.finish(finishing(who, checked, { now: late, reservation: commit, usage })),
+          { billed: false, quota: null, stored: false, repeated: false },
+          'the reservation expired: not billed, but counted',
+        );
+        assert.deepEqual(await stores.checks.finish(finishing(who, invalid, { now: late, reservation: null, usage })), {
+          billed: false,
+          quota: null,
+          stored: false,
+          repeated: false,
+        });
+        assert.deepEqual(await daysAcrossTheEdge(stores, who.organizationId), [['2026-03-31', 2, 0]]);
+      },
+    );
+
+    withStores(
       "Quota period: a finish past the month's end bills the reservation's month and counts usage on the day of `usage.at`",
       async (stores) => {
         const who = await tenant(stores);

@@ -117,6 +117,26 @@ export function storeIdempotencyTests(withStores: WithStores): void {
       },
     );
 
+    withStores(
+      "Idempotency: a late completion still counts after another key's begin (no sweep ran)",
+      async ({ idempotency }) => {
+        const organizationId = randomUUID();
+        const scope = { organizationId, key: 'slow' };
+        await idempotency.begin(scope, { fingerprint: 'f', owner: 'slow', now: T0, leaseExpiresAt: at(10_000) });
+        // Another key of the organization begins after the slow claim's lease ended: it takes nothing over.
+        const other = { fingerprint: 'f', owner: 'o', now: at(11_000), leaseExpiresAt: at(71_000) };
+        assert.equal((await idempotency.begin({ organizationId, key: 'other' }, other)).kind, 'started');
+        assert.equal(
+          await idempotency.complete(scope, { owner: 'slow', response, now: at(11_000), retainUntil: at(99_000) }),
+          true,
+        );
+        assert.deepEqual(await idempotency.begin(scope, { ...other, now: at(12_000) }), {
+          kind: 'completed',
+          response,
+        });
+      },
+    );
+
     withStores('Idempotency: retention: an expired result lets the key execute again', async ({ idempotency }) => {
       const scope = { organizationId: randomUUID(), key: 'old' };
       await idempotency.begin(scope, { fingerprint: 'f1', owner: 'a', now: T0, leaseExpiresAt: at(60_000) });

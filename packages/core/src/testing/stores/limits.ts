@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe } from 'node:test';
+import type { LimitStore } from '../../stores/limits.js';
 import { T0, at, type WithStores } from './support.js';
+
+/** Takes a slot of a fresh organization (limit 5) at `now` for a 60 s lease. */
+function slotTaker(limits: LimitStore) {
+  const organizationId = randomUUID();
+  return (slotId: string, now: Date) =>
+    limits.acquireSlot({ organizationId, slotId, limit: 5, now, expiresAt: new Date(now.getTime() + 60_000) });
+}
 
 export function storeLimitsTests(withStores: WithStores): void {
   describe('rate and concurrency limits', () => {
@@ -67,5 +75,28 @@ export function storeLimitsTests(withStores: WithStores): void {
         true,
       );
     });
+
+    withStores(
+      'Limits: a slot counts only the live slots, also one taken by a clock that went back',
+      async ({ limits }) => {
+        const acquire = slotTaker(limits);
+        assert.deepEqual(await acquire('late', T0), { ok: true, inFlight: 1 });
+        // A clock stepped back 10 s: this lease ends before the first one's.
+        assert.deepEqual(await acquire('early', at(-10_000)), { ok: true, inFlight: 2 });
+        assert.deepEqual(await acquire('next', at(55_000)), { ok: true, inFlight: 2 }, 'early has ended');
+      },
+    );
+
+    withStores(
+      'Limits: purge with no limit deletes every ended slot, also one a clock that went back queued after a live one',
+      async ({ limits }) => {
+        const acquire = slotTaker(limits);
+        await acquire('late', T0);
+        // A clock stepped back 2 s: this lease ends before the first one's.
+        await acquire('early', at(-2_000));
+        assert.ok((await limits.purgeExpired(at(59_000))) >= 1);
+        assert.equal(await limits.purgeExpired(at(59_000)), 0, 'nothing ended is left');
+      },
+    );
   });
 }

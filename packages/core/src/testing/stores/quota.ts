@@ -126,5 +126,45 @@ export function storeQuotaTests(withStores: WithStores): void {
         });
       },
     );
+
+    withStores(
+      "Quota reservation: a sweep after the month's edge keeps its used units for a begin whose clock is still in it",
+      async ({ quota }) => {
+        const orgId = randomUUID();
+        const first = reserveParams(orgId, 1, at(20_000));
+        assert.equal((await quota.reserve(first)).ok, true);
+        assert.ok(await quota.commit({ organizationId: orgId, reservationId: first.reservationId, now: at(21_000) }));
+        // The sweep runs just after midnight UTC; a host 1 s behind (or a clock stepped back) then begins in March.
+        await quota.purgeExpired(at(30_500));
+        assert.deepEqual(await quota.reserve(reserveParams(orgId, 1, at(29_500))), {
+          ok: false,
+          usage: { used: 1, reserved: 0 },
+        });
+        assert.deepEqual(await quota.getUsage({ organizationId: orgId, period: '2026-03', now: at(29_600) }), {
+          used: 1,
+          reserved: 0,
+        });
+      },
+    );
+
+    withStores(
+      "Quota reservation: a read at a later clock does not end a reservation still live at the commit's own clock",
+      async ({ quota }) => {
+        const orgId = randomUUID();
+        const r = reserveParams(orgId, 10);
+        assert.equal((await quota.reserve(r)).ok, true);
+        // Another host whose clock is ahead reads just past the lease's end, then the check's own host commits.
+        const ahead = { organizationId: orgId, period: '2026-03', now: at(60_001) };
+        assert.deepEqual(await quota.getUsage(ahead), { used: 0, reserved: 0 });
+        assert.deepEqual(
+          await quota.commit({ organizationId: orgId, reservationId: r.reservationId, now: at(59_000) }),
+          {
+            used: 1,
+            reserved: 0,
+          },
+        );
+        assert.deepEqual(await quota.getUsage(ahead), { used: 1, reserved: 0 });
+      },
+    );
   });
 }
