@@ -95,6 +95,18 @@ describe('Portal sign-in', () => {
     assert.equal(fixed.status, 403);
   });
 
+  test('HSTS: over HTTPS every answer (form, redirect, asset, error page) keeps browsers on HTTPS for a year; over plain HTTP none', async () => {
+    const paths = ['/portal/sign-in', '/portal/overview', '/portal/assets/portal.css', '/portal/nowhere'];
+    const secure = (await portalWorld({ secureCookies: true })).client();
+    const plain = (await portalWorld({ secureCookies: false })).client();
+    for (const path of paths) {
+      assert.equal((await secure.get(path)).headers['strict-transport-security'], 'max-age=31536000', path);
+      assert.equal((await plain.get(path)).headers['strict-transport-security'], undefined, path);
+    }
+    const signedIn = await secure.signIn('owner@example.com');
+    assert.equal(signedIn.headers['strict-transport-security'], 'max-age=31536000', 'the sign-in redirect');
+  });
+
   test('Sessions: 30 idle minutes end a session; use keeps it alive until 12 hours after sign-in', async () => {
     const world = await portalWorld();
     const idle = world.client();
