@@ -43,8 +43,14 @@ export class Sessions {
     private readonly cookies: Cookies,
   ) {}
 
-  /** A new session for the member; returns its Set-Cookie value. */
-  async start(member: MemberView, now: Date): Promise<string> {
+  /**
+   * A new session for the member; returns its Set-Cookie value. The session the request's browser held
+   * until now (a stale sign-in tab, another member at a shared desk) is ended on the server: the cookie
+   * replaced in the browser would otherwise keep opening the portal until its idle or absolute end.
+   */
+  async start(request: PortalRequest, member: MemberView, now: Date): Promise<string> {
+    const previous = await this.resume(request, now);
+    if (previous) await this.store.deleteSession(tokenHash(previous.token));
     const token = newToken();
     await this.store.createSession({
       tokenHash: tokenHash(token),

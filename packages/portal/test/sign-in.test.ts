@@ -140,6 +140,23 @@ describe('Portal sign-in', () => {
     assert.equal(replayed.headers.location, '/portal/sign-in');
   });
 
+  test('Signing in again from a browser with a live session ends that session on the server: its old cookie no longer opens a page', async () => {
+    const world = await portalWorld();
+    await world.member('dev@example.com', 'developer');
+    const browser = world.client();
+    await browser.signIn('owner@example.com');
+    const replaced = browser.cookies.get('portal_session')!;
+    // A stale sign-in tab posts its form (the page now redirects to the overview): another member at a shared desk.
+    const again = await browser.request('POST', '/portal/sign-in', {
+      form: { csrf: browser.cookies.get('portal_form')!, email: 'dev@example.com', password: PASSWORD },
+    });
+    assert.equal(again.status, 303);
+    assert.notEqual(browser.cookies.get('portal_session'), replaced);
+    assert.match((await browser.get('/portal/overview')).body, /dev@example\.com \(developer\)/);
+    const replayed = await world.client().get('/portal/overview', { cookie: `portal_session=${replaced}` });
+    assert.equal(replayed.headers.location, '/portal/sign-in', 'the replaced session is over');
+  });
+
   test('Throttling: after 5 wrong passwords for an email, even the right one is refused until the window ends', async () => {
     // A setting left undefined (an optional config field) keeps its default limit.
     const world = await portalWorld({ throttle: { perEmail: undefined } });
