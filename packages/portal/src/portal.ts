@@ -131,7 +131,7 @@ async function answer(
     const ctx = await signedIn(deps, request);
     if (!ctx) return redirect(`${PORTAL_PATH}/sign-in`);
     if (method === 'POST' && !sameSecret(ctx.form.field('csrf') ?? '', ctx.csrf)) return csrfRefused(ctx);
-    return routed.route.run(ctx, routed.id);
+    return deps.sessions.withoutFormCookie(request, await routed.route.run(ctx, routed.id));
   }
   const allow = [open, routed].flatMap((m) => (m && 'allow' in m ? [m.allow] : [])).join(', ');
   return allow

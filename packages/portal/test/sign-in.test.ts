@@ -157,6 +157,28 @@ describe('Portal sign-in', () => {
     assert.equal(replayed.headers.location, '/portal/sign-in', 'the replaced session is over');
   });
 
+  test('The form token cookie is set again for another hour with every form shown, and cleared once signed in: no token outlives a session', async () => {
+    const world = await portalWorld();
+    const browser = world.client();
+    const cookieOf = (token: string) => `portal_form=${token}; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=3600`;
+    await browser.get('/portal/sign-in');
+    const first = browser.cookies.get('portal_form')!;
+    world.advance(59 * MINUTE);
+    const shownAgain = await browser.get('/portal/sign-in');
+    assert.equal(shownAgain.headers['set-cookie'], cookieOf(first), 'the same token, for an hour from now');
+    assert.equal(shownAgain.csrf, first);
+
+    assert.equal((await browser.signIn('owner@example.com')).status, 303);
+    const overview = await browser.get('/portal/overview');
+    assert.match(overview.headers['set-cookie']!, /^portal_form=; .*Max-Age=0/);
+    const out = await browser.submit('/portal/overview', '/portal/sign-out');
+    const form = await browser.get(out.headers.location!);
+    const next = browser.cookies.get('portal_form')!;
+    assert.equal(form.headers['set-cookie'], cookieOf(next));
+    assert.notEqual(next, first, 'a new token after the session');
+    assert.equal((await browser.signIn('owner@example.com')).status, 303);
+  });
+
   test('Throttling: after 5 wrong passwords for an email, even the right one is refused until the window ends', async () => {
     // A setting left undefined (an optional config field) keeps its default limit.
     const world = await portalWorld({ throttle: { perEmail: undefined } });
@@ -256,7 +278,7 @@ describe('Portal sign-in', () => {
       form: { csrf: browser.cookies.get('portal_form')!, email: 'owner@example.com', password: PASSWORD },
     });
     assert.equal(crossSite.status, 403, 'a token without its cookie');
-    assert.equal(noToken.headers['set-cookie'], undefined, 'no session');
+    assert.match(noToken.headers['set-cookie']!, /^portal_form=/, 'no session: only the fresh form’s cookie');
   });
 
   test('An API key never opens the portal; unknown members and wrong passwords read the same', async () => {

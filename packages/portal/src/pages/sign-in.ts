@@ -32,7 +32,7 @@ function signInForm(
           Access is by invitation: an owner or admin of your organization sends you a link to set your password.
         </p>`,
     },
-    form.setCookie ? { 'set-cookie': form.setCookie } : {},
+    { 'set-cookie': form.setCookie },
   );
 }
 
