@@ -88,6 +88,52 @@ describe('the host serves the portal under /portal', () => {
   }
 });
 
+describe('DNS rebinding: a loopback host serves the portal only to requests naming this machine or PORTAL_PUBLIC_URL', () => {
+  let node: FakeTronNode;
+  let host: RunningHost;
+  before(async () => {
+    node = await startFakeTronNode();
+    // Behind a TLS proxy that passes the browser's Host on.
+    const env = {
+      PORT: '0',
+      OFAC_SDN_URL: 'off',
+      TRON_FULLNODE_URL: node.url,
+      SAFETY_SEED_FILE: portalSeedFile(),
+      PORTAL_PUBLIC_URL: 'https://safety.example.com',
+      PORTAL_TRUST_PROXY: 'true',
+    };
+    host = (await startHost(parseConfig(env)._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
+  });
+  after(async () => {
+    await host?.stop('test');
+    await node?.close();
+  });
+  const get = async (path: string, hostHeader: string) => {
+    const res = await request(`${host.url}${path}`, { headers: { host: hostHeader } });
+    return { status: res.statusCode, type: String(res.headers['content-type']), body: await res.body.text() };
+  };
+
+  test('a portal request naming another site is answered 421 in plain text; one naming this machine or the public host as usual', async () => {
+    for (const path of ['/portal/sign-in', '/portal/overview', '/portal/assets/portal.css']) {
+      const rebound = await get(path, 'rebind.attacker.example');
+      assert.deepEqual([rebound.status, rebound.type], [421, 'text/plain; charset=utf-8'], path);
+    }
+    const signIn = new HttpSession(host.url);
+    const posted = await signIn.send('POST', '/portal/sign-in', { csrf: 'x' }, { host: 'rebind.attacker.example' });
+    assert.equal(posted.status, 421, 'no sign-in post reaches the portal');
+    for (const named of ['safety.example.com', 'localhost:8080', new URL(host.url).host]) {
+      assert.equal((await get('/portal/sign-in', named)).status, 200, named);
+    }
+  });
+
+  test('/v1 keeps the spec’s answers for any Host: it has no error code for a misdirected request, and every call needs an API key a rebinding page does not hold', async () => {
+    const status = await get('/v1/status', 'rebind.attacker.example');
+    assert.deepEqual([status.status, JSON.parse(status.body)], [200, { business_access: 'enabled' }]);
+    const usage = await get('/v1/usage', 'rebind.attacker.example');
+    assert.equal(JSON.parse(usage.body).error.code, 'invalid_api_key');
+  });
+});
+
 describe('seed file members', () => {
   const seedOf = (members: unknown[]) => JSON.parse(readFileSync(portalSeedFile(members as never), 'utf8')) as unknown;
 
