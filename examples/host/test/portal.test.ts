@@ -9,7 +9,7 @@ import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
 import { clientOf, portalLinkOrigin, secureCookies } from '../src/portal-mount.js';
 import { decodeSeed } from '../src/seed-file.js';
-import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+import { HttpSession, PORTAL_PASSWORD, portalSeedFile, startPortalHost } from './portal-support.js';
 
 // The portal as the host serves it, over real HTTP under both frameworks (the pages themselves are
 // tested in packages/portal and in a real browser by portal-browser.test.ts).
@@ -23,14 +23,7 @@ describe('the host serves the portal under /portal', () => {
 
   for (const framework of ['express', 'koa'] as const) {
     test(`${framework}: a seeded member signs in, creates a key that checks a transaction, checks one from the form; the session never authenticates /v1`, async () => {
-      const config = parseConfig({
-        PORT: '0',
-        OFAC_SDN_URL: 'off',
-        HOST_FRAMEWORK: framework,
-        TRON_FULLNODE_URL: node.url,
-        SAFETY_SEED_FILE: portalSeedFile(),
-      })._unsafeUnwrap();
-      const host: RunningHost = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
+      const host = await startPortalHost(node.url, { HOST_FRAMEWORK: framework });
       try {
         assert.deepEqual(host.seeded?.inserted, { plans: 1, organizations: 1, keys: 0, members: 1 });
         const browser = new HttpSession(host.url);
@@ -94,15 +87,10 @@ describe('DNS rebinding: a loopback host serves the portal only to requests nami
   before(async () => {
     node = await startFakeTronNode();
     // Behind a TLS proxy that passes the browser's Host on.
-    const env = {
-      PORT: '0',
-      OFAC_SDN_URL: 'off',
-      TRON_FULLNODE_URL: node.url,
-      SAFETY_SEED_FILE: portalSeedFile(),
+    host = await startPortalHost(node.url, {
       PORTAL_PUBLIC_URL: 'https://safety.example.com',
       PORTAL_TRUST_PROXY: 'true',
-    };
-    host = (await startHost(parseConfig(env)._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
+    });
   });
   after(async () => {
     await host?.stop('test');
