@@ -17,6 +17,7 @@ import { createHttpServer, listen, stopAccepting, trackResponses, type ResponseT
 import { withRequestLog } from './log.js';
 import { dataReadiness, type DataStatus } from './ops/data-health.js';
 import { createObservability, type Observability } from './ops/observability.js';
+import { hostRule } from './host-names.js';
 import { startOpsListener } from './ops/server.js';
 import { mountPortal } from './portal-mount.js';
 import { withHostRoutes } from './routes.js';
@@ -279,6 +280,7 @@ async function serve(
       ...health.failing,
     ],
     degraded: health.degraded,
+    acceptsHost: hostRule(config.ops.host, config.portalPublicUrl),
   });
   if (ops.isErr()) {
     await stopAccepting(server);

@@ -7,6 +7,7 @@ import type { RequestHandler } from 'express';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { isLoopback, type HostConfig } from './config.js';
+import { hostRule, MISDIRECTED_TEXT, type HostRule } from './host-names.js';
 import { withRequestLog } from './log.js';
 import { NOT_SAVED_MESSAGE, SeedFileNotUpdated } from './seed-write-back.js';
 
@@ -92,13 +93,34 @@ export function mountPortal(
   served: { config: PortalConfig; listeningUrl: () => string | null },
 ): PortalMount {
   const { config, listeningUrl } = served;
-  const portal = createPortal({
-    service,
-    stores,
-    secureCookies: secureCookies(config),
-    publicUrl: () => portalLinkOrigin(config, listeningUrl()),
-    onError: (error) => logger.error({ err: error }, 'portal request failed'),
-    explainError: (error) => (error instanceof SeedFileNotUpdated ? NOT_SAVED_MESSAGE : null),
-  });
+  const portal = guardedByHost(
+    hostRule(config.host, config.portalPublicUrl),
+    createPortal({
+      service,
+      stores,
+      secureCookies: secureCookies(config),
+      publicUrl: () => portalLinkOrigin(config, listeningUrl()),
+      onError: (error) => logger.error({ err: error }, 'portal request failed'),
+      explainError: (error) => (error instanceof SeedFileNotUpdated ? NOT_SAVED_MESSAGE : null),
+    }),
+  );
   return { ...withRequestLog(portal, logger), trustProxy: config.portalTrustProxy };
+}
+
+const MISDIRECTED_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+/** The portal answering 421 to a request whose `Host` the rule refuses (see `hostRule`); null: no rule. */
+function guardedByHost(accepts: HostRule | null, portal: Pick<PortalMount, 'handle'>): Pick<PortalMount, 'handle'> {
+  if (accepts === null) return portal;
+  return {
+    handle(request) {
+      const host = request.headers.host;
+      if (accepts(Array.isArray(host) ? host.join(',') : host)) return portal.handle(request);
+      return Promise.resolve({ status: 421, headers: MISDIRECTED_HEADERS, body: MISDIRECTED_TEXT });
+    },
+  };
 }

@@ -134,6 +134,19 @@ describe('Operations: metrics, health and readiness', () => {
     await onApi.body.dump();
   });
 
+  test('DNS rebinding: the loopback operations listener answers 421 to a Host naming another site, as usual to one naming this machine', async () => {
+    for (const path of ['/metrics', '/readyz', '/healthz']) {
+      const rebound = await request(`${t.host.opsUrl}${path}`, { headers: { host: 'rebind.attacker.example' } });
+      assert.equal(rebound.statusCode, 421, path);
+      assert.match(await rebound.body.text(), /^421 Misdirected Request/);
+    }
+    for (const host of ['localhost:9100', '[::1]', new URL(t.host.opsUrl!).host]) {
+      const local = await request(`${t.host.opsUrl}/healthz`, { headers: { host } });
+      assert.equal(local.statusCode, 200, host);
+      await local.body.dump();
+    }
+  });
+
   test('the request log line: organization, key id and prefix, overall_state and coverage; a 503 names the failed provider calls', async () => {
     const from = t.lines.length;
     await check(t.host.url, TRON_FIXTURE_TX.trxTransferToNewAccount);

@@ -25,7 +25,7 @@ import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
-import { PORTAL_PASSWORD, portalSeedFile, portalWithHistory } from './portal-support.js';
+import { PORTAL_PASSWORD, portalSeedFile, portalWithHistory, startPortalHost } from './portal-support.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -344,15 +344,8 @@ function browserSuite(): void {
   });
 
   test('Behind HTTPS (PORTAL_PUBLIC_URL): __Host- cookies carry the session and a new key; the invitation link is on the public URL', async () => {
-    const env = {
-      PORT: '0',
-      OFAC_SDN_URL: 'off',
-      TRON_FULLNODE_URL: node.url,
-      SAFETY_SEED_FILE: portalSeedFile(),
-      PORTAL_PUBLIC_URL: 'https://safety.example.com',
-    };
     // Chromium treats 127.0.0.1 as a secure context, so it keeps Secure and __Host- cookies from it as from HTTPS.
-    const secure = (await startHost(parseConfig(env)._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
+    const secure = await startPortalHost(node.url, { PORTAL_PUBLIC_URL: 'https://safety.example.com' });
     try {
       await context.clearCookies(); // the other host is on the same host name: its cookies would go here too
       await signIn('owner@example.com', PORTAL_PASSWORD, secure.url);

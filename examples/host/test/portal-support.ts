@@ -10,6 +10,9 @@ import { createPortal, isPortalPath } from '@tron-safety/portal';
 import { createMemoryStores } from '@tron-safety/store-memory';
 import express from 'express';
 import { request } from 'undici';
+import { parseConfig } from '../src/config.js';
+import { startHost, type RunningHost } from '../src/host.js';
+import { createLogger } from '../src/log.js';
 import type { SeedMember } from '../src/seed-file.js';
 
 /** The organization of `portalSeedFile`. */
@@ -42,6 +45,12 @@ export function portalSeedFile(
   };
   writeFileSync(path, JSON.stringify({ plans: [plan], organizations: [organization] }));
   return path;
+}
+
+/** A host on loopback serving the portal with `portalSeedFile`'s organization, on the fake node at `nodeUrl`, plus `env`. */
+export async function startPortalHost(nodeUrl: string, env: Record<string, string> = {}): Promise<RunningHost> {
+  const base = { PORT: '0', OFAC_SDN_URL: 'off', TRON_FULLNODE_URL: nodeUrl, SAFETY_SEED_FILE: portalSeedFile() };
+  return (await startHost(parseConfig({ ...base, ...env })._unsafeUnwrap(), createLogger('silent')))._unsafeUnwrap();
 }
 
 /** One browser's cookies over undici. */

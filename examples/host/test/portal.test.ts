@@ -9,7 +9,7 @@ import { startHost, type RunningHost } from '../src/host.js';
 import { createLogger } from '../src/log.js';
 import { clientOf, portalLinkOrigin, secureCookies } from '../src/portal-mount.js';
 import { decodeSeed } from '../src/seed-file.js';
-import { HttpSession, PORTAL_PASSWORD, portalSeedFile } from './portal-support.js';
+import { HttpSession, PORTAL_PASSWORD, portalSeedFile, startPortalHost } from './portal-support.js';
 
 // The portal as the host serves it, over real HTTP under both frameworks (the pages themselves are
 // tested in packages/portal and in a real browser by portal-browser.test.ts).
@@ -23,14 +23,7 @@ describe('the host serves the portal under /portal', () => {
 
   for (const framework of ['express', 'koa'] as const) {
     test(`${framework}: a seeded member signs in, creates a key that checks a transaction, checks one from the form; the session never authenticates /v1`, async () => {
-      const config = parseConfig({
-        PORT: '0',
-        OFAC_SDN_URL: 'off',
-        HOST_FRAMEWORK: framework,
-        TRON_FULLNODE_URL: node.url,
-        SAFETY_SEED_FILE: portalSeedFile(),
-      })._unsafeUnwrap();
-      const host: RunningHost = (await startHost(config, createLogger('silent')))._unsafeUnwrap();
+      const host = await startPortalHost(node.url, { HOST_FRAMEWORK: framework });
       try {
         assert.deepEqual(host.seeded?.inserted, { plans: 1, organizations: 1, keys: 0, members: 1 });
         const browser = new HttpSession(host.url);
@@ -86,6 +79,47 @@ describe('the host serves the portal under /portal', () => {
       }
     });
   }
+});
+
+describe('DNS rebinding: a loopback host serves the portal only to requests naming this machine or PORTAL_PUBLIC_URL', () => {
+  let node: FakeTronNode;
+  let host: RunningHost;
+  before(async () => {
+    node = await startFakeTronNode();
+    // Behind a TLS proxy that passes the browser's Host on.
+    host = await startPortalHost(node.url, {
+      PORTAL_PUBLIC_URL: 'https://safety.example.com',
+      PORTAL_TRUST_PROXY: 'true',
+    });
+  });
+  after(async () => {
+    await host?.stop('test');
+    await node?.close();
+  });
+  const get = async (path: string, hostHeader: string) => {
+    const res = await request(`${host.url}${path}`, { headers: { host: hostHeader } });
+    return { status: res.statusCode, type: String(res.headers['content-type']), body: await res.body.text() };
+  };
+
+  test('a portal request naming another site is answered 421 in plain text; one naming this machine or the public host as usual', async () => {
+    for (const path of ['/portal/sign-in', '/portal/overview', '/portal/assets/portal.css']) {
+      const rebound = await get(path, 'rebind.attacker.example');
+      assert.deepEqual([rebound.status, rebound.type], [421, 'text/plain; charset=utf-8'], path);
+    }
+    const signIn = new HttpSession(host.url);
+    const posted = await signIn.send('POST', '/portal/sign-in', { csrf: 'x' }, { host: 'rebind.attacker.example' });
+    assert.equal(posted.status, 421, 'no sign-in post reaches the portal');
+    for (const named of ['safety.example.com', 'localhost:8080', new URL(host.url).host]) {
+      assert.equal((await get('/portal/sign-in', named)).status, 200, named);
+    }
+  });
+
+  test('/v1 keeps the spec’s answers for any Host: it has no error code for a misdirected request, and every call needs an API key a rebinding page does not hold', async () => {
+    const status = await get('/v1/status', 'rebind.attacker.example');
+    assert.deepEqual([status.status, JSON.parse(status.body)], [200, { business_access: 'enabled' }]);
+    const usage = await get('/v1/usage', 'rebind.attacker.example');
+    assert.equal(JSON.parse(usage.body).error.code, 'invalid_api_key');
+  });
 });
 
 describe('seed file members', () => {

@@ -20,7 +20,8 @@ export interface PortalOptions {
   stores: Pick<SafetyStores, 'members' | 'sessions'>;
   /**
    * The portal is served over HTTPS (directly or behind a TLS-terminating proxy): its cookies are then
-   * `__Host-` cookies (`Secure`, `Path=/`, no `Domain`). False only for plain HTTP on loopback.
+   * `__Host-` cookies (`Secure`, `Path=/`, no `Domain`) and every answer carries
+   * `Strict-Transport-Security: max-age=31536000`. False only for plain HTTP on loopback.
    */
   secureCookies: boolean;
   /**
@@ -47,6 +48,8 @@ export interface Portal {
   /** Answers a request under `/portal`. Never rejects. */
   handle(request: PortalRequest): Promise<CoreHttpResponse>;
 }
+
+const HSTS = 'max-age=31536000';
 
 const ASSETS: Record<string, string> = {
   '/assets/portal.css': 'text/css; charset=utf-8',
@@ -87,15 +90,22 @@ export function createPortal(options: PortalOptions): Portal {
     now,
   };
   const assets = loadAssets();
+  // Over HTTPS, browsers keep to HTTPS for a year: a later visit typed or bookmarked as http:// is not
+  // sent in the clear, where a network attacker could serve its own sign-in form.
+  const transport: Record<string, string> = options.secureCookies ? { 'strict-transport-security': HSTS } : {};
+  const answerSafely = async (request: PortalRequest): Promise<CoreHttpResponse> => {
+    try {
+      return await answer(deps, assets, request);
+    } catch (error) {
+      options.onError?.(error);
+      const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
+      return errorPage(null, { status: 500, message });
+    }
+  };
   return {
     async handle(request) {
-      try {
-        return await answer(deps, assets, request);
-      } catch (error) {
-        options.onError?.(error);
-        const message = options.explainError?.(error) ?? 'The portal could not answer. Try again in a moment.';
-        return errorPage(null, { status: 500, message });
-      }
+      const response = await answerSafely(request);
+      return { ...response, headers: { ...response.headers, ...transport } };
     },
   };
 }
@@ -121,7 +131,7 @@ async function answer(
     const ctx = await signedIn(deps, request);
     if (!ctx) return redirect(`${PORTAL_PATH}/sign-in`);
     if (method === 'POST' && !sameSecret(ctx.form.field('csrf') ?? '', ctx.csrf)) return csrfRefused(ctx);
-    return routed.route.run(ctx, routed.id);
+    return deps.sessions.withoutFormCookie(request, await routed.route.run(ctx, routed.id));
   }
   const allow = [open, routed].flatMap((m) => (m && 'allow' in m ? [m.allow] : [])).join(', ');
   return allow

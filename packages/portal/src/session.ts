@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { MemberView, SessionRecord, SessionStore } from '@tron-safety/core';
+import type { CoreHttpResponse, MemberView, SessionRecord, SessionStore } from '@tron-safety/core';
 import { newToken, tokenHash } from '@tron-safety/core/internal';
 import type { Cookies } from './cookies.js';
 import type { PortalRequest } from './http.js';
@@ -43,8 +43,14 @@ export class Sessions {
     private readonly cookies: Cookies,
   ) {}
 
-  /** A new session for the member; returns its Set-Cookie value. */
-  async start(member: MemberView, now: Date): Promise<string> {
+  /**
+   * A new session for the member; returns its Set-Cookie value. The session the request's browser held
+   * until now (a stale sign-in tab, another member at a shared desk) is ended on the server: the cookie
+   * replaced in the browser would otherwise keep opening the portal until its idle or absolute end.
+   */
+  async start(request: PortalRequest, member: MemberView, now: Date): Promise<string> {
+    const previous = await this.resume(request, now);
+    if (previous) await this.store.deleteSession(tokenHash(previous.token));
     const token = newToken();
     await this.store.createSession({
       tokenHash: tokenHash(token),
@@ -79,12 +85,26 @@ export class Sessions {
     return this.cookies.set(SESSION_COOKIE, '', 0);
   }
 
-  /** The pre-sign-in form token: the request's own when it has a valid one, else a new one to set. */
-  formToken(request: PortalRequest): { token: string; setCookie?: string } {
+  /**
+   * The pre-sign-in form token (the request's own when it has a valid one, else a new one) and its cookie,
+   * set again for another hour with every form shown: a form posted within the hour after it was shown
+   * finds its cookie, however long ago the first one was.
+   */
+  formToken(request: PortalRequest): { token: string; setCookie: string } {
     const existing = this.cookies.read(request, FORM_COOKIE);
-    if (existing && TOKEN.test(existing)) return { token: existing };
-    const token = newToken();
+    const token = existing && TOKEN.test(existing) ? existing : newToken();
     return { token, setCookie: this.cookies.set(FORM_COOKIE, token, FORM_COOKIE_SECONDS) };
+  }
+
+  /**
+   * A signed-in member's answer, clearing the pre-sign-in form cookie the browser still holds, so no form
+   * token outlives the sign-in: the next sign-in form gets a new one. An answer setting a cookie of its
+   * own (one `Set-Cookie` per answer) leaves that to the next one.
+   */
+  withoutFormCookie(request: PortalRequest, response: CoreHttpResponse): CoreHttpResponse {
+    if (response.headers['set-cookie'] !== undefined || this.cookies.read(request, FORM_COOKIE) === undefined)
+      return response;
+    return { ...response, headers: { ...response.headers, 'set-cookie': this.cookies.set(FORM_COOKIE, '', 0) } };
   }
 
   /** Double submit: the form's token must equal the cookie's (a cross-site post carries no Lax cookie). */

@@ -95,6 +95,18 @@ describe('Portal sign-in', () => {
     assert.equal(fixed.status, 403);
   });
 
+  test('HSTS: over HTTPS every answer (form, redirect, asset, error page) keeps browsers on HTTPS for a year; over plain HTTP none', async () => {
+    const paths = ['/portal/sign-in', '/portal/overview', '/portal/assets/portal.css', '/portal/nowhere'];
+    const secure = (await portalWorld({ secureCookies: true })).client();
+    const plain = (await portalWorld({ secureCookies: false })).client();
+    for (const path of paths) {
+      assert.equal((await secure.get(path)).headers['strict-transport-security'], 'max-age=31536000', path);
+      assert.equal((await plain.get(path)).headers['strict-transport-security'], undefined, path);
+    }
+    const signedIn = await secure.signIn('owner@example.com');
+    assert.equal(signedIn.headers['strict-transport-security'], 'max-age=31536000', 'the sign-in redirect');
+  });
+
   test('Sessions: 30 idle minutes end a session; use keeps it alive until 12 hours after sign-in', async () => {
     const world = await portalWorld();
     const idle = world.client();
@@ -126,6 +138,45 @@ describe('Portal sign-in', () => {
     const replayed = await world.client().get('/portal/overview', { cookie: `portal_session=${stolen}` });
     assert.equal(replayed.status, 303);
     assert.equal(replayed.headers.location, '/portal/sign-in');
+  });
+
+  test('Signing in again from a browser with a live session ends that session on the server: its old cookie no longer opens a page', async () => {
+    const world = await portalWorld();
+    await world.member('dev@example.com', 'developer');
+    const browser = world.client();
+    await browser.signIn('owner@example.com');
+    const replaced = browser.cookies.get('portal_session')!;
+    // A stale sign-in tab posts its form (the page now redirects to the overview): another member at a shared desk.
+    const again = await browser.request('POST', '/portal/sign-in', {
+      form: { csrf: browser.cookies.get('portal_form')!, email: 'dev@example.com', password: PASSWORD },
+    });
+    assert.equal(again.status, 303);
+    assert.notEqual(browser.cookies.get('portal_session'), replaced);
+    assert.match((await browser.get('/portal/overview')).body, /dev@example\.com \(developer\)/);
+    const replayed = await world.client().get('/portal/overview', { cookie: `portal_session=${replaced}` });
+    assert.equal(replayed.headers.location, '/portal/sign-in', 'the replaced session is over');
+  });
+
+  test('The form token cookie is set again for another hour with every form shown, and cleared once signed in: no token outlives a session', async () => {
+    const world = await portalWorld();
+    const browser = world.client();
+    const cookieOf = (token: string) => `portal_form=${token}; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=3600`;
+    await browser.get('/portal/sign-in');
+    const first = browser.cookies.get('portal_form')!;
+    world.advance(59 * MINUTE);
+    const shownAgain = await browser.get('/portal/sign-in');
+    assert.equal(shownAgain.headers['set-cookie'], cookieOf(first), 'the same token, for an hour from now');
+    assert.equal(shownAgain.csrf, first);
+
+    assert.equal((await browser.signIn('owner@example.com')).status, 303);
+    const overview = await browser.get('/portal/overview');
+    assert.match(overview.headers['set-cookie']!, /^portal_form=; .*Max-Age=0/);
+    const out = await browser.submit('/portal/overview', '/portal/sign-out');
+    const form = await browser.get(out.headers.location!);
+    const next = browser.cookies.get('portal_form')!;
+    assert.equal(form.headers['set-cookie'], cookieOf(next));
+    assert.notEqual(next, first, 'a new token after the session');
+    assert.equal((await browser.signIn('owner@example.com')).status, 303);
   });
 
   test('Throttling: after 5 wrong passwords for an email, even the right one is refused until the window ends', async () => {
@@ -227,7 +278,7 @@ describe('Portal sign-in', () => {
       form: { csrf: browser.cookies.get('portal_form')!, email: 'owner@example.com', password: PASSWORD },
     });
     assert.equal(crossSite.status, 403, 'a token without its cookie');
-    assert.equal(noToken.headers['set-cookie'], undefined, 'no session');
+    assert.match(noToken.headers['set-cookie']!, /^portal_form=/, 'no session: only the fresh form’s cookie');
   });
 
   test('An API key never opens the portal; unknown members and wrong passwords read the same', async () => {

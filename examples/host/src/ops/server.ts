@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { err, ok, type Result } from 'neverthrow';
 import type { Registry } from 'prom-client';
 import type { ConfigError } from '../config.js';
+import { MISDIRECTED_TEXT, type HostRule } from '../host-names.js';
 import { listen } from '../http-app.js';
 
 /** One thing readiness depends on, and what is wrong with it (null = fine). */
@@ -18,6 +19,8 @@ export interface OpsServerOptions {
    * `degraded`, never a 503.
    */
   degraded?: ReadinessCheck[];
+  /** The `Host` names it answers (see `hostRule`: a loopback listener refuses other sites' names); absent: any. */
+  acceptsHost?: HostRule | null;
 }
 
 /** How long one readiness check may take before it counts as failed. */
@@ -27,6 +30,7 @@ const CHECK_TIMEOUT_MS = 2_000;
  * The operations listener, apart from the API (its own port, loopback by default): `/metrics` in
  * Prometheus format, `/healthz` (the process answers) and `/readyz` (every component ready: 200,
  * else 503 naming the failing ones; either way the degraded ones). Nothing on it needs or accepts an API key.
+ * A request naming a `Host` that `acceptsHost` refuses is answered 421 (DNS rebinding, see `hostRule`).
  */
 export function createOpsServer(options: OpsServerOptions): Server {
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
@@ -41,8 +45,10 @@ export function createOpsServer(options: OpsServerOptions): Server {
 
 async function answer(
   req: IncomingMessage,
-  { registry, readiness, degraded = [] }: OpsServerOptions,
+  { registry, readiness, degraded = [], acceptsHost }: OpsServerOptions,
 ): Promise<{ status: number; type: string; body: string }> {
+  if (acceptsHost && !acceptsHost(req.headers.host))
+    return { status: 421, type: 'text/plain; charset=utf-8', body: MISDIRECTED_TEXT };
   const path = new URL(req.url ?? '/', 'http://ops').pathname;
   const json = (status: number, value: unknown) => ({ status, type: 'application/json', body: JSON.stringify(value) });
   if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'method not allowed' });

@@ -61,7 +61,7 @@ async function passwordForm(
           <button type="submit">Set password</button>
         </form>`,
     },
-    form.setCookie ? { 'set-cookie': form.setCookie } : {},
+    { 'set-cookie': form.setCookie },
   );
 }
 

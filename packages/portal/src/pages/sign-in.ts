@@ -32,7 +32,7 @@ function signInForm(
           Access is by invitation: an owner or admin of your organization sends you a link to set your password.
         </p>`,
     },
-    form.setCookie ? { 'set-cookie': form.setCookie } : {},
+    { 'set-cookie': form.setCookie },
   );
 }
 
@@ -70,7 +70,7 @@ export async function signIn(deps: PortalDeps, request: PortalRequest): Promise<
   if (member.isErr()) return busyPage(member.error.message);
   if (!member.value) return signInForm(deps, request, { status: 401, email, error: 'Wrong email or password.' });
   await deps.throttle.forgive(email, client, windowStart);
-  return redirect(`${PORTAL_PATH}/overview`, { 'set-cookie': await deps.sessions.start(member.value, now) });
+  return redirect(`${PORTAL_PATH}/overview`, { 'set-cookie': await deps.sessions.start(request, member.value, now) });
 }
 
 /** A pre-sign-in form whose token does not match its cookie: refused, with a fresh form. */
