@@ -155,6 +155,16 @@ describe('errors table', () => {
     assert.equal((await check(s, COMPLETE_TX)).status, 200, 'the slot was returned');
   });
 
+  test('Errors: bad input is its 422 while every concurrency slot is taken (never a retryable 429 for a slot it would not use)', async () => {
+    const s = await setup({ maxConcurrentRequests: 1, rateLimitPerMinute: 10 });
+    env.node.fault({ path: 'gettransactionbyid', times: 1, fault: { kind: 'latency', ms: 300 } });
+    const first = check(s, COMPLETE_TX);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const malformed = await Promise.all([check(s, 'abc'), check(s, 'abc', { 'idempotency-key': 'bad' })]);
+    for (const r of malformed) assertError(r, 422, 'malformed_tx_hash', false);
+    assert.equal((await first).status, 200);
+  });
+
   test('Errors 2: 429 quota_exceeded until the next month: stored and replayed under its key', async () => {
     const s = await setup({ monthlyQuota: 1 });
     assert.equal((await check(s, COMPLETE_TX)).status, 200);

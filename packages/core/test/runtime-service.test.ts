@@ -171,6 +171,14 @@ describe('usage', () => {
     assert.equal(json(await getUsage(s)).recent.days, 30);
   });
 
+  test('GET /v1/usage: counts by overall state come in key order, whichever came first (the same bytes from either store)', async () => {
+    const s = await setup();
+    await check(s, PARTIAL_TX); // LIMITED_DATA first
+    await check(s, COMPLETE_TX);
+    const body = json(await getUsage(s));
+    assert.deepEqual(Object.keys(body.recent.by_overall_state), ['CLEAR', 'LIMITED_DATA']);
+  });
+
   test('Limits: a plan version: usage shows it; a new version affects only organizations moved to it', async () => {
     const s = await setup();
     const operator = { kind: 'operator' } as const;

@@ -124,8 +124,11 @@ function decided(
   const { limits } = a;
   switch (a.stage) {
     case 'rate_limited': // answered by `admitted`
-    case 'admitted':
-      return refused(scope, { held: none, error: { kind: 'api_not_configured' }, limits, network: null });
+    case 'admitted': {
+      // Nothing asked past the rate: bad input (no slot taken for it), or no TRON provider.
+      const error: RuntimeError = input.isErr() ? input.error : { kind: 'api_not_configured' };
+      return refused(scope, { held: none, error, limits, network: null });
+    }
     case 'slot_busy': {
       const error: RuntimeError = { kind: 'concurrency_limit_exceeded', retryAfterSeconds: 1 };
       return refused(scope, { held: none, error, limits, network: null });
@@ -169,7 +172,11 @@ function refused(
   return { hold: new CheckHold(scope, held, limits), outcome: failure(scope, error, network) };
 }
 
-/** What `begin` is asked to take: a slot only when a TRON provider is configured, the work only for a valid request. */
+/**
+ * What `begin` is asked to take: a slot only for a valid request when a TRON provider is configured (bad
+ * input is answered its 422 at once, never a retryable 429 for a slot it would not use), the work only
+ * for a valid request.
+ */
 function beginParams(
   scope: RequestScope,
   credential: CheckCredential,
@@ -180,8 +187,8 @@ function beginParams(
   const lease = new Date(now.getTime() + scope.ctx.options.leaseMs);
   // One id names everything the check holds: its slot, its claim on the key and its reservation.
   const checkId = newCheckId();
+  if (input.isErr()) return { credential, now, rateWindowStart, slot: null, work: null };
   const slot = scope.ctx.providers.chain ? { slotId: checkId, expiresAt: lease } : null;
-  if (input.isErr()) return { credential, now, rateWindowStart, slot, work: null };
   const { request, idempotencyKey } = input.value;
   const idempotency =
     idempotencyKey === null

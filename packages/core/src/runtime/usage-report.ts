@@ -63,11 +63,16 @@ export async function buildUsageReport(
       limited_data: summary.limitedData,
       errors: summary.errors,
       average_latency_ms: summary.averageLatencyMs,
-      by_network: summary.byNetwork,
-      by_overall_state: summary.byOverallState,
+      by_network: byKey(summary.byNetwork),
+      by_overall_state: byKey(summary.byOverallState),
     },
   };
   return { report, quota };
+}
+
+/** Counts in key order: the same history gives the same bytes whichever store kept it (jsonb orders keys its own way). */
+function byKey(counts: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** `GET /v1/usage`: admitted by `begin` alone (authenticated, rate counted, nothing held); no usage record. */
