@@ -125,8 +125,9 @@ function decided(
   switch (a.stage) {
     case 'rate_limited': // answered by `admitted`
     case 'admitted': {
-      // Nothing asked past the rate: bad input (no slot taken for it), or no TRON provider.
-      const error: RuntimeError = input.isErr() ? input.error : { kind: 'api_not_configured' };
+      // Nothing asked past the rate: no TRON provider (answered first, as before), or bad input (no slot taken).
+      const configured = scope.ctx.providers.chain !== null;
+      const error: RuntimeError = configured && input.isErr() ? input.error : { kind: 'api_not_configured' };
       return refused(scope, { held: none, error, limits, network: null });
     }
     case 'slot_busy': {
