@@ -293,7 +293,13 @@ describe('A refresh never makes things worse', () => {
     // A host of the earlier version confirms the stored row later still.
     advance(1);
     assert.ok(
-      await store.confirmList({ id, confirmedAt: new Date('2026-11-21T00:30:00Z'), etag: '"e"', lastModified: null }),
+      await store.confirmList({
+        id,
+        confirmedAt: new Date('2026-11-21T00:30:00Z'),
+        source: ofac.url,
+        etag: '"e"',
+        lastModified: null,
+      }),
     );
     assert.equal(await refresher.sync(), 'unchanged');
     await stale('the stored row confirmed');
@@ -741,6 +747,79 @@ describe("Sanctions refresh: a sync racing this host's own refresh", () => {
       assert.equal(screened.status === 'answered' && screened.hits.length, 1, 'the newly listed address is a hit');
     } finally {
       await ofac.close();
+    }
+  });
+});
+
+/**
+ * Static-file mirrors as `python3 -m http.server` and many internal mirrors serve OFAC's file: Last-Modified
+ * (the file's time, i.e. when the mirror copied it) and If-Modified-Since (304 when not modified after the
+ * date), no ETag. Each host of a deployment may have its own mirror (`OFAC_SDN_URL`) and share one store.
+ */
+async function staticMirrors() {
+  const files = new Map<string, { body: string; lastModified: Date }>();
+  const requests: { path: string; ifModifiedSince: string | null; status: number }[] = [];
+  const mirror = await scriptedOfac((req, res) => {
+    const path = req.url ?? '';
+    const file = files.get(path);
+    const since = req.headers['if-modified-since'] ?? null;
+    const unmodified =
+      file && since !== null && Math.floor(file.lastModified.getTime() / 1000) * 1000 <= Date.parse(since);
+    const status = !file ? 404 : unmodified ? 304 : 200;
+    requests.push({ path, ifModifiedSince: since, status });
+    if (!file) return void res.writeHead(404).end();
+    const headers = { 'content-type': 'application/xml', 'last-modified': file.lastModified.toUTCString() };
+    res.writeHead(status, headers).end(status === 200 ? file.body : undefined);
+  });
+  const base = mirror.url.replace(/\/sdn\.xml$/, '');
+  return { url: (path: string) => `${base}${path}`, files, requests, close: mirror.close };
+}
+
+/** Two hosts, each refreshing from its own mirror (`/a/sdn.xml`, `/b/sdn.xml`), sharing one store and a clock. */
+function twoHosts(mirrors: Awaited<ReturnType<typeof staticMirrors>>, start: Date) {
+  const clock = { now: start };
+  const store = createMemoryStores().sanctionsLists;
+  const host = (path: string) => new OfacRefresher({ store, url: mirrors.url(path), now: () => clock.now });
+  const hostA = host('/a/sdn.xml');
+  const hostB = host('/b/sdn.xml');
+  const risk = createRiskProviders({ ofacList: hostA, now: () => clock.now.getTime() })._unsafeUnwrap();
+  const hitsOnA = async (address: string) => hits(await risk.sanctions.screen([address], ctx));
+  return { clock, hostA, hostB, hitsOnA };
+}
+
+const LATER_HIT = [[ADDED_LATER, 'OFAC SDN (Digital Currency Address - TRX)', 'ADDED LATER THAT DAY']];
+const withLater = (day: Date) => renderSdnXml(published([entry(7, ADDED_LATER, 'TRX', 'ADDED LATER THAT DAY')], day));
+
+describe('Sanctions age: validators are sent back only to the server that sent them', () => {
+  test("another host's confirmation of the same list from its own mirror never has this host ask its mirror with that mirror's Last-Modified (a 304 would confirm yesterday's list)", async () => {
+    const mirrors = await staticMirrors();
+    try {
+      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T00:00:00Z'));
+      const day20 = new Date('2026-11-20T00:00:00Z');
+      mirrors.files.set('/a/sdn.xml', {
+        body: renderSdnXml(published([], day20)),
+        lastModified: new Date('2026-11-20T18:00:00Z'),
+      });
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      // 01:00 OFAC designates ADDED_LATER; mirror A has it. Mirror B lags: its copy job rewrote yesterday's file at 01:30.
+      const day21 = new Date('2026-11-21T00:00:00Z');
+      mirrors.files.set('/a/sdn.xml', { body: withLater(day21), lastModified: new Date('2026-11-21T01:00:00Z') });
+      mirrors.files.set('/b/sdn.xml', {
+        body: renderSdnXml(published([], day20)),
+        lastModified: new Date('2026-11-21T01:30:00Z'),
+      });
+      clock.now = new Date('2026-11-21T02:00:00Z');
+      assert.equal((await hostB.refresh())._unsafeUnwrap().kind, 'confirmed', 'the same list, from mirror B');
+      await hostA.sync();
+      clock.now = new Date('2026-11-21T03:00:00Z');
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      const askedA = mirrors.requests.filter((r) => r.path === '/a/sdn.xml').at(-1);
+      assert.notEqual(askedA?.ifModifiedSince, 'Sat, 21 Nov 2026 01:30:00 GMT', "mirror B's date, sent to mirror A");
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    } finally {
+      await mirrors.close();
     }
   });
 });

@@ -110,9 +110,9 @@ export class PostgresSanctionsListStore implements SanctionsListStore {
 
   async confirmList(params: ConfirmListParams): Promise<boolean> {
     const result = await this.pool.query(
-      `UPDATE sanctions_list SET confirmed_at = GREATEST(confirmed_at, $2), etag = $3, last_modified = $4
+      `UPDATE sanctions_list SET confirmed_at = GREATEST(confirmed_at, $2), source = $3, etag = $4, last_modified = $5
        WHERE id = $1`,
-      [params.id, params.confirmedAt, params.etag, params.lastModified],
+      [params.id, params.confirmedAt, params.source, params.etag, params.lastModified],
     );
     return result.rowCount === 1;
   }

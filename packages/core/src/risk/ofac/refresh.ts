@@ -129,7 +129,7 @@ export class OfacRefresher {
       const confirmedAt = notInFuture(header.confirmedAt, this.#now());
       if (confirmedAt === null || !this.#datesInUse(confirmedAt)) return 'unchanged';
       const validators = { etag: header.etag, lastModified: header.lastModified };
-      this.#setConfirmed(confirmedAt, validators);
+      this.#setConfirmed(confirmedAt, header.source, validators);
       return 'confirmed';
     }
     const stored = await this.options.store.currentList();
@@ -166,7 +166,7 @@ export class OfacRefresher {
     if (downloaded.value.kind === 'not_modified') {
       // Only an answer to our own conditional request confirms, and only the list it asked about.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
-      return this.#confirm(asked.id, currentAt, validators);
+      return this.#confirm(asked.id, currentAt, source, validators);
     }
     const { list, validators: sent } = downloaded.value;
     // A Last-Modified in the future, sent back as If-Modified-Since, would have every later version answer 304.
@@ -198,7 +198,8 @@ export class OfacRefresher {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
       if (worse) return this.#fail(worse);
-      if (this.#sameList(candidate)) return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.validators);
+      if (this.#sameList(candidate))
+        return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.source, candidate.validators);
       const stored: StoredSanctionsList = {
         id: randomUUID(),
         source: candidate.source,
@@ -271,12 +272,14 @@ export class OfacRefresher {
   async #confirm(
     id: string | null,
     at: Date,
+    source: string,
     validators: OfacValidators | null,
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
     if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
     try {
       const params = {
         confirmedAt: at,
+        source,
         etag: validators?.etag ?? null,
         lastModified: validators?.lastModified ?? null,
       };
@@ -290,7 +293,7 @@ export class OfacRefresher {
     }
     // Another list adopted while the store confirmed this one: the confirmation is not about it.
     if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
-    if (this.#datesInUse(at)) this.#setConfirmed(at, validators);
+    if (this.#datesInUse(at)) this.#setConfirmed(at, source, validators);
     return this.#count(ok({ kind: 'confirmed' }));
   }
 
@@ -302,8 +305,10 @@ export class OfacRefresher {
     return !this.#inUse.substitute && at.getTime() > this.#inUse.confirmedAt.getTime();
   }
 
-  #setConfirmed(at: Date, validators: OfacValidators | null): void {
-    this.#inUse = { ...this.#inUse, confirmedAt: at, validators, list: { ...this.#inUse.list, asOf: at } };
+  /** Source and validators change together: validators are only ever sent back to the server that sent them. */
+  #setConfirmed(at: Date, source: string, validators: OfacValidators | null): void {
+    const list = { ...this.#inUse.list, asOf: at };
+    this.#inUse = { ...this.#inUse, confirmedAt: at, source, validators, list };
   }
 
   async #fail(failure: RefreshFailure): Promise<Result<never, RefreshFailure>> {
