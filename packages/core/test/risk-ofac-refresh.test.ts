@@ -539,7 +539,12 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
         const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
         const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
         assert.equal(
-          (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
+          (
+            await operator.apply({
+              ...loaded,
+              entries: [...parsed.entries, { address: ADDED_LATER, tag: 'TRX', name: null }],
+            })
+          )._unsafeUnwrap().kind,
           'replaced',
         );
         assert.equal(await host.sync(), 'adopted');
@@ -637,7 +642,8 @@ describe('Sanctions refresh: publication dates are days', () => {
       now = new Date('2026-11-21T10:00:00Z');
       const asOf = new Date('2026-11-21T10:00:00Z');
       const operator = new OfacRefresher({ store, url: null, now: () => now });
-      const plainEntries = [...bundledSdnEntries().map((e) => e.ids[0]!.number), ADDED].map((address) => ({
+      // It keeps every TRON address of the list in use (a same-day list from another source without one is older).
+      const plainEntries = [...bundledSdnEntries().map((e) => e.ids[0]!.number), ADDED, UNDER_XBT].map((address) => ({
         address,
         tag: 'list',
         name: null,
@@ -817,6 +823,52 @@ describe('Sanctions age: validators are sent back only to the server that sent t
 
       const askedA = mirrors.requests.filter((r) => r.path === '/a/sdn.xml').at(-1);
       assert.notEqual(askedA?.ifModifiedSince, 'Sat, 21 Nov 2026 01:30:00 GMT', "mirror B's date, sent to mirror A");
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    } finally {
+      await mirrors.close();
+    }
+  });
+});
+
+describe("A refresh never makes things worse: the same publication day from another host's mirror", () => {
+  // OFAC published the 11-21 list in the morning, then a version of the same day adding ADDED_LATER (09:30).
+  // Mirror A has that version, Last-Modified 09:30. Mirror B's copy job, reading a lagging cache, rewrote the
+  // morning version at 10:00: its Last-Modified is its copy time, later than mirror A's, yet an earlier version.
+  const day = new Date('2026-11-21T00:00:00Z');
+  const serveBoth = (mirrors: Awaited<ReturnType<typeof staticMirrors>>) => {
+    mirrors.files.set('/a/sdn.xml', { body: withLater(day), lastModified: new Date('2026-11-21T09:30:00Z') });
+    mirrors.files.set('/b/sdn.xml', {
+      body: renderSdnXml(published([], day)),
+      lastModified: new Date('2026-11-21T10:00:00Z'),
+    });
+  };
+
+  test("a same-day version from another source that lacks an address of the list in use is refused as older, whatever its Last-Modified (a mirror's copy time)", async () => {
+    const mirrors = await staticMirrors();
+    try {
+      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T09:45:00Z'));
+      serveBoth(mirrors);
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+      clock.now = new Date('2026-11-21T10:30:00Z');
+      const refused = (await hostB.refresh())._unsafeUnwrapErr();
+      assert.equal(refused.kind, 'older', refused.reason);
+      await hostA.sync();
+      clock.now = new Date('2026-11-21T11:00:00Z');
+      assert.ok((await hostA.refresh()).isOk());
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    } finally {
+      await mirrors.close();
+    }
+  });
+
+  test('a same-day version from another source that keeps every address of the list in use replaces it, though its Last-Modified is earlier', async () => {
+    const mirrors = await staticMirrors();
+    try {
+      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T10:30:00Z'));
+      serveBoth(mirrors);
+      assert.equal((await hostB.refresh())._unsafeUnwrap().kind, 'replaced');
+      clock.now = new Date('2026-11-21T11:00:00Z');
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
       assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
     } finally {
       await mirrors.close();

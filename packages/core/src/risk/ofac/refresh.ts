@@ -36,9 +36,10 @@ export type RefreshOutcome =
 /**
  * Why the list in use was kept: the download failed (`download`: network, status, size, time) or did not
  * parse (`parse`: garbage, truncated, or no TRON address at all), the new list is worse (`shrunk`: lost more
- * than the allowed share of addresses; `older`: published before the list in use), it is dated in the future
- * (`future`: published or confirmed beyond this host's clock, a typo or a wrong clock; a file modified in the
- * future is a `download` failure), or the store failed (`store`).
+ * than the allowed share of addresses; `older`: published before the list in use, or a version of its day
+ * not known to be later: modified earlier on the same server, or from another source without some of its
+ * addresses), it is dated in the future (`future`: published or confirmed beyond this host's clock, a typo or
+ * a wrong clock; a file modified in the future is a `download` failure), or the store failed (`store`).
  */
 export interface RefreshFailure {
   kind: 'download' | 'parse' | 'shrunk' | 'older' | 'future' | 'store';
@@ -247,13 +248,30 @@ export class OfacRefresher {
         reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
       };
     }
-    // A publication date is a day: of two versions of one day, the later-modified one wins.
-    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
-    const sameDay = utcDay(candidate.publishedAt) === utcDay(this.#inUse.publishedAt);
-    if (sameDay && modified(candidate.validators) < modified(this.#inUse.validators)) {
+    if (utcDay(candidate.publishedAt) !== utcDay(this.#inUse.publishedAt)) return null;
+    return this.#earlierSameDay(candidate, lost);
+  }
+
+  /**
+   * A publication date is a day. Of two versions of one day from one server, the later-modified one wins. A
+   * mirror's Last-Modified is when it copied the file, not when OFAC published it, so another server's date
+   * says nothing of which version is later: from another source, the version keeping every TRON address of
+   * the list in use (as many designations or more) wins, and one lacking any (`lost`) is refused.
+   */
+  #earlierSameDay(candidate: CandidateList, lost: number): RefreshFailure | null {
+    const inUse = this.#inUse;
+    if (candidate.source !== inUse.source) {
+      if (lost === 0) return null;
       return {
         kind: 'older',
-        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${this.#inUse.validators?.lastModified})`,
+        reason: `the new list is a version of the same day from another source (${candidate.source}) without ${lost} of the TRON addresses in use (from ${inUse.source}): it may be an earlier version`,
+      };
+    }
+    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
+    if (modified(candidate.validators) < modified(inUse.validators)) {
+      return {
+        kind: 'older',
+        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${inUse.validators?.lastModified})`,
       };
     }
     return null;
