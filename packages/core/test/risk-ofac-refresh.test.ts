@@ -781,16 +781,34 @@ async function staticMirrors() {
   return { url: (path: string) => `${base}${path}`, files, requests, close: mirror.close };
 }
 
-/** Two hosts, each refreshing from its own mirror (`/a/sdn.xml`, `/b/sdn.xml`), sharing one store and a clock. */
-function twoHosts(mirrors: Awaited<ReturnType<typeof staticMirrors>>, start: Date) {
-  const clock = { now: start };
-  const store = createMemoryStores().sanctionsLists;
-  const host = (path: string) => new OfacRefresher({ store, url: mirrors.url(path), now: () => clock.now });
-  const hostA = host('/a/sdn.xml');
-  const hostB = host('/b/sdn.xml');
-  const risk = createRiskProviders({ ofacList: hostA, now: () => clock.now.getTime() })._unsafeUnwrap();
-  const hitsOnA = async (address: string) => hits(await risk.sanctions.screen([address], ctx));
-  return { clock, hostA, hostB, hitsOnA };
+type Mirrors = Awaited<ReturnType<typeof staticMirrors>>;
+
+/**
+ * Runs `body` with two hosts, each refreshing from its own mirror (`/a/sdn.xml`, `/b/sdn.xml`), sharing one
+ * store and a clock, and host A's screening.
+ */
+async function onTwoHosts(
+  start: Date,
+  body: (hosts: {
+    mirrors: Mirrors;
+    clock: { now: Date };
+    hostA: OfacRefresher;
+    hostB: OfacRefresher;
+    hitsOnA: (address: string) => Promise<ReturnType<typeof hits>>;
+  }) => Promise<void>,
+) {
+  const mirrors = await staticMirrors();
+  try {
+    const clock = { now: start };
+    const store = createMemoryStores().sanctionsLists;
+    const host = (path: string) => new OfacRefresher({ store, url: mirrors.url(path), now: () => clock.now });
+    const hostA = host('/a/sdn.xml');
+    const risk = createRiskProviders({ ofacList: hostA, now: () => clock.now.getTime() })._unsafeUnwrap();
+    const hitsOnA = async (address: string) => hits(await risk.sanctions.screen([address], ctx));
+    await body({ mirrors, clock, hostA, hostB: host('/b/sdn.xml'), hitsOnA });
+  } finally {
+    await mirrors.close();
+  }
 }
 
 const LATER_HIT = [[ADDED_LATER, 'OFAC SDN (Digital Currency Address - TRX)', 'ADDED LATER THAT DAY']];
@@ -798,9 +816,7 @@ const withLater = (day: Date) => renderSdnXml(published([entry(7, ADDED_LATER, '
 
 describe('Sanctions age: validators are sent back only to the server that sent them', () => {
   test("another host's confirmation of the same list from its own mirror never has this host ask its mirror with that mirror's Last-Modified (a 304 would confirm yesterday's list)", async () => {
-    const mirrors = await staticMirrors();
-    try {
-      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T00:00:00Z'));
+    await onTwoHosts(new Date('2026-11-21T00:00:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
       const day20 = new Date('2026-11-20T00:00:00Z');
       mirrors.files.set('/a/sdn.xml', {
         body: renderSdnXml(published([], day20)),
@@ -824,9 +840,7 @@ describe('Sanctions age: validators are sent back only to the server that sent t
       const askedA = mirrors.requests.filter((r) => r.path === '/a/sdn.xml').at(-1);
       assert.notEqual(askedA?.ifModifiedSince, 'Sat, 21 Nov 2026 01:30:00 GMT', "mirror B's date, sent to mirror A");
       assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
-    } finally {
-      await mirrors.close();
-    }
+    });
   });
 });
 
@@ -835,7 +849,7 @@ describe("A refresh never makes things worse: the same publication day from anot
   // Mirror A has that version, Last-Modified 09:30. Mirror B's copy job, reading a lagging cache, rewrote the
   // morning version at 10:00: its Last-Modified is its copy time, later than mirror A's, yet an earlier version.
   const day = new Date('2026-11-21T00:00:00Z');
-  const serveBoth = (mirrors: Awaited<ReturnType<typeof staticMirrors>>) => {
+  const serveBoth = (mirrors: Mirrors) => {
     mirrors.files.set('/a/sdn.xml', { body: withLater(day), lastModified: new Date('2026-11-21T09:30:00Z') });
     mirrors.files.set('/b/sdn.xml', {
       body: renderSdnXml(published([], day)),
@@ -844,9 +858,7 @@ describe("A refresh never makes things worse: the same publication day from anot
   };
 
   test("a same-day version from another source that lacks an address of the list in use is refused as older, whatever its Last-Modified (a mirror's copy time)", async () => {
-    const mirrors = await staticMirrors();
-    try {
-      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T09:45:00Z'));
+    await onTwoHosts(new Date('2026-11-21T09:45:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
       serveBoth(mirrors);
       assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
       clock.now = new Date('2026-11-21T10:30:00Z');
@@ -856,22 +868,16 @@ describe("A refresh never makes things worse: the same publication day from anot
       clock.now = new Date('2026-11-21T11:00:00Z');
       assert.ok((await hostA.refresh()).isOk());
       assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
-    } finally {
-      await mirrors.close();
-    }
+    });
   });
 
   test('a same-day version from another source that keeps every address of the list in use replaces it, though its Last-Modified is earlier', async () => {
-    const mirrors = await staticMirrors();
-    try {
-      const { clock, hostA, hostB, hitsOnA } = twoHosts(mirrors, new Date('2026-11-21T10:30:00Z'));
+    await onTwoHosts(new Date('2026-11-21T10:30:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
       serveBoth(mirrors);
       assert.equal((await hostB.refresh())._unsafeUnwrap().kind, 'replaced');
       clock.now = new Date('2026-11-21T11:00:00Z');
       assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
       assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
-    } finally {
-      await mirrors.close();
-    }
+    });
   });
 });
