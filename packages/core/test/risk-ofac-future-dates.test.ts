@@ -130,7 +130,16 @@ describe('Sanctions age: a date in the future never makes the OFAC list current'
       await candidate({ publishedAt: PUBLISHED, confirmedAt: new Date('2026-11-15T00:00:00Z') }),
     );
     const id = second.refresher.inUse().id!;
-    assert.equal(await store.confirmList({ id, confirmedAt: FUTURE, etag: null, lastModified: null }), true);
+    assert.equal(
+      await store.confirmList({
+        id,
+        confirmedAt: FUTURE,
+        source: 'https://ofac.example/sdn.xml',
+        etag: null,
+        lastModified: null,
+      }),
+      true,
+    );
     assert.equal(await second.refresher.sync(), 'unchanged');
     assert.equal(second.refresher.status().confirmedAt.toISOString(), '2026-11-15T00:00:00.000Z');
     assert.equal((await second.screen(CLEAN)).status, 'unavailable');

@@ -293,7 +293,13 @@ describe('A refresh never makes things worse', () => {
     // A host of the earlier version confirms the stored row later still.
     advance(1);
     assert.ok(
-      await store.confirmList({ id, confirmedAt: new Date('2026-11-21T00:30:00Z'), etag: '"e"', lastModified: null }),
+      await store.confirmList({
+        id,
+        confirmedAt: new Date('2026-11-21T00:30:00Z'),
+        source: ofac.url,
+        etag: '"e"',
+        lastModified: null,
+      }),
     );
     assert.equal(await refresher.sync(), 'unchanged');
     await stale('the stored row confirmed');
@@ -533,7 +539,12 @@ describe('Sanctions age: a 304 confirms only the list it was asked about', () =>
         const parsed = (await parseOfacXml([body], { maxAddresses: 1000 }))._unsafeUnwrap();
         const loaded = { ...parsed, source: '/var/lib/ofac/old.xml', confirmedAt: week, validators: null };
         assert.equal(
-          (await operator.apply({ ...loaded, entries: parsed.entries.slice(1) }))._unsafeUnwrap().kind,
+          (
+            await operator.apply({
+              ...loaded,
+              entries: [...parsed.entries, { address: ADDED_LATER, tag: 'TRX', name: null }],
+            })
+          )._unsafeUnwrap().kind,
           'replaced',
         );
         assert.equal(await host.sync(), 'adopted');
@@ -631,7 +642,8 @@ describe('Sanctions refresh: publication dates are days', () => {
       now = new Date('2026-11-21T10:00:00Z');
       const asOf = new Date('2026-11-21T10:00:00Z');
       const operator = new OfacRefresher({ store, url: null, now: () => now });
-      const plainEntries = [...bundledSdnEntries().map((e) => e.ids[0]!.number), ADDED].map((address) => ({
+      // It keeps every TRON address of the list in use (a same-day list from another source without one is older).
+      const plainEntries = [...bundledSdnEntries().map((e) => e.ids[0]!.number), ADDED, UNDER_XBT].map((address) => ({
         address,
         tag: 'list',
         name: null,
@@ -742,5 +754,130 @@ describe("Sanctions refresh: a sync racing this host's own refresh", () => {
     } finally {
       await ofac.close();
     }
+  });
+});
+
+/**
+ * Static-file mirrors as `python3 -m http.server` and many internal mirrors serve OFAC's file: Last-Modified
+ * (the file's time, i.e. when the mirror copied it) and If-Modified-Since (304 when not modified after the
+ * date), no ETag. Each host of a deployment may have its own mirror (`OFAC_SDN_URL`) and share one store.
+ */
+async function staticMirrors() {
+  const files = new Map<string, { body: string; lastModified: Date }>();
+  const requests: { path: string; ifModifiedSince: string | null; status: number }[] = [];
+  const mirror = await scriptedOfac((req, res) => {
+    const path = req.url ?? '';
+    const file = files.get(path);
+    const since = req.headers['if-modified-since'] ?? null;
+    const unmodified =
+      file && since !== null && Math.floor(file.lastModified.getTime() / 1000) * 1000 <= Date.parse(since);
+    const status = !file ? 404 : unmodified ? 304 : 200;
+    requests.push({ path, ifModifiedSince: since, status });
+    if (!file) return void res.writeHead(404).end();
+    const headers = { 'content-type': 'application/xml', 'last-modified': file.lastModified.toUTCString() };
+    res.writeHead(status, headers).end(status === 200 ? file.body : undefined);
+  });
+  const base = mirror.url.replace(/\/sdn\.xml$/, '');
+  return { url: (path: string) => `${base}${path}`, files, requests, close: mirror.close };
+}
+
+type Mirrors = Awaited<ReturnType<typeof staticMirrors>>;
+
+/**
+ * Runs `body` with two hosts, each refreshing from its own mirror (`/a/sdn.xml`, `/b/sdn.xml`), sharing one
+ * store and a clock, and host A's screening.
+ */
+async function onTwoHosts(
+  start: Date,
+  body: (hosts: {
+    mirrors: Mirrors;
+    clock: { now: Date };
+    hostA: OfacRefresher;
+    hostB: OfacRefresher;
+    hitsOnA: (address: string) => Promise<ReturnType<typeof hits>>;
+  }) => Promise<void>,
+) {
+  const mirrors = await staticMirrors();
+  try {
+    const clock = { now: start };
+    const store = createMemoryStores().sanctionsLists;
+    const host = (path: string) => new OfacRefresher({ store, url: mirrors.url(path), now: () => clock.now });
+    const hostA = host('/a/sdn.xml');
+    const risk = createRiskProviders({ ofacList: hostA, now: () => clock.now.getTime() })._unsafeUnwrap();
+    const hitsOnA = async (address: string) => hits(await risk.sanctions.screen([address], ctx));
+    await body({ mirrors, clock, hostA, hostB: host('/b/sdn.xml'), hitsOnA });
+  } finally {
+    await mirrors.close();
+  }
+}
+
+const LATER_HIT = [[ADDED_LATER, 'OFAC SDN (Digital Currency Address - TRX)', 'ADDED LATER THAT DAY']];
+const withLater = (day: Date) => renderSdnXml(published([entry(7, ADDED_LATER, 'TRX', 'ADDED LATER THAT DAY')], day));
+
+describe('Sanctions age: validators are sent back only to the server that sent them', () => {
+  test("another host's confirmation of the same list from its own mirror never has this host ask its mirror with that mirror's Last-Modified (a 304 would confirm yesterday's list)", async () => {
+    await onTwoHosts(new Date('2026-11-21T00:00:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
+      const day20 = new Date('2026-11-20T00:00:00Z');
+      mirrors.files.set('/a/sdn.xml', {
+        body: renderSdnXml(published([], day20)),
+        lastModified: new Date('2026-11-20T18:00:00Z'),
+      });
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      // 01:00 OFAC designates ADDED_LATER; mirror A has it. Mirror B lags: its copy job rewrote yesterday's file at 01:30.
+      const day21 = new Date('2026-11-21T00:00:00Z');
+      mirrors.files.set('/a/sdn.xml', { body: withLater(day21), lastModified: new Date('2026-11-21T01:00:00Z') });
+      mirrors.files.set('/b/sdn.xml', {
+        body: renderSdnXml(published([], day20)),
+        lastModified: new Date('2026-11-21T01:30:00Z'),
+      });
+      clock.now = new Date('2026-11-21T02:00:00Z');
+      assert.equal((await hostB.refresh())._unsafeUnwrap().kind, 'confirmed', 'the same list, from mirror B');
+      await hostA.sync();
+      clock.now = new Date('2026-11-21T03:00:00Z');
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+
+      const askedA = mirrors.requests.filter((r) => r.path === '/a/sdn.xml').at(-1);
+      assert.notEqual(askedA?.ifModifiedSince, 'Sat, 21 Nov 2026 01:30:00 GMT', "mirror B's date, sent to mirror A");
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    });
+  });
+});
+
+describe("A refresh never makes things worse: the same publication day from another host's mirror", () => {
+  // OFAC published the 11-21 list in the morning, then a version of the same day adding ADDED_LATER (09:30).
+  // Mirror A has that version, Last-Modified 09:30. Mirror B's copy job, reading a lagging cache, rewrote the
+  // morning version at 10:00: its Last-Modified is its copy time, later than mirror A's, yet an earlier version.
+  const day = new Date('2026-11-21T00:00:00Z');
+  const serveBoth = (mirrors: Mirrors) => {
+    mirrors.files.set('/a/sdn.xml', { body: withLater(day), lastModified: new Date('2026-11-21T09:30:00Z') });
+    mirrors.files.set('/b/sdn.xml', {
+      body: renderSdnXml(published([], day)),
+      lastModified: new Date('2026-11-21T10:00:00Z'),
+    });
+  };
+
+  test("a same-day version from another source that lacks an address of the list in use is refused as older, whatever its Last-Modified (a mirror's copy time)", async () => {
+    await onTwoHosts(new Date('2026-11-21T09:45:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
+      serveBoth(mirrors);
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+      clock.now = new Date('2026-11-21T10:30:00Z');
+      const refused = (await hostB.refresh())._unsafeUnwrapErr();
+      assert.equal(refused.kind, 'older', refused.reason);
+      await hostA.sync();
+      clock.now = new Date('2026-11-21T11:00:00Z');
+      assert.ok((await hostA.refresh()).isOk());
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    });
+  });
+
+  test('a same-day version from another source that keeps every address of the list in use replaces it, though its Last-Modified is earlier', async () => {
+    await onTwoHosts(new Date('2026-11-21T10:30:00Z'), async ({ mirrors, clock, hostA, hostB, hitsOnA }) => {
+      serveBoth(mirrors);
+      assert.equal((await hostB.refresh())._unsafeUnwrap().kind, 'replaced');
+      clock.now = new Date('2026-11-21T11:00:00Z');
+      assert.equal((await hostA.refresh())._unsafeUnwrap().kind, 'replaced');
+      assert.deepEqual(await hitsOnA(ADDED_LATER), LATER_HIT);
+    });
   });
 });

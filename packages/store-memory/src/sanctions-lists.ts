@@ -38,7 +38,8 @@ export class MemorySanctionsListStore implements SanctionsListStore {
     const list = this.#list;
     if (list?.id !== params.id) return false;
     const confirmedAt = new Date(Math.max(list.confirmedAt.getTime(), params.confirmedAt.getTime()));
-    this.#list = { ...list, confirmedAt, etag: params.etag, lastModified: params.lastModified };
+    const { source, etag, lastModified } = params;
+    this.#list = { ...list, confirmedAt, source, etag, lastModified };
     return true;
   }
 

@@ -27,6 +27,13 @@ const FailureRow = t.type({ at: PgDate, reason: t.string });
 
 const HEADER_COLUMNS = 'id, source, format, published_at, confirmed_at, saved_at, address_count, etag, last_modified';
 
+/**
+ * A date a host's clock gave, capped at the database's: the one clock every host shares referees. A host whose
+ * clock is ahead would otherwise store a confirmation that other hosts believe once real time reaches it, so a
+ * list no host has confirmed since would read as current.
+ */
+const NOT_AFTER_NOW = (param: string) => `LEAST(${param}::timestamptz, now())`;
+
 function headerOf(row: t.TypeOf<typeof HeaderRow>): StoredSanctionsListHeader {
   return {
     id: row.id,
@@ -87,13 +94,14 @@ export class PostgresSanctionsListStore implements SanctionsListStore {
       const written =
         replaces === null
           ? await client.query(
-              `INSERT INTO sanctions_list (${HEADER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+              `INSERT INTO sanctions_list (${HEADER_COLUMNS})
+               VALUES ($1, $2, $3, ${NOT_AFTER_NOW('$4')}, ${NOT_AFTER_NOW('$5')}, $6, $7, $8, $9)
                ON CONFLICT (singleton) DO NOTHING RETURNING id`,
               values,
             )
           : await client.query(
-              `UPDATE sanctions_list SET id = $1, source = $2, format = $3, published_at = $4, confirmed_at = $5,
-                 saved_at = $6, address_count = $7, etag = $8, last_modified = $9
+              `UPDATE sanctions_list SET id = $1, source = $2, format = $3, published_at = ${NOT_AFTER_NOW('$4')},
+                 confirmed_at = ${NOT_AFTER_NOW('$5')}, saved_at = $6, address_count = $7, etag = $8, last_modified = $9
                WHERE id = $10 RETURNING id`,
               [...values, replaces],
             );
@@ -110,9 +118,10 @@ export class PostgresSanctionsListStore implements SanctionsListStore {
 
   async confirmList(params: ConfirmListParams): Promise<boolean> {
     const result = await this.pool.query(
-      `UPDATE sanctions_list SET confirmed_at = GREATEST(confirmed_at, $2), etag = $3, last_modified = $4
+      `UPDATE sanctions_list SET confirmed_at = GREATEST(confirmed_at, ${NOT_AFTER_NOW('$2')}), source = $3, etag = $4,
+         last_modified = $5
        WHERE id = $1`,
-      [params.id, params.confirmedAt, params.etag, params.lastModified],
+      [params.id, params.confirmedAt, params.source, params.etag, params.lastModified],
     );
     return result.rowCount === 1;
   }

@@ -12,7 +12,10 @@ export interface SanctionsListEntry {
 export interface StoredSanctionsListHeader {
   /** Unique per saved list: a host that holds this id holds these entries. */
   id: string;
-  /** The URL (without its user-info or query: they may hold credentials) or file it was read from. */
+  /**
+   * The URL (without its user-info or query: they may hold credentials) or file it was last read from: the
+   * download or load that stored or last confirmed it, whose server the validators belong to.
+   */
   source: string;
   format: SanctionsListFormat;
   /** The list's own publication date. */
@@ -39,6 +42,8 @@ export interface ReplaceListParams {
 export interface ConfirmListParams {
   id: string;
   confirmedAt: Date;
+  /** Where the confirmation came from: written with the validators, so they are only sent back there. */
+  source: string;
   etag: string | null;
   lastModified: string | null;
 }
@@ -63,7 +68,8 @@ export interface SanctionsListStore {
   replaceList(params: ReplaceListParams): Promise<boolean>;
   /**
    * A 304 or an unchanged download: moves list `id`'s `confirmedAt` forward (never back) and sets its
-   * validators. False when `id` is no longer the stored list.
+   * source and validators together (validators are one server's: another's answer 304 to them wrongly).
+   * False when `id` is no longer the stored list.
    */
   confirmList(params: ConfirmListParams): Promise<boolean>;
   /** Keeps the most recent failed refresh (for `sanctions status`), replacing the one before. */

@@ -151,7 +151,7 @@ export interface FakeOfac {
   url: string;
   /** `…/exports/SDN_ADVANCED.XML`, served directly. */
   advancedUrl: string;
-  /** Replaces what both URLs serve (a new publication: new ETag and Last-Modified). */
+  /** Replaces what both URLs serve (a new publication: new ETags and Last-Modified dates, each URL its own). */
   publish(list: FakeSdnList): void;
   setFault(fault: FakeOfacFault | null): void;
   /** Every request: path, and the conditional headers received. */
@@ -162,17 +162,29 @@ export interface FakeOfac {
 /** A fake OFAC download server on 127.0.0.1; conditional requests get 304 while the publication is unchanged. */
 export async function startFakeOfac(initial: FakeSdnList): Promise<FakeOfac> {
   let version = 0;
-  let bodies = { sdn: '', advanced: '', etag: '', lastModified: '' };
+  type Served = { body: string; etag: string; lastModified: string };
+  let files = new Map<string, Served>();
   let fault: FakeOfacFault | null = null;
   const requests: FakeOfac['requests'] = [];
   const publish = (list: FakeSdnList) => {
     version++;
-    bodies = {
-      sdn: renderSdnXml(list),
-      advanced: renderSdnAdvancedXml(list),
-      etag: `"sdn-${version}"`,
-      lastModified: new Date(list.published.getTime() + version * 1000).toUTCString(),
-    };
+    // Two files, each with its own validators (as two servers' would differ): a validator sent to the other
+    // URL must not get a 304.
+    const modified = (second: number) => new Date(list.published.getTime() + (version * 2 + second) * 1000);
+    files = new Map([
+      [
+        '/exports/SDN.XML',
+        { body: renderSdnXml(list), etag: `"sdn-${version}"`, lastModified: modified(0).toUTCString() },
+      ],
+      [
+        '/exports/SDN_ADVANCED.XML',
+        {
+          body: renderSdnAdvancedXml(list),
+          etag: `"sdn-advanced-${version}"`,
+          lastModified: modified(1).toUTCString(),
+        },
+      ],
+    ]);
   };
   publish(initial);
 
@@ -191,9 +203,8 @@ export async function startFakeOfac(initial: FakeSdnList): Promise<FakeOfac> {
       res.writeHead(302, { location: '/exports/SDN.XML' });
       return void res.end();
     }
-    const body =
-      path === '/exports/SDN.XML' ? bodies.sdn : path === '/exports/SDN_ADVANCED.XML' ? bodies.advanced : null;
-    if (body === null) {
+    const file = files.get(path);
+    if (file === undefined) {
       log(404);
       res.writeHead(404);
       return void res.end();
@@ -204,20 +215,22 @@ export async function startFakeOfac(initial: FakeSdnList): Promise<FakeOfac> {
       res.writeHead(fault.status);
       return void res.end();
     }
-    const fresh = header('if-none-match') === bodies.etag || header('if-modified-since') === bodies.lastModified;
+    const fresh = header('if-none-match') === file.etag || header('if-modified-since') === file.lastModified;
     if (fresh && fault === null) {
       log(304);
-      res.writeHead(304, { etag: bodies.etag });
+      res.writeHead(304, { etag: file.etag });
       return void res.end();
     }
     log(200);
-    const whole = Buffer.from(fault?.kind === 'garbage' ? '\u0000\u0001 this is no XML {"error":"maintenance"}' : body);
+    const whole = Buffer.from(
+      fault?.kind === 'garbage' ? '\u0000\u0001 this is no XML {"error":"maintenance"}' : file.body,
+    );
     const bytes = fault?.kind === 'truncated' ? whole.subarray(0, fault.bytes) : whole;
     res.writeHead(200, {
       'content-type': 'application/xml',
       'content-length': String(bytes.length),
-      etag: bodies.etag,
-      'last-modified': bodies.lastModified,
+      etag: file.etag,
+      'last-modified': file.lastModified,
     });
     res.end(bytes);
   };

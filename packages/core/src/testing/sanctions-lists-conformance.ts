@@ -79,16 +79,25 @@ export function runSanctionsListStoreConformance(name: string, factory: StoreFac
     });
 
     withStore(
-      'Shared list: confirm moves confirmedAt forward only, sets validators, and misses another id',
+      'Shared list: confirm moves confirmedAt forward only, sets source and validators together, and misses another id',
       async (store) => {
         const saved = list(1);
         await store.replaceList({ replaces: await currentId(store), list: saved });
         const confirm = (id: string, hours: number) =>
-          store.confirmList({ id, confirmedAt: at(hours), etag: `"v${hours}"`, lastModified: null });
+          store.confirmList({
+            id,
+            confirmedAt: at(hours),
+            source: `https://mirror-${hours}.example/sdn.xml`,
+            etag: `"v${hours}"`,
+            lastModified: null,
+          });
         assert.equal(await confirm(saved.id, 5), true);
         assert.equal(await confirm(saved.id, 2), true);
         const header = await store.currentHeader();
-        assert.deepEqual([header?.confirmedAt, header?.etag, header?.lastModified], [at(5), '"v2"', null]);
+        assert.deepEqual(
+          [header?.confirmedAt, header?.source, header?.etag, header?.lastModified],
+          [at(5), 'https://mirror-2.example/sdn.xml', '"v2"', null],
+        );
         assert.equal(await confirm(randomUUID(), 9), false);
         assert.deepEqual((await store.currentHeader())?.confirmedAt, at(5));
       },

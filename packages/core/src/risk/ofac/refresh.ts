@@ -36,9 +36,10 @@ export type RefreshOutcome =
 /**
  * Why the list in use was kept: the download failed (`download`: network, status, size, time) or did not
  * parse (`parse`: garbage, truncated, or no TRON address at all), the new list is worse (`shrunk`: lost more
- * than the allowed share of addresses; `older`: published before the list in use), it is dated in the future
- * (`future`: published or confirmed beyond this host's clock, a typo or a wrong clock; a file modified in the
- * future is a `download` failure), or the store failed (`store`).
+ * than the allowed share of addresses; `older`: published before the list in use, or a version of its day
+ * not known to be later: modified earlier on the same server, or from another source without some of its
+ * addresses), it is dated in the future (`future`: published or confirmed beyond this host's clock, a typo or
+ * a wrong clock; a file modified in the future is a `download` failure), or the store failed (`store`).
  */
 export interface RefreshFailure {
   kind: 'download' | 'parse' | 'shrunk' | 'older' | 'future' | 'store';
@@ -129,7 +130,7 @@ export class OfacRefresher {
       const confirmedAt = notInFuture(header.confirmedAt, this.#now());
       if (confirmedAt === null || !this.#datesInUse(confirmedAt)) return 'unchanged';
       const validators = { etag: header.etag, lastModified: header.lastModified };
-      this.#setConfirmed(confirmedAt, validators);
+      this.#setConfirmed(confirmedAt, header.source, validators);
       return 'confirmed';
     }
     const stored = await this.options.store.currentList();
@@ -166,7 +167,7 @@ export class OfacRefresher {
     if (downloaded.value.kind === 'not_modified') {
       // Only an answer to our own conditional request confirms, and only the list it asked about.
       if (validators === null) return this.#fail({ kind: 'download', reason: 'HTTP 304 to an unconditional request' });
-      return this.#confirm(asked.id, currentAt, validators);
+      return this.#confirm(asked.id, currentAt, source, validators);
     }
     const { list, validators: sent } = downloaded.value;
     // A Last-Modified in the future, sent back as If-Modified-Since, would have every later version answer 304.
@@ -198,7 +199,8 @@ export class OfacRefresher {
       await this.sync();
       const worse = options.force ? null : this.#worse(candidate);
       if (worse) return this.#fail(worse);
-      if (this.#sameList(candidate)) return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.validators);
+      if (this.#sameList(candidate))
+        return this.#confirm(this.#inUse.id, candidate.confirmedAt, candidate.source, candidate.validators);
       const stored: StoredSanctionsList = {
         id: randomUUID(),
         source: candidate.source,
@@ -246,13 +248,30 @@ export class OfacRefresher {
         reason: `the new list is published ${candidate.publishedAt.toISOString().slice(0, 10)}, before the list in use (${this.#inUse.publishedAt.toISOString().slice(0, 10)})`,
       };
     }
-    // A publication date is a day: of two versions of one day, the later-modified one wins.
-    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
-    const sameDay = utcDay(candidate.publishedAt) === utcDay(this.#inUse.publishedAt);
-    if (sameDay && modified(candidate.validators) < modified(this.#inUse.validators)) {
+    if (utcDay(candidate.publishedAt) !== utcDay(this.#inUse.publishedAt)) return null;
+    return this.#earlierSameDay(candidate, lost);
+  }
+
+  /**
+   * A publication date is a day. Of two versions of one day from one server, the later-modified one wins. A
+   * mirror's Last-Modified is when it copied the file, not when OFAC published it, so another server's date
+   * says nothing of which version is later: from another source, the version keeping every TRON address of
+   * the list in use (as many designations or more) wins, and one lacking any (`lost`) is refused.
+   */
+  #earlierSameDay(candidate: CandidateList, lost: number): RefreshFailure | null {
+    const inUse = this.#inUse;
+    if (candidate.source !== inUse.source) {
+      if (lost === 0) return null;
       return {
         kind: 'older',
-        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${this.#inUse.validators?.lastModified})`,
+        reason: `the new list is a version of the same day from another source (${candidate.source}) without ${lost} of the TRON addresses in use (from ${inUse.source}): it may be an earlier version`,
+      };
+    }
+    const modified = (validators: OfacValidators | null) => Date.parse(validators?.lastModified ?? '');
+    if (modified(candidate.validators) < modified(inUse.validators)) {
+      return {
+        kind: 'older',
+        reason: `the new list is a version of the same day modified ${candidate.validators?.lastModified}, before the list in use (${inUse.validators?.lastModified})`,
       };
     }
     return null;
@@ -271,12 +290,14 @@ export class OfacRefresher {
   async #confirm(
     id: string | null,
     at: Date,
+    source: string,
     validators: OfacValidators | null,
   ): Promise<Result<RefreshOutcome, RefreshFailure>> {
     if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
     try {
       const params = {
         confirmedAt: at,
+        source,
         etag: validators?.etag ?? null,
         lastModified: validators?.lastModified ?? null,
       };
@@ -290,7 +311,7 @@ export class OfacRefresher {
     }
     // Another list adopted while the store confirmed this one: the confirmation is not about it.
     if (id !== this.#inUse.id) return this.#count(ok({ kind: 'superseded' }));
-    if (this.#datesInUse(at)) this.#setConfirmed(at, validators);
+    if (this.#datesInUse(at)) this.#setConfirmed(at, source, validators);
     return this.#count(ok({ kind: 'confirmed' }));
   }
 
@@ -302,8 +323,10 @@ export class OfacRefresher {
     return !this.#inUse.substitute && at.getTime() > this.#inUse.confirmedAt.getTime();
   }
 
-  #setConfirmed(at: Date, validators: OfacValidators | null): void {
-    this.#inUse = { ...this.#inUse, confirmedAt: at, validators, list: { ...this.#inUse.list, asOf: at } };
+  /** Source and validators change together: validators are only ever sent back to the server that sent them. */
+  #setConfirmed(at: Date, source: string, validators: OfacValidators | null): void {
+    const list = { ...this.#inUse.list, asOf: at };
+    this.#inUse = { ...this.#inUse, confirmedAt: at, source, validators, list };
   }
 
   async #fail(failure: RefreshFailure): Promise<Result<never, RefreshFailure>> {
