@@ -5,7 +5,7 @@ import type { AdminApi, AdminError, MemberView } from '@tron-safety/core';
 import { MEMBER_ROLES, tokenHash } from '@tron-safety/core/internal';
 import { type Command, Option } from 'commander';
 import { err, type Result } from 'neverthrow';
-import { isLoopback, parseConfig } from './config.js';
+import { parseConfig, publicOriginProblem } from './config.js';
 import type { SeedMemberSecret } from './seed-file.js';
 
 const OPERATOR = { kind: 'operator' } as const;
@@ -35,17 +35,13 @@ async function resolve(cli: MemberCommandContext, admin: AdminApi, orgId: string
   return found ?? cli.unwrap<MemberView>(err({ code: 'not_found', message: `no member ${member} in ${orgId}` }));
 }
 
-/**
- * `--url`: an http(s) origin, which the link's path is put after (a path or query of its own would break it),
- * https unless on this machine, as PORTAL_PUBLIC_URL: the link carries a one-time token and the member's new
- * password is posted to that origin.
- */
+/** `--url`: an origin by PORTAL_PUBLIC_URL's rule (the link carries a one-time token, the password is posted there). */
 const originOf = (cli: MemberCommandContext) => (raw: string) => {
   const url = URL.canParse(raw) ? new URL(raw) : null;
-  const origin = url && ['http:', 'https:'].includes(url.protocol) && url.href === `${url.origin}/`;
-  if (!origin) throw cli.exit(64, `--url must be an http(s) origin such as https://safety.example.com, got '${raw}'`);
-  if (url.protocol === 'http:' && !isLoopback(url.hostname))
-    throw cli.exit(64, `--url must be https (plain http only for localhost, 127.x.x.x or [::1]), got '${raw}'`);
+  if (!url || !['http:', 'https:'].includes(url.protocol))
+    throw cli.exit(64, `--url must be an http(s) origin such as https://safety.example.com, got '${raw}'`);
+  const problem = publicOriginProblem(url);
+  if (problem !== null) throw cli.exit(64, `--url ${problem}, got '${raw}'`);
   return url.origin;
 };
 

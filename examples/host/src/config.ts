@@ -84,6 +84,18 @@ export interface ConfigError {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * Why an http(s) URL is no origin browsers may be sent to, or null: `https://host[:port]` with nothing after
+ * it, plain `http` only for a loopback host (elsewhere passwords and sessions would cross in the clear).
+ */
+export function publicOriginProblem(url: URL): string | null {
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/')
+    return 'must be an origin such as https://safety.example.com, without path or query';
+  if (url.protocol !== 'https:' && !isLoopback(url.hostname))
+    return 'must be an https URL (plain http only for localhost, 127.x.x.x or [::1])';
+  return null;
+}
+
 /** Loopback hosts: plain HTTP on the machine itself. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
@@ -207,11 +219,8 @@ class Reader {
     const raw = this.optionalUrl(name);
     if (raw === null || this.error) return null;
     const url = new URL(raw);
-    if (url.username || url.password || url.search || url.hash || url.pathname !== '/')
-      return this.fail(name, `must be an origin such as https://safety.example.com, without path or query`, null);
-    if (url.protocol !== 'https:' && !isLoopback(url.hostname))
-      return this.fail(name, 'must be an https URL (plain http only for localhost, 127.x.x.x or [::1])', null);
-    return url.origin;
+    const problem = publicOriginProblem(url);
+    return problem === null ? url.origin : this.fail(name, problem, null);
   }
 
   optionalUrl(name: string): string | null {

@@ -51,8 +51,9 @@ export interface QuotaStore {
   /**
    * Deletes expired reservations (they already count as released): at most `limit` (default: all).
    * A store may also drop counters of months that ended more than a day before `now` and that no
-   * live reservation can bill any more (memory does; PostgreSQL keeps them): a begin reads the
-   * month of its own `now`, which a host whose clock is behind still places in the ended month.
+   * live reservation can bill any more (memory does; PostgreSQL's `sweep` drops them only past the
+   * usage retention): a begin reads the month of its own `now`, which a host whose clock is behind
+   * still places in the ended month.
    */
   purgeExpired(now: Date, limit?: number): Promise<number>;
 }
