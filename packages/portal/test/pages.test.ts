@@ -339,6 +339,21 @@ describe('Portal: a form that makes a secret redirects to the page that shows it
     assert.equal((await stores.apiKeys.listKeys(orgId)).length, 1, 'one key, however often the page is loaded');
   });
 
+  test('A form cookie the browser still holds never takes the reveal’s place: the answer’s own cookie is kept, the next answer clears it', async () => {
+    const { browser } = await signedIn();
+    const csrf = (await browser.get('/portal/keys')).csrf!;
+    // A pre-sign-in form shown meanwhile in another tab (an invitation link opened while signed in).
+    browser.cookies.set('portal_form', 'from-another-tab');
+    const posted = await browser.request('POST', '/portal/keys', { form: { csrf, label: 'checkout' } });
+    assert.match(
+      posted.headers['set-cookie']!,
+      new RegExp(`^${revealOf(posted).cookie}=`),
+      'the reveal, not the clear',
+    );
+    assert.match(issuedKey((await browser.get(posted.headers.location!)).body)!, /^tsk_live_/);
+    assert.match((await browser.get('/portal/keys')).headers['set-cookie']!, /^portal_form=; .*Max-Age=0/);
+  });
+
   test('A reveal opens only for its own session, within 5 minutes, and only on its own kind of page', async () => {
     const { browser, client, advance } = await signedIn();
     const sealed = async (action = '/portal/keys', form: Record<string, string> = { label: 'checkout' }) => {
