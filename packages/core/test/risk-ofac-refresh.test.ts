@@ -401,6 +401,12 @@ describe('A refresh never makes things worse', () => {
     const upgraded = new OfacRefresher({ store: earlier, url: `${ofac.url}?token=S3CRET-3` });
     await upgraded.sync();
     assert.equal(upgraded.status().source, ofac.url);
+    // Confirmed by an earlier version's host, which leaves the row's whole URL in place: still shown without it.
+    const header = (await earlier.currentHeader())!;
+    const later = new Date(header.confirmedAt.getTime() + 1000);
+    await earlier.confirmList({ ...header, confirmedAt: later });
+    assert.equal(await upgraded.sync(), 'confirmed');
+    assert.equal(upgraded.status().source, ofac.url);
     assert.deepEqual((await upgraded.refresh())._unsafeUnwrap(), { kind: 'confirmed' });
     assert.equal(ofac.requests.at(-1)?.status, 304);
   });

@@ -112,6 +112,23 @@ describe('coverage and overall state are independent: a high-risk finding beside
     assert.equal(r.coverage, 'partial');
   });
 
+  test("a low AML level from an answer that says it is incomplete (a host's own provider) is no clean AML: AML_UNAVAILABLE, nothing billed", async () => {
+    const aml: AmlProvider = {
+      supportsAsset: (asset) => env.risk.aml.supportsAsset(asset),
+      assessAddress: async (address, ctx) => {
+        const answer = await env.risk.aml.assessAddress(address, ctx);
+        return address === PAYER && answer.status === 'answered' ? { ...answer, incomplete: true } : answer;
+      },
+    };
+    const s = await env.setup({}, {}, { risk: { ...env.risk, aml } });
+    const r = json(await check(s, payment()));
+    assert.equal(r.aml_risk_level, 'unknown');
+    assert.ok(r.reasons.some((x: { code: string }) => x.code === 'AML_UNAVAILABLE'));
+    assert.equal(r.overall_state, 'LIMITED_DATA');
+    assert.equal(r.coverage, 'partial');
+    assert.deepEqual(await period(s), { ...(await period(s)), used: 0, reserved: 0 });
+  });
+
   test('the same stale list hit with the sanctions API answering for every address: complete and billed', async () => {
     const SDN = 'TBHTJqAy4DhHhmT3dNceJYNRz4SdLofLre';
     const s = await env.setup();

@@ -5,7 +5,7 @@ import type { AmlAnswer, Exposure } from './signals.js';
  * The check's AML from the screened counterparties: the highest level, exposures merged, the
  * oldest as-of. A missing answer could only raise the level, so a partial result stands only when
  * it is already high or severe (`AML_HIGH` either way), marked `incomplete` (coverage partial);
- * otherwise the whole is unavailable.
+ * otherwise the whole is unavailable. An answer that is itself `incomplete` counts as partly failed.
  */
 export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
   if (answers.length === 0) return { status: 'unavailable', reason: 'no counterparty to screen' };
@@ -17,6 +17,8 @@ export function combineAmlAnswers(answers: readonly AmlAnswer[]): AmlAnswer {
     if (a.status === 'answered') {
       if (top === null || isHigherLevel(a.level, top.level)) top = a;
       oldest = Math.min(oldest, a.asOf.getTime());
+      // A provider's own incomplete answer (a host's, itself combined) is a lookup that partly failed.
+      if (a.incomplete === true) failed.push('an AML answer was incomplete');
     } else failed.push(a.reason); // whatever a provider breaking its type calls it, it is no answer
   }
   if (top === null || (failed.length > 0 && !isHigherLevel(top.level, 'moderate'))) {

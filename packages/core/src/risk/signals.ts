@@ -53,7 +53,8 @@ export type AmlAnswer =
       asOf: Date;
       /**
        * Set by `combineAmlAnswers`: some counterparties' lookups failed, and the level (high or severe, a
-       * finding that stands) is the highest of those that answered; the evidence is not complete.
+       * finding that stands) is the highest of those that answered; the evidence is not complete. A
+       * provider may set it too (one combining sources of its own): then only a high or severe level stands.
        */
       incomplete?: boolean;
     }

@@ -1,5 +1,6 @@
 import type { Gap } from '../facts.js';
 import type { NodeInternalTransaction } from '../node-codecs.js';
+import { hexToText } from '../../tron/abi.js';
 import { base58, gap, TRX, trc10, type RawTransfer, type SourceReading } from './raw.js';
 
 /** TRX has no token id (absent, or "_" as java-tron names TRX in asset fields); a TRC10 id is a number. */
@@ -23,12 +24,9 @@ const RESOURCE_STEP = new RegExp(
     '|withdrawExpireUnfreeze(?:WhileUnfreezing|WhileCanceling|WhileSuiciding)?' +
     '|cancelAllUnfreezeV2|withdrawReward|voteWitness)$',
 );
-/** The longest note java-tron writes is 36 characters; anything much longer is not one of them. */
-const NOTE_HEX = /^(?:[0-9a-f]{2}){1,64}$/i;
-
 function kindOf(note: string | undefined): InternalKind {
-  if (note === undefined || !NOTE_HEX.test(note)) return 'unknown';
-  const text = Buffer.from(note, 'hex').toString('latin1');
+  const text = note === undefined ? null : hexToText(note);
+  if (text === null) return 'unknown';
   if (MOVES_VALUE.has(text)) return 'moves_value';
   return RESOURCE_STEP.test(text) ? 'resource_step' : 'unknown';
 }

@@ -39,6 +39,9 @@ export function screeningList(
   };
 }
 
+/** A list stored by an earlier version keeps its URL whole (a token in its query) until the next list: shown without it. */
+export const shownSource = (source: string): string => (/^(https?|file):/i.test(source) ? publicUrl(source) : source);
+
 /**
  * The stored list as this process screens with it. Dates in the future (stored by a host whose clock was
  * ahead, or by an earlier version) are not believed: a confirmation in the future falls back to the
@@ -49,8 +52,7 @@ export function listInUseOf(stored: StoredSanctionsList, now: Date = new Date())
   // it would pass every listed address, and dated today it would refuse OFAC's next list as older: the
   // snapshot is screened instead, under the stored id, so the next list taken replaces that row; that row's
   // confirmation never dates the snapshot (`substitute`), which would then pass everything designated since.
-  // A list stored by an earlier version keeps its URL whole (a token in its query) until the next list.
-  const source = /^(https?|file):/i.test(stored.source) ? publicUrl(stored.source) : stored.source;
+  const source = shownSource(stored.source);
   if (stored.entries.length === 0) {
     return {
       ...bundledOfacList(),

@@ -9,7 +9,7 @@ import type {
 } from '../../stores/sanctions-lists.js';
 import { DEFAULT_MAX_LIST_LOSS, type SanctionsList } from '../sanctions-list.js';
 import { downloadOfacList, type OfacDownloadLimits, type OfacValidators } from './download.js';
-import { bundledOfacList, listInUseOf, type OfacListInUse } from './list-in-use.js';
+import { bundledOfacList, listInUseOf, shownSource, type OfacListInUse } from './list-in-use.js';
 import { publicUrl } from '../public-url.js';
 import { rethrowProgrammerError } from '../../chain/programmer-error.js';
 import { credibleLastModified, futureDate, notInFuture } from '../list-dates.js';
@@ -130,7 +130,8 @@ export class OfacRefresher {
       const confirmedAt = notInFuture(header.confirmedAt, this.#now());
       if (confirmedAt === null || !this.#datesInUse(confirmedAt)) return 'unchanged';
       const validators = { etag: header.etag, lastModified: header.lastModified };
-      this.#setConfirmed(confirmedAt, header.source, validators);
+      // A confirmation by an earlier version's host leaves a row's whole URL in place.
+      this.#setConfirmed(confirmedAt, shownSource(header.source), validators);
       return 'confirmed';
     }
     const stored = await this.options.store.currentList();
