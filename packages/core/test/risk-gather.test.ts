@@ -317,7 +317,7 @@ describe('gatherSignals', () => {
     assert.equal(signals.token?.status, 'unavailable');
   });
 
-  test('a provider answering in a shape of its own (a status of its own, an answered without a valid time or level) is unavailable, never clean', async () => {
+  test('a provider answering in a shape of its own (a status of its own, an answered without a valid time or level, an `incomplete` that is no boolean) is unavailable, never clean', async () => {
     const { providers } = recording();
     const odd = (answer: object) => Promise.resolve(answer as never);
     const shapes: RiskProviders[] = [
@@ -333,6 +333,16 @@ describe('gatherSignals', () => {
           assessAddress: () => odd({ status: 'answered', level: 'unknown', exposures: [], asOf: new Date(1) }),
         },
         tokens: { assess: () => odd({ status: 'answered', authenticity: 'genuine', asOf: new Date(1) }) },
+      },
+      {
+        // `incomplete` that is no boolean: read as complete it would be a clean lookup.
+        sanctions: { screen: () => odd({ status: 'answered', hits: [], asOf: new Date(1), incomplete: 'yes' }) },
+        aml: {
+          ...providers.aml,
+          assessAddress: () =>
+            odd({ status: 'answered', level: 'low', exposures: [], asOf: new Date(1), incomplete: 'yes' }),
+        },
+        tokens: { assess: () => odd({ status: 'unknown' }) },
       },
     ];
     for (const broken of shapes) {

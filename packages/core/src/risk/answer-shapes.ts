@@ -25,12 +25,15 @@ const Exposure = t.type({
 });
 
 const AmlAnswerShape = t.union([
-  t.type({
-    status: t.literal('answered'),
-    level: enumOf('AmlLevel', AML_LEVELS),
-    exposures: t.array(Exposure),
-    asOf: ValidDate,
-  }),
+  t.intersection([
+    t.type({
+      status: t.literal('answered'),
+      level: enumOf('AmlLevel', AML_LEVELS),
+      exposures: t.array(Exposure),
+      asOf: ValidDate,
+    }),
+    t.partial({ incomplete: t.boolean }),
+  ]),
   Unavailable,
 ]);
 
